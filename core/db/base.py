@@ -1,0 +1,226 @@
+"""The storage seam: one interface every backend implements.
+
+A session is one record: its ``session_state`` (a dict of JSON values), a ``version``
+that grows by one on every save, and a small meta record (kind and owner id of the
+agent/team/workflow, the last user, timestamps). Saves are *deltas*: only the top-level
+keys that changed and the ones removed travel to the store, guarded by the version the
+caller loaded (optimistic concurrency, also the fencing check for stale lease holders).
+
+Runs of one session are serialized through :meth:`BaseDb.session_lock`. The default is
+an in-process FIFO lock; RedisDb replaces it with a lease shared by all processes.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import contextlib
+import time
+import weakref
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class StoreError(Exception):
+    """Base class of every storage error."""
+
+
+class StoreUnavailableError(StoreError):
+    """The backing service (Redis, the database) cannot be reached."""
+
+
+class StaleVersionError(StoreError):
+    """A save was based on a version that is no longer current; nothing was written."""
+
+    def __init__(self, session_id: str, expected: int, actual: int | None) -> None:
+        super().__init__(
+            f"session {session_id!r} is at version {actual}, not {expected}: "
+            "another run saved first, nothing was written"
+        )
+        self.session_id = session_id
+        self.expected = expected
+        self.actual = actual
+
+
+class LockTimeoutError(StoreError):
+    """Waiting for a session's run lock took longer than allowed; nothing was changed."""
+
+
+class StateLimitError(StoreError):
+    """A state exceeds a configured limit (size of a session, length of a key)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """A session as stored: state plus meta."""
+
+    session_id: str
+    state: dict[str, Any]
+    version: int
+    kind: str = "agent"
+    owner_id: str | None = None
+    user_id: str | None = None
+    created_at: float = 0.0
+    updated_at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SessionMeta:
+    """Who is saving: written alongside every save."""
+
+    kind: str = "agent"
+    owner_id: str | None = None
+    user_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryEntry:
+    """One saved version of a session (audit trail, restore)."""
+
+    session_id: str
+    version: int
+    state: dict[str, Any]
+    user_id: str | None
+    saved_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class UserMemory:
+    """A fact remembered about a user, across all of their sessions."""
+
+    memory_id: str
+    user_id: str
+    memory: str
+    topics: tuple[str, ...] = ()
+    created_at: float = field(default_factory=time.time)
+
+
+@dataclass(slots=True)
+class Lease:
+    """Proof of holding a session's run lock; passed back on save for fencing."""
+
+    session_id: str
+    token: str = ""
+
+
+class _FifoLocks:
+    """Per-session asyncio locks, one table per event loop (locks are loop-bound)."""
+
+    __slots__ = ("_by_loop",)
+
+    def __init__(self) -> None:
+        self._by_loop: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[str, tuple[asyncio.Lock, int]]
+        ] = weakref.WeakKeyDictionary()
+
+    @contextlib.asynccontextmanager
+    async def hold(self, session_id: str, timeout: float | None) -> AsyncIterator[Lease]:
+        table = self._by_loop.setdefault(asyncio.get_running_loop(), {})
+        lock, users = table.get(session_id, (asyncio.Lock(), 0))
+        table[session_id] = (lock, users + 1)
+        try:
+            try:
+                await asyncio.wait_for(lock.acquire(), timeout)
+            except TimeoutError as exc:
+                raise LockTimeoutError(
+                    f"session {session_id!r} stayed busy for more than {timeout}s"
+                ) from exc
+            try:
+                yield Lease(session_id)
+            finally:
+                lock.release()
+        finally:
+            lock_now, users_now = table[session_id]
+            if users_now <= 1:
+                del table[session_id]  # keep the table as small as the set of busy sessions
+            else:
+                table[session_id] = (lock_now, users_now - 1)
+
+
+class BaseDb(abc.ABC):
+    """What every store offers. All I/O is async; the Agent's sync API wraps it."""
+
+    #: default seconds to wait for a session's run lock
+    lock_timeout: float | None = 60.0
+
+    def __init__(self) -> None:
+        self._locks = _FifoLocks()
+
+    # -- sessions -------------------------------------------------------------------
+    @abc.abstractmethod
+    async def aload(self, session_id: str) -> SessionRecord | None:
+        """The stored session, or None when it does not exist."""
+
+    @abc.abstractmethod
+    async def asave(
+        self,
+        session_id: str,
+        *,
+        expected_version: int,
+        changed: Mapping[str, Any],
+        removed: frozenset[str] | set[str] = frozenset(),
+        meta: SessionMeta = SessionMeta(),
+        lease: Lease | None = None,
+    ) -> int:
+        """Write a delta atomically and return the new version.
+
+        ``expected_version`` 0 creates the session. Raises StaleVersionError when the
+        stored version differs (nothing is written), StateLimitError when a limit would
+        be exceeded, StoreUnavailableError when the service is down.
+        """
+
+    @abc.abstractmethod
+    async def adelete(self, session_id: str) -> bool:
+        """Delete a session (and its history); True when it existed."""
+
+    @abc.abstractmethod
+    async def alist_sessions(
+        self, *, owner_id: str | None = None, limit: int = 100
+    ) -> list[SessionRecord]:
+        """Sessions, most recently updated first."""
+
+    @abc.abstractmethod
+    async def ahistory(self, session_id: str, *, limit: int = 20) -> list[HistoryEntry]:
+        """Saved versions of a session, newest first."""
+
+    async def arestore(self, session_id: str, version: int) -> int:
+        """Make an old version the current state again (as a new version)."""
+        entries = {e.version: e for e in await self.ahistory(session_id, limit=10_000)}
+        if version not in entries:
+            raise StoreError(f"session {session_id!r} has no version {version}")
+        current = await self.aload(session_id)
+        if current is None:
+            raise StoreError(f"session {session_id!r} does not exist")
+        target = entries[version].state
+        return await self.asave(
+            session_id,
+            expected_version=current.version,
+            changed=target,
+            removed=set(current.state) - set(target),
+            meta=SessionMeta(kind=current.kind, owner_id=current.owner_id, user_id="restore"),
+        )
+
+    # -- run serialization ---------------------------------------------------------
+    def session_lock(
+        self, session_id: str, timeout: float | None = None
+    ) -> contextlib.AbstractAsyncContextManager[Lease]:
+        """Hold a session's run lock: runs of one session go one at a time, FIFO."""
+        return self._locks.hold(session_id, self.lock_timeout if timeout is None else timeout)
+
+    # -- user memory ------------------------------------------------------------------
+    @abc.abstractmethod
+    async def aget_memories(self, user_id: str) -> list[UserMemory]:
+        """Everything remembered about a user, oldest first."""
+
+    @abc.abstractmethod
+    async def aadd_memory(self, memory: UserMemory) -> UserMemory:
+        """Remember a fact about a user."""
+
+    @abc.abstractmethod
+    async def adelete_memory(self, user_id: str, memory_id: str) -> bool:
+        """Forget one fact; True when it existed."""
+
+    # -- lifecycle ------------------------------------------------------------------
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, most stores hold nothing
+        """Release connections."""

@@ -1,0 +1,35 @@
+"""Errors a caller of the runtime may catch (the chat layer turns them into replies)."""
+
+from __future__ import annotations
+
+
+class RunError(Exception):
+    """A run could not complete."""
+
+
+class NoModelError(RunError):
+    """Free text was sent to an agent that has no model configured."""
+
+
+class ToolCallLimitError(RunError):
+    """The model kept calling tools past the per-run cap of tool-call rounds."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(
+            f"the model asked for tools more than {limit} rounds in one run; "
+            "stopped (state changes made so far are saved)"
+        )
+        self.limit = limit
+
+
+class UnknownToolError(RunError, LookupError):
+    """A tool name that the agent does not have."""
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        super().__init__(f"unknown tool {name!r}; available: {', '.join(sorted(known)) or 'none'}")
+        self.name = name
+        self.known = known
+
+
+class ToolArgumentError(RunError, ValueError):
+    """Arguments that do not fit a tool's parameters (bad JSON, wrong types, missing)."""

@@ -1,0 +1,100 @@
+"""The model seam: one async method a model must implement, one for streaming.
+
+Messages and tool calls use the Chat Completions shapes, so a model adapter mostly
+forwards them. ``ToolCall.arguments`` is the raw JSON text the model produced: the
+runtime parses and validates it, and reports bad JSON back to the model.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ModelError(Exception):
+    """The model could not answer (network, timeout, server error after retries)."""
+
+
+class ModelTimeoutError(ModelError):
+    """The model did not answer within its timeout."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call requested by the model."""
+
+    id: str
+    name: str
+    arguments: str  # raw JSON text, exactly as the model sent it
+
+
+@dataclass(slots=True)
+class Message:
+    """One chat message (system, user, assistant or tool)."""
+
+    role: str
+    content: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    def to_openai(self) -> dict[str, Any]:
+        """This message in the Chat Completions wire format."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            out["tool_calls"] = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for c in self.tool_calls
+            ]
+        if self.tool_call_id is not None:
+            out["tool_call_id"] = self.tool_call_id
+        if self.name is not None and self.role != "tool":
+            out["name"] = self.name
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts of one model call."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResponse:
+    """A whole model turn: text, tool calls, or both."""
+
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    usage: Usage = Usage()
+
+
+class Model(abc.ABC):
+    """A chat model. ``tools`` are Chat Completions tool schemas."""
+
+    id: str = "model"
+
+    @abc.abstractmethod
+    async def ainvoke(
+        self, messages: list[Message], tools: list[dict[str, Any]]
+    ) -> ModelResponse:
+        """One model turn."""
+
+    async def astream(
+        self, messages: list[Message], tools: list[dict[str, Any]]
+    ) -> AsyncIterator[str | ModelResponse]:
+        """Text chunks as they arrive, then the whole turn as a ModelResponse.
+
+        The default streams the whole answer as one chunk; adapters override it.
+        """
+        response = await self.ainvoke(messages, tools)
+        if response.content:
+            yield response.content
+        yield response

@@ -1,0 +1,32 @@
+"""Rules for state values: JSON only, checked key by key so errors name the key."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+#: visible to tools during a run, never stored
+TRANSIENT_KEYS = frozenset({"current_session_id", "current_user_id", "current_run_id"})
+
+
+class StateValueError(ValueError):
+    """A state value that cannot be stored (not JSON-serializable)."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"session_state[{key!r}] cannot be stored: {reason}")
+        self.key = key
+
+
+def dump_value(key: str, value: Any) -> str:
+    """The JSON text of one top-level value; StateValueError naming the key otherwise."""
+    if not isinstance(key, str):
+        raise StateValueError(str(key), "top-level keys must be strings")
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise StateValueError(key, str(exc)) from None
+
+
+def dump_state(state: dict[str, Any]) -> dict[str, str]:
+    """JSON text per top-level key (transient keys left out)."""
+    return {k: dump_value(k, v) for k, v in state.items() if k not in TRANSIENT_KEYS}
