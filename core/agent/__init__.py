@@ -1,0 +1,5 @@
+"""The Agent."""
+
+from core.agent.agent import Agent
+
+__all__ = ["Agent"]

@@ -1,0 +1,93 @@
+"""Executing one tool call against a session: validate, run hooks + tool, roll back on error.
+
+Whatever goes wrong — bad JSON, unknown tool, wrong argument types, a tool or hook
+that raises, a value that is not JSON — becomes an error result for the model, and
+the state is put back to what it was before that call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from core.exceptions import ToolArgumentError
+from core.run.context import RunContext
+from core.run.output import ToolExecution
+from core.state.session import SessionHandle
+from core.state.values import TRANSIENT_KEYS, StateValueError
+from core.tools.function import Function
+from core.tools.hooks import run_tool_chain
+from core.utils.log import logger
+
+
+def parse_arguments(function: Function, raw: str | Mapping[str, Any]) -> dict[str, Any]:
+    """Raw model arguments -> validated kwargs, or ToolArgumentError."""
+    if isinstance(raw, str):
+        try:
+            decoded = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise ToolArgumentError(f"{function.name}: arguments are not valid JSON ({exc})") from None
+    else:
+        decoded = dict(raw)
+    return function.validate(decoded)
+
+
+def result_text(result: Any) -> str:
+    """How a tool's return value is shown to the model."""
+    if isinstance(result, str):
+        return result
+    if result is None:
+        return "OK"
+    try:
+        return json.dumps(result, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return str(result)
+
+
+def _adopt_reassigned_state(handle: SessionHandle, run_context: RunContext) -> None:
+    """A tool may assign a new dict to run_context.session_state: keep it as the live state."""
+    replaced = run_context.session_state
+    if replaced is handle.state:
+        return
+    transient = {k: handle.state.get(k) for k in TRANSIENT_KEYS}
+    handle.state.clear()
+    handle.state.update(replaced if isinstance(replaced, dict) else {})
+    handle.state.update(transient)
+    run_context.session_state = handle.state
+
+
+async def execute_tool_call(
+    *,
+    call_id: str,
+    name: str,
+    raw_arguments: str | Mapping[str, Any],
+    functions: Mapping[str, Function],
+    hooks: Sequence[Callable[..., Any]],
+    handle: SessionHandle,
+    run_context: RunContext,
+    injected: Mapping[str, Any],
+    checkpoint: dict[str, str],
+) -> tuple[ToolExecution, dict[str, str]]:
+    """Run one call; returns its record and the state checkpoint after it."""
+    function = functions.get(name)
+    if function is None:
+        known = ", ".join(sorted(functions)) or "none"
+        message = f"Error: unknown tool {name!r}. Available tools: {known}."
+        return ToolExecution(call_id, name, {}, message, error=True), checkpoint
+    try:
+        arguments = parse_arguments(function, raw_arguments)
+    except ToolArgumentError as exc:
+        return ToolExecution(call_id, name, {}, f"Error: {exc}", error=True), checkpoint
+    try:
+        result = await run_tool_chain(function, arguments, hooks, injected)
+        _adopt_reassigned_state(handle, run_context)
+        after = handle.tracker.checkpoint()
+    except Exception as exc:  # any failure of user code is reported, never fatal to the run
+        _adopt_reassigned_state(handle, run_context)
+        handle.tracker.rollback(checkpoint)
+        reason = str(exc) if isinstance(exc, StateValueError) else f"{type(exc).__name__}: {exc}"
+        logger.warning("tool_failed", tool=name, error=reason, session_id=handle.session_id)
+        text = f"Error: {reason}. The session state was left unchanged."
+        return ToolExecution(call_id, name, arguments, text, error=True), checkpoint
+    return ToolExecution(call_id, name, arguments, result_text(result)), after

@@ -1,0 +1,117 @@
+"""One run's hold on a session: lock, load, resolve the state to use, save deltas.
+
+Agents, teams and workflows all open sessions through :func:`open_session`, so the
+precedence rules (run argument > stored > default; overwrite flag) and the persistence
+points live in one place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from core.db.base import BaseDb, Lease, SessionMeta
+from core.state.merge import deep_merge
+from core.state.tracker import StateTracker
+from core.state.values import dump_state
+
+
+class SessionHandle:
+    """The live state of a session during one run, and how to persist it."""
+
+    __slots__ = ("db", "lease", "meta", "run_id", "session_id", "tracker", "user_id", "version")
+
+    def __init__(
+        self,
+        db: BaseDb,
+        *,
+        session_id: str,
+        user_id: str | None,
+        run_id: str,
+        meta: SessionMeta,
+        lease: Lease,
+        version: int,
+        tracker: StateTracker,
+    ) -> None:
+        self.db = db
+        self.session_id = session_id
+        self.user_id = user_id
+        self.run_id = run_id
+        self.meta = meta
+        self.lease = lease
+        self.version = version
+        self.tracker = tracker
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The live state dict tools mutate."""
+        return self.tracker.state
+
+    async def persist(self) -> None:
+        """Save the top-level keys that changed since the last save (nothing if none)."""
+        current = self.tracker.checkpoint()
+        changed, removed = self.tracker.delta(current)
+        if not changed and not removed and self.version > 0:
+            return
+        self.version = await self.db.asave(
+            self.session_id,
+            expected_version=self.version,
+            changed=changed,
+            removed=removed,
+            meta=self.meta,
+            lease=self.lease,
+        )
+        self.tracker.mark_saved(current)
+
+
+def resolve_state(
+    stored: dict[str, Any] | None,
+    default: Mapping[str, Any] | None,
+    run_state: Mapping[str, Any] | None,
+    *,
+    overwrite: bool,
+) -> dict[str, Any]:
+    """Run argument > stored > default; the default only applies to a new session."""
+    base = copy.deepcopy(dict(default or {})) if stored is None else stored
+    if run_state is None:
+        return base
+    if overwrite:
+        return copy.deepcopy(dict(run_state))
+    return deep_merge(base, run_state)
+
+
+@contextlib.asynccontextmanager
+async def open_session(
+    db: BaseDb,
+    *,
+    session_id: str,
+    user_id: str | None,
+    run_id: str,
+    meta: SessionMeta,
+    default: Mapping[str, Any] | None,
+    run_state: Mapping[str, Any] | None = None,
+    overwrite: bool = False,
+) -> AsyncIterator[SessionHandle]:
+    """Hold the session's run lock for the block and yield its live state."""
+    if run_state is not None:
+        dump_state(dict(run_state))  # a non-JSON argument fails before anything is touched
+    async with db.session_lock(session_id) as lease:
+        record = await db.aload(session_id)
+        stored = record.state if record else None
+        state = resolve_state(stored, default, run_state, overwrite=overwrite)
+        saved_json = dump_state(stored) if stored is not None else {}
+        state["current_session_id"] = session_id
+        state["current_user_id"] = user_id
+        state["current_run_id"] = run_id
+        yield SessionHandle(
+            db,
+            session_id=session_id,
+            user_id=user_id,
+            run_id=run_id,
+            meta=meta,
+            lease=lease,
+            version=record.version if record else 0,
+            tracker=StateTracker(state, saved_json),
+        )

@@ -1,0 +1,36 @@
+"""``@tool``: turn a function into a Function, optionally naming or describing it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, overload
+
+from core.tools.function import Function
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Function: ...
+
+
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None, **_: Any
+) -> Callable[[Callable[..., Any]], Function]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    **_: Any,  # Agno's display options (show_result, ...) are accepted and ignored
+) -> Function | Callable[[Callable[..., Any]], Function]:
+    """Mark a function as a tool; the result is still callable like the function."""
+    if fn is not None:
+        return Function(fn)
+
+    def wrap(inner: Callable[..., Any]) -> Function:
+        return Function(inner, name=name, description=description)
+
+    return wrap

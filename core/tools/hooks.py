@@ -1,0 +1,90 @@
+"""Tool hooks as middleware: ``hook(function_name, function_call, arguments, ...)``.
+
+The first hook is outermost. A hook proceeds by calling ``function_call(**arguments)``
+(possibly with changed arguments), short-circuits by returning without calling it, or
+raises. Hooks and tools receive injected values (``session_state``, ``run_context``,
+``agent``, ...) by parameter name, exactly as tools do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from core.tools.function import Function
+
+
+def _wants(fn: Callable[..., Any]) -> tuple[frozenset[str], bool]:
+    """Parameter names a callable accepts, and whether it takes **kwargs."""
+    params = inspect.signature(fn).parameters.values()
+    names = frozenset(p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+    return names, any(p.kind is p.VAR_KEYWORD for p in params)
+
+
+def call_with(fn: Callable[..., Any], available: Mapping[str, Any]) -> Any:
+    """Call ``fn`` with the values whose names it declares (all of them for **kwargs)."""
+    names, takes_all = _wants(fn)
+    kwargs = dict(available) if takes_all else {k: v for k, v in available.items() if k in names}
+    return fn(**kwargs)
+
+
+async def run_tool_chain(
+    function: Function,
+    arguments: dict[str, Any],
+    hooks: Sequence[Callable[..., Any]],
+    injected: Mapping[str, Any],
+) -> Any:
+    """Run the hooks around the tool; sync-only chains run inline, in order."""
+    tool_kwargs = {k: v for k, v in injected.items() if k in function.injected}
+
+    def call_tool_sync(**args: Any) -> Any:
+        return function.entrypoint(**args, **tool_kwargs)
+
+    any_async = function.is_async or any(inspect.iscoroutinefunction(h) for h in hooks)
+    if not any_async:
+        sync_chain: Callable[..., Any] = call_tool_sync
+        for hook in reversed(hooks):
+            sync_chain = _sync_layer(hook, function.name, sync_chain, injected)
+        return sync_chain(**arguments)
+
+    async def call_tool_async(**args: Any) -> Any:
+        result = function.entrypoint(**args, **tool_kwargs)
+        return await result if inspect.isawaitable(result) else result
+
+    chain: Callable[..., Any] = call_tool_async
+    for hook in reversed(hooks):
+        chain = _async_layer(hook, function.name, chain, injected)
+    return await chain(**arguments)
+
+
+def _sync_layer(
+    hook: Callable[..., Any], name: str, inner: Callable[..., Any], injected: Mapping[str, Any]
+) -> Callable[..., Any]:
+    def layer(**args: Any) -> Any:
+        return call_with(
+            hook, {**injected, "function_name": name, "function_call": inner, "arguments": args}
+        )
+
+    return layer
+
+
+def _async_layer(
+    hook: Callable[..., Any], name: str, inner: Callable[..., Any], injected: Mapping[str, Any]
+) -> Callable[..., Any]:
+    async def layer(**args: Any) -> Any:
+        if inspect.iscoroutinefunction(hook):
+            values = {**injected, "function_name": name, "function_call": inner, "arguments": args}
+            return await call_with(hook, values)
+        # A sync hook around async code runs in a worker thread; its function_call
+        # hands the inner async layer back to this loop and waits for it.
+        loop = asyncio.get_running_loop()
+
+        def bridge(**inner_args: Any) -> Any:
+            return asyncio.run_coroutine_threadsafe(inner(**inner_args), loop).result()
+
+        values = {**injected, "function_name": name, "function_call": bridge, "arguments": args}
+        return await asyncio.to_thread(call_with, hook, values)
+
+    return layer
