@@ -169,7 +169,11 @@ class Agent(SessionStateApi):
         ) as handle:
             try:
                 output = await self.arun_on_session(
-                    handle, input, dependencies=dependencies, metadata=metadata, on_content=on_content
+                    handle,
+                    input,
+                    dependencies=dependencies,
+                    metadata=metadata,
+                    on_content=on_content,
                 )
             finally:
                 await handle.persist()  # keep what earlier tool batches did, even on error
@@ -177,7 +181,7 @@ class Agent(SessionStateApi):
             return output
 
     def arun(self, input: str, *, stream: bool = False, **kwargs: Any) -> Any:
-        """``await agent.arun(...)`` -> RunOutput; with ``stream=True`` an async iterator of events."""
+        """``await agent.arun(...)`` -> RunOutput; ``stream=True``: an async iterator of events."""
         if stream:
             return stream_run(lambda sink: self._arun(input, on_content=sink, **kwargs))
         return self._arun(input, **kwargs)
@@ -240,7 +244,7 @@ class Agent(SessionStateApi):
                 session_id=handle.session_id,
                 user_id=user_id,
                 session_state=handle.state,
-                dependencies=dict(self._dependencies(None)),
+                dependencies=self._dependencies(None),
             )
             injected = {
                 "session_state": handle.state,

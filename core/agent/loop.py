@@ -61,7 +61,7 @@ async def run_loop(
         session_id=handle.session_id,
         user_id=handle.user_id,
         session_state=handle.state,
-        dependencies=dict(dependencies),
+        dependencies=dependencies,
         metadata=dict(metadata),
     )
     injected = {

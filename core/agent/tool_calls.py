@@ -27,7 +27,9 @@ def parse_arguments(function: Function, raw: str | Mapping[str, Any]) -> dict[st
         try:
             decoded = json.loads(raw) if raw.strip() else {}
         except json.JSONDecodeError as exc:
-            raise ToolArgumentError(f"{function.name}: arguments are not valid JSON ({exc})") from None
+            raise ToolArgumentError(
+                f"{function.name}: arguments are not valid JSON ({exc})"
+            ) from None
     else:
         decoded = dict(raw)
     return function.validate(decoded)

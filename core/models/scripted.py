@@ -18,7 +18,7 @@ import itertools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from core.models.base import Message, Model, ModelError, ModelResponse, ToolCall
 
@@ -31,7 +31,7 @@ def tool_call(name: str, /, _raw_arguments: str | None = None, **arguments: Any)
     return ToolCall(id=f"call_{next(_ids)}", name=name, arguments=raw)
 
 
-Turn = Union[str, ToolCall, Sequence[ToolCall], ModelResponse, BaseException]
+Turn = str | ToolCall | Sequence[ToolCall] | ModelResponse | BaseException
 TurnFactory = Callable[[list[Message], list[dict[str, Any]]], Turn]
 
 
@@ -70,9 +70,7 @@ class ScriptedModel(Model):
         """Turns not yet played."""
         return len(self._turns) - self._next
 
-    async def ainvoke(
-        self, messages: list[Message], tools: list[dict[str, Any]]
-    ) -> ModelResponse:
+    async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
         self.requests.append(ModelRequest(list(messages), list(tools)))
         if self._next >= len(self._turns):
             raise ScriptExhaustedError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,5 +20,5 @@ class RunContext:
     session_id: str
     user_id: str | None = None
     session_state: dict[str, Any] = field(default_factory=dict)
-    dependencies: dict[str, Any] = field(default_factory=dict)
+    dependencies: Mapping[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)

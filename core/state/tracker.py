@@ -37,9 +37,7 @@ class StateTracker:
     def delta(self, current: dict[str, str] | None = None) -> tuple[dict[str, Any], set[str]]:
         """(changed values, removed keys) relative to what is saved."""
         current = self.checkpoint() if current is None else current
-        changed = {
-            k: json.loads(text) for k, text in current.items() if self._saved.get(k) != text
-        }
+        changed = {k: json.loads(text) for k, text in current.items() if self._saved.get(k) != text}
         removed = set(self._saved) - set(current)
         return changed, removed
 

@@ -55,7 +55,15 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
 class Function:
     """A tool: name, description, JSON-schema parameters, and the code to run."""
 
-    __slots__ = ("description", "entrypoint", "injected", "is_async", "name", "parameters", "_model")
+    __slots__ = (
+        "_model",
+        "description",
+        "entrypoint",
+        "injected",
+        "is_async",
+        "name",
+        "parameters",
+    )
 
     def __init__(
         self,
@@ -65,7 +73,7 @@ class Function:
         description: str | None = None,
     ) -> None:
         self.entrypoint = entrypoint
-        self.name = name or getattr(entrypoint, "__name__", "tool")
+        self.name: str = name or str(getattr(entrypoint, "__name__", "tool"))
         summary, arg_docs = parse_docstring(inspect.getdoc(entrypoint))
         self.description = description or summary
         self.is_async = inspect.iscoroutinefunction(entrypoint)
@@ -139,7 +147,7 @@ def _build_model(
             annotation,
             pydantic.Field(default, description=arg_docs.get(param.name) or None),
         )
-    model = pydantic.create_model(  # type: ignore[call-overload]
+    model = pydantic.create_model(
         f"{name}_arguments",
         __config__=pydantic.ConfigDict(extra="forbid", arbitrary_types_allowed=True),
         **fields,
