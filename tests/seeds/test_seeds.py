@@ -190,7 +190,7 @@ def test_seed_002_state_survives_a_restart_with_sqlite_storage(
 def test_seed_002_tools_as_written_fail_cleanly_and_change_nothing(
     server: FakeOpenAIServer,
 ) -> None:
-    """The seed's tools use datetime without importing it: the model gets the error, state is kept."""
+    """The seed's tools use datetime unimported: the model gets the error, state is kept."""
     server.extend(
         [[tool_call("counter_tool")] * 3, "Oops.", tool_call("get_user_stats_tool"), "Stats."]
     )
