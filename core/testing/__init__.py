@@ -1,5 +1,15 @@
-"""Testing support shipped with the library: scripted models for users' own tests."""
+"""Testing support shipped with the library: scripted models and a fake OpenAI server."""
 
 from core.models.scripted import ModelRequest, ScriptedModel, ScriptExhaustedError, tool_call
+from core.testing.openai_server import Delayed, FakeOpenAIServer, HTTPFailure, MalformedBody
 
-__all__ = ["ModelRequest", "ScriptExhaustedError", "ScriptedModel", "tool_call"]
+__all__ = [
+    "Delayed",
+    "FakeOpenAIServer",
+    "HTTPFailure",
+    "MalformedBody",
+    "ModelRequest",
+    "ScriptExhaustedError",
+    "ScriptedModel",
+    "tool_call",
+]

@@ -1,0 +1,5 @@
+"""OpenAI-compatible chat models (``from core.models.openai import OpenAIChat``)."""
+
+from core.models.openai.chat import OpenAIChat
+
+__all__ = ["OpenAIChat"]
