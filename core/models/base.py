@@ -82,9 +82,7 @@ class Model(abc.ABC):
     id: str = "model"
 
     @abc.abstractmethod
-    async def ainvoke(
-        self, messages: list[Message], tools: list[dict[str, Any]]
-    ) -> ModelResponse:
+    async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
         """One model turn."""
 
     async def astream(
