@@ -1,0 +1,4 @@
+"""Ready toolkits and their agents: taskboard, shopping list, customer records.
+
+See docs/toolkits.md; ``tools.catalog`` lists the agents by id.
+"""

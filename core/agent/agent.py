@@ -177,7 +177,8 @@ class Agent(SessionStateApi):
                 )
             finally:
                 await handle.persist()  # keep what earlier tool batches did, even on error
-            output.session_state = copy.deepcopy(handle.tracker.public_state())
+            # the live dict is discarded after the run, so no copy is needed
+            output.session_state = handle.tracker.public_state()
             return output
 
     def arun(self, input: str, *, stream: bool = False, **kwargs: Any) -> Any:
@@ -243,13 +244,13 @@ class Agent(SessionStateApi):
                 run_id=handle.run_id,
                 session_id=handle.session_id,
                 user_id=user_id,
-                session_state=handle.state,
+                session_state=handle.tracker.state,
                 dependencies=self._dependencies(None),
             )
             injected = {
-                "session_state": handle.state,
+                "session_state": handle.tracker.state,
                 "run_context": run_context,
-                "agent_state": AgentState(handle.state),
+                "agent_state": AgentState(handle.tracker.state),
                 "agent": self,
             }
             execution, _ = await execute_tool_call(
@@ -261,7 +262,7 @@ class Agent(SessionStateApi):
                 handle=handle,
                 run_context=run_context,
                 injected=injected,
-                checkpoint=handle.tracker.checkpoint(),
+                checkpoint=handle.tracker.known_checkpoint(),
             )
             await handle.persist()
             output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=user_id)
@@ -269,7 +270,7 @@ class Agent(SessionStateApi):
             output.content = execution.result
             output.tools.append(execution)
             output.metrics.tool_calls = 1
-            output.session_state = copy.deepcopy(handle.tracker.public_state())
+            output.session_state = handle.tracker.public_state()
             return output
 
     def run_tool(self, name: str, arguments: Mapping[str, Any], **kwargs: Any) -> RunOutput:

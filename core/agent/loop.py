@@ -60,14 +60,14 @@ async def run_loop(
         run_id=handle.run_id,
         session_id=handle.session_id,
         user_id=handle.user_id,
-        session_state=handle.state,
+        session_state=handle.tracker.state,
         dependencies=dependencies,
         metadata=dict(metadata),
     )
     injected = {
-        "session_state": handle.state,
+        "session_state": handle.tracker.state,
         "run_context": run_context,
-        "agent_state": AgentState(handle.state),
+        "agent_state": AgentState(handle.tracker.state),
         **spec.injected,
     }
     identity = {"user_id": handle.user_id, "session_id": handle.session_id}
@@ -94,7 +94,7 @@ async def run_loop(
             break
         if round_number == spec.tool_call_limit:
             raise ToolCallLimitError(spec.tool_call_limit)
-        checkpoint = handle.tracker.checkpoint()
+        checkpoint = handle.tracker.known_checkpoint()
         for call in response.tool_calls:
             execution, checkpoint = await execute_tool_call(
                 call_id=call.id,

@@ -81,6 +81,7 @@ async def execute_tool_call(
         arguments = parse_arguments(function, raw_arguments)
     except ToolArgumentError as exc:
         return ToolExecution(call_id, name, {}, f"Error: {exc}", error=True), checkpoint
+    handle.tracker.touched()
     try:
         result = await run_tool_chain(function, arguments, hooks, injected)
         _adopt_reassigned_state(handle, run_context)

@@ -46,12 +46,13 @@ class SessionHandle:
 
     @property
     def state(self) -> dict[str, Any]:
-        """The live state dict tools mutate."""
+        """The live state dict, for code that may change it (the next save re-checks it)."""
+        self.tracker.touched()
         return self.tracker.state
 
     async def persist(self) -> None:
         """Save the top-level keys that changed since the last save (nothing if none)."""
-        current = self.tracker.checkpoint()
+        current = self.tracker.known_checkpoint()
         changed, removed = self.tracker.delta(current)
         if not changed and not removed and self.version > 0:
             return
@@ -102,6 +103,8 @@ async def open_session(
         stored = record.state if record else None
         state = resolve_state(stored, default, run_state, overwrite=overwrite)
         saved_json = dump_state(stored) if stored is not None else {}
+        # with nothing merged in, the state to use is the stored one: reuse its JSON
+        current_json = saved_json if run_state is None and stored is not None else None
         state["current_session_id"] = session_id
         state["current_user_id"] = user_id
         state["current_run_id"] = run_id
@@ -113,5 +116,5 @@ async def open_session(
             meta=meta,
             lease=lease,
             version=record.version if record else 0,
-            tracker=StateTracker(state, saved_json),
+            tracker=StateTracker(state, saved_json, current_json),
         )

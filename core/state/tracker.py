@@ -17,15 +17,36 @@ from core.state.values import TRANSIENT_KEYS, dump_state
 class StateTracker:
     """The live ``state`` dict plus the JSON of what the store holds."""
 
-    __slots__ = ("_saved", "state")
+    __slots__ = ("_latest", "_saved", "state")
 
-    def __init__(self, state: dict[str, Any], saved_json: dict[str, str]) -> None:
+    def __init__(
+        self,
+        state: dict[str, Any],
+        saved_json: dict[str, str],
+        current_json: dict[str, str] | None = None,
+    ) -> None:
         self.state = state
         self._saved = saved_json
+        # JSON of the live state as last computed; valid until user code runs again
+        self._latest = current_json
 
     def checkpoint(self) -> dict[str, str]:
         """JSON per key now; raises StateValueError if a value is not JSON."""
-        return dump_state(self.state)
+        self._latest = dump_state(self.state)
+        return self._latest
+
+    def known_checkpoint(self) -> dict[str, str]:
+        """The last checkpoint when no user code ran since, else a fresh one.
+
+        Only tools, hooks and state views change the live dict, and each of those is
+        followed by :meth:`checkpoint` or :meth:`touched`; so between them the last
+        checkpoint is still exact and the state need not be serialized again.
+        """
+        return self._latest if self._latest is not None else self.checkpoint()
+
+    def touched(self) -> None:
+        """Forget the last checkpoint: user code may have changed the state."""
+        self._latest = None
 
     def rollback(self, checkpoint: dict[str, str]) -> None:
         """Put the live dict back to a checkpoint, in place (tools hold references)."""
@@ -33,10 +54,11 @@ class StateTracker:
         self.state.clear()
         self.state.update({k: json.loads(v) for k, v in checkpoint.items()})
         self.state.update(transient)
+        self._latest = checkpoint
 
     def delta(self, current: dict[str, str] | None = None) -> tuple[dict[str, Any], set[str]]:
         """(changed values, removed keys) relative to what is saved."""
-        current = self.checkpoint() if current is None else current
+        current = self.known_checkpoint() if current is None else current
         changed = {k: json.loads(text) for k, text in current.items() if self._saved.get(k) != text}
         removed = set(self._saved) - set(current)
         return changed, removed

@@ -17,12 +17,17 @@ class StateValueError(ValueError):
         self.key = key
 
 
+# One encoder for every value: json.dumps with options builds a new encoder per call,
+# which dominates the cost of a state with thousands of small top-level values.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def dump_value(key: str, value: Any) -> str:
     """The JSON text of one top-level value; StateValueError naming the key otherwise."""
     if not isinstance(key, str):
         raise StateValueError(str(key), "top-level keys must be strings")
     try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        return _ENCODER.encode(value)
     except (TypeError, ValueError) as exc:
         raise StateValueError(key, str(exc)) from None
 

@@ -1,0 +1,192 @@
+"""Per-turn cost of a run: this runtime on each store, and side by side with Agno.
+
+Run (Agno side by side needs the benchmark's own environment, see bench/README.md):
+
+    bench/.venv-agno/bin/python -m bench.turn_overhead
+    .venv/bin/python -m bench.turn_overhead --no-agno
+
+Part 1 times this runtime alone with an in-process model (no HTTP), so the numbers
+are the runtime's own overhead, and counts Redis round trips per turn. Part 2 runs
+this runtime and Agno on the same workload through the real ``openai`` client and one
+local OpenAI-compatible server, and reports the ratio per store.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import tempfile
+import uuid
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any
+
+from bench.workload import ToolThenAnswer, add_task, initial_state, server_turn, summary, time_turns
+from core.agent import Agent
+from core.db.base import BaseDb
+from core.db.in_memory import InMemoryDb
+from core.db.redis import RedisDb
+from core.db.sqlite import SqliteDb
+
+REDIS_URL = os.environ.get("STATEBOT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def add_task_keyed(run_context, title: str) -> str:  # type: ignore[no-untyped-def]
+    """Add a task stored under its own top-level key.
+
+    Args:
+        title: The task title.
+    """
+    state = run_context.session_state
+    state["next_id"] = state.get("next_id", 1) + 1
+    state[f"task:{state['next_id']}"] = {"title": title, "status": "open"}
+    return "Added."
+
+
+def keyed_state(n_tasks: int) -> dict[str, Any]:
+    """The same board with one top-level key per task."""
+    state: dict[str, Any] = {
+        f"task:{i}": {"title": f"task {i}", "status": "open"} for i in range(1, n_tasks + 1)
+    }
+    state["next_id"] = n_tasks
+    return state
+
+
+def run_once(agent: Any, session_id: str, _i: int) -> Awaitable[Any]:
+    """One turn of the workload on one agent (this project's or Agno's)."""
+    return agent.arun("add", session_id=session_id)  # type: ignore[no-any-return]
+
+
+def our_stores(tmp: str) -> dict[str, Callable[[], BaseDb | None]]:
+    """Fresh stores by name (None: an Agent without db)."""
+    prefix = f"bench-{uuid.uuid4().hex[:8]}:"
+    return {
+        "no db": lambda: None,
+        "InMemoryDb": InMemoryDb,
+        "SqliteDb": lambda: SqliteDb(db_file=f"{tmp}/ours-{uuid.uuid4().hex}.db"),
+        "RedisDb": lambda: RedisDb(
+            db_url=REDIS_URL,
+            key_prefix=prefix,
+            snapshot_to=SqliteDb(db_file=f"{tmp}/snap-{uuid.uuid4().hex}.db"),
+        ),
+    }
+
+
+async def part1(tmp: str, turns: int) -> None:
+    """This runtime alone: per-turn time and Redis round trips, 10 vs 10,000 tasks."""
+    print("\n## Runtime overhead per turn (in-process model, no HTTP)\n")
+    print("| store | layout | tasks | median ms | p95 ms | Redis round trips/turn |")
+    print("|---|---|---:|---:|---:|---:|")
+    layouts = {"one list": (add_task, initial_state), "key per task": (add_task_keyed, keyed_state)}
+    for name, make in our_stores(tmp).items():
+        for layout, (tool, state_of) in layouts.items():
+            for n in (10, 10_000):
+                db = make()
+                agent = Agent(
+                    model=ToolThenAnswer(), db=db, tools=[tool], session_state=state_of(n)
+                )
+                session = f"s-{uuid.uuid4().hex}"
+                count = max(20, turns // 4) if n >= 10_000 else turns
+                samples = await time_turns(partial(run_once, agent, session), count)
+                trips = "-"
+                if isinstance(db, RedisDb):
+                    db.round_trips.reset()
+                    for _ in range(10):
+                        await agent.arun("add", session_id=session)
+                    trips = f"{db.round_trips.reset() / 10:.1f}"
+                median, p95 = summary(samples)
+                print(f"| {name} | {layout} | {n:,} | {median:.2f} | {p95:.2f} | {trips} |")
+                if db is not None:
+                    await db.aclose()
+
+
+async def part2(tmp: str, turns: int) -> None:
+    """The same workload in this runtime and in Agno, through one fake OpenAI server."""
+    try:
+        import agno  # noqa: F401
+    except ImportError:
+        print("\n(Agno is not installed in this environment: side-by-side part skipped)")
+        return
+    from agno.agent import Agent as AgnoAgent
+    from agno.db.in_memory import InMemoryDb as AgnoInMemoryDb
+    from agno.db.redis import RedisDb as AgnoRedisDb
+    from agno.db.sqlite import SqliteDb as AgnoSqliteDb
+    from agno.models.openai import OpenAIChat as AgnoOpenAIChat
+
+    from core.models.openai import OpenAIChat
+    from core.testing.openai_server import FakeOpenAIServer
+
+    with FakeOpenAIServer() as server:
+        server.extend([server_turn] * 100_000)
+        import openai
+
+        raw = openai.AsyncOpenAI(base_url=server.base_url, api_key="bench")
+
+        async def http_only(_i: int) -> None:
+            # the two model calls of a turn and nothing else: the floor both frameworks share
+            msgs: list[Any] = [{"role": "user", "content": "add"}]
+            await raw.chat.completions.create(model="m", messages=msgs)
+            msgs.append({"role": "tool", "content": "x", "tool_call_id": "c"})
+            await raw.chat.completions.create(model="m", messages=msgs)
+
+        floor, _ = summary(await time_turns(http_only, turns))
+        prefix = f"bench-{uuid.uuid4().hex[:8]}"
+        ours = our_stores(tmp)
+        theirs: dict[str, Callable[[], Any]] = {
+            "InMemoryDb": AgnoInMemoryDb,
+            "SqliteDb": lambda: AgnoSqliteDb(db_file=f"{tmp}/agno-{uuid.uuid4().hex}.db"),
+            "RedisDb": lambda: AgnoRedisDb(db_url=REDIS_URL, db_prefix=prefix),
+        }
+        print("\n## Side by side with Agno (same workload, same local OpenAI-compatible server)\n")
+        print(f"Two bare HTTP calls to the server (the shared floor): {floor:.2f} ms median\n")
+        print(
+            "| store | tasks | statebot ms | Agno ms | statebot overhead ms | Agno overhead ms "
+            "| Agno/statebot (overhead) |"
+        )
+        print("|---|---:|---:|---:|---:|---:|---:|")
+        for store, make_theirs in theirs.items():
+            for n in (10, 10_000):
+                count = max(20, turns // 4) if n >= 10_000 else turns
+                our_agent = Agent(
+                    model=OpenAIChat(base_url=server.base_url, api_key="bench"),
+                    db=ours[store](),
+                    tools=[add_task],
+                    session_state=initial_state(n),
+                )
+                agno_agent = AgnoAgent(
+                    model=AgnoOpenAIChat(id="m", base_url=server.base_url, api_key="bench"),
+                    db=make_theirs(),
+                    tools=[add_task],
+                    session_state=initial_state(n),
+                )
+                s1, s2 = f"o-{uuid.uuid4().hex}", f"a-{uuid.uuid4().hex}"
+                run_ours = partial(run_once, our_agent, s1)
+                run_agno = partial(run_once, agno_agent, s2)
+                ours_ms, _ = summary(await time_turns(run_ours, count))
+                agno_ms, _ = summary(await time_turns(run_agno, count))
+                o, a = ours_ms - floor, agno_ms - floor
+                ratio = f"{a / o:.1f}x" if o > 0 else "n/a"
+                print(
+                    f"| {store} | {n:,} | {ours_ms:.2f} | {agno_ms:.2f} | {o:.2f} | {a:.2f} "
+                    f"| {ratio} |"
+                )
+                tasks = len((await our_agent.aget_session_state(s1))["tasks"])
+                assert tasks == n + count + 5, "every turn must have added exactly one task"
+                await our_agent.db.aclose()
+        await raw.close()
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=200, help="timed turns per cell")
+    parser.add_argument("--no-agno", action="store_true", help="skip the side-by-side part")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        await part1(tmp, args.turns)
+        if not args.no_agno:
+            await part2(tmp, args.turns)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,54 @@
+"""The ready agents by id, and the friendly slash-command aliases of their tools.
+
+The chat layer builds its agents from here: ``create_agents(model, db)`` gives one
+Agent per id, and ``COMMAND_ALIASES[agent_id]`` maps a short command word (``add``)
+to the tool it runs (``add_task``). A tool's own name always works as a command too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+
+from core.agent import Agent
+from core.db.base import BaseDb
+from core.models.base import Model
+from tools import customers, shopping, taskboard
+
+AGENT_FACTORIES: dict[str, Callable[..., Agent]] = {
+    taskboard.AGENT_ID: taskboard.create_agent,
+    shopping.AGENT_ID: shopping.create_agent,
+    customers.AGENT_ID: customers.create_agent,
+}
+
+COMMAND_ALIASES: dict[str, dict[str, str]] = {
+    taskboard.AGENT_ID: {
+        "add": "add_task",
+        "list": "list_tasks",
+        "status": "update_task_status",
+        "remove": "remove_task",
+        "summary": "get_summary",
+    },
+    shopping.AGENT_ID: {
+        "add": "add_item",
+        "remove": "remove_item",
+        "list": "list_items",
+        "clear": "clear_list",
+    },
+    customers.AGENT_ID: {
+        "customer": "process_customer_request",
+    },
+}
+
+
+def create_agents(model: Model | None = None, db: BaseDb | None = None) -> dict[str, Agent]:
+    """One ready agent per id, all on the same model and store."""
+    return {agent_id: factory(model=model, db=db) for agent_id, factory in AGENT_FACTORIES.items()}
+
+
+def resolve_command(agent_id: str, command: str, available: Collection[str] = ()) -> str | None:
+    """The tool a command word runs: an alias, or a tool name in ``available``."""
+    word = command.strip().lstrip("/").lower()
+    alias = COMMAND_ALIASES.get(agent_id, {}).get(word)
+    if alias is not None:
+        return alias
+    return word if word in available else None

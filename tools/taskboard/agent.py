@@ -1,0 +1,51 @@
+"""The Taskboard agent (seed 004): a task board that lives in one chat session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from core.agent import Agent
+from core.db.base import BaseDb
+from core.models.base import Model
+from tools.taskboard.toolkit import TaskboardTools
+from tools.taskboard.tools import DEFAULT_CATEGORIES
+
+AGENT_ID = "taskboard"
+
+DESCRIPTION = "A task board for this conversation: add, update, list, remove and summarise tasks."
+
+INSTRUCTIONS = [
+    "You keep the task board of this conversation.",
+    "Change the board only through your tools, and report exactly what the tool said.",
+    "Categories: {categories}. Statuses: open, in_progress, done.",
+    "Refer to tasks by their number, e.g. #3.",
+    "Current tasks: {tasks}",
+]
+
+
+def default_state() -> dict[str, Any]:
+    """A fresh board: no tasks, the default categories, ids starting at 1."""
+    return {"tasks": [], "categories": list(DEFAULT_CATEGORIES), "next_task_id": 1}
+
+
+def create_agent(
+    *, model: Model | None = None, db: BaseDb | None = None, **overrides: Any
+) -> Agent:
+    """A ready Taskboard agent; any Agent argument may be overridden.
+
+    ``enable_agentic_state`` stays off by default: every change then goes through
+    the tools above, which validate it (pass ``enable_agentic_state=True`` to let the
+    model patch the state freely, as seed 004 does).
+    """
+    settings: dict[str, Any] = {
+        "id": AGENT_ID,
+        "name": "Taskboard",
+        "description": DESCRIPTION,
+        "instructions": list(INSTRUCTIONS),
+        "tools": [TaskboardTools()],
+        "session_state": default_state(),
+        "add_session_state_to_context": True,
+        "markdown": True,
+    }
+    settings.update(overrides)
+    return Agent(model=model, db=db, **settings)
