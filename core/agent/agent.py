@@ -21,7 +21,7 @@ from core.agent.streaming import stream_run
 from core.agent.tool_calls import execute_tool_call
 from core.db.base import BaseDb, SessionMeta
 from core.db.in_memory import InMemoryDb
-from core.exceptions import ToolArgumentError, UnknownToolError
+from core.exceptions import NoModelError, ToolArgumentError, UnknownToolError
 from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.run.context import RunContext
@@ -156,6 +156,12 @@ class Agent(SessionStateApi):
         metadata: Mapping[str, Any] | None = None,
         on_content: ContentSink | None = None,
     ) -> RunOutput:
+        if self.model is None:
+            # fail before a session is opened, so a refused run stores nothing
+            raise NoModelError(
+                f"{self.id!r} has no model: set OPENAI_API_KEY or OPENAI_BASE_URL, "
+                "or pass model=... (tools can still be called directly)"
+            )
         user_id = user_id or self.user_id
         async with open_session(
             self.db,

@@ -73,9 +73,21 @@ def resolve_state(
     run_state: Mapping[str, Any] | None,
     *,
     overwrite: bool,
+    fill_missing: bool = False,
 ) -> dict[str, Any]:
-    """Run argument > stored > default; the default only applies to a new session."""
-    base = copy.deepcopy(dict(default or {})) if stored is None else stored
+    """Run argument > stored > default; the default only applies to a new session.
+
+    ``fill_missing``: the session was last saved by another owner (two agents routed
+    into one chat thread), so this owner's top-level default keys that are absent are
+    added; nothing present is touched.
+    """
+    if stored is None:
+        base = copy.deepcopy(dict(default or {}))
+    else:
+        base = stored
+        if fill_missing:
+            for key, value in (default or {}).items():
+                base.setdefault(key, copy.deepcopy(value))
     if run_state is None:
         return base
     if overwrite:
@@ -101,10 +113,14 @@ async def open_session(
     async with db.session_lock(session_id) as lease:
         record = await db.aload(session_id)
         stored = record.state if record else None
-        state = resolve_state(stored, default, run_state, overwrite=overwrite)
         saved_json = dump_state(stored) if stored is not None else {}
+        other_owner = record is not None and record.owner_id not in (None, meta.owner_id)
+        state = resolve_state(
+            stored, default, run_state, overwrite=overwrite, fill_missing=other_owner
+        )
         # with nothing merged in, the state to use is the stored one: reuse its JSON
-        current_json = saved_json if run_state is None and stored is not None else None
+        unchanged = run_state is None and stored is not None and not other_owner
+        current_json = saved_json if unchanged else None
         state["current_session_id"] = session_id
         state["current_user_id"] = user_id
         state["current_run_id"] = run_id

@@ -360,3 +360,40 @@ async def test_only_changed_top_level_keys_are_written() -> None:
     model.extend([tool_call("add_item", item="b"), "ok"])
     await agent.arun("y", session_id="s")
     assert saved[1:] == [{"items"}]
+
+
+async def test_second_agent_in_a_session_gets_its_missing_defaults_only() -> None:
+    """An agent joining a session another agent created adds its absent default keys only."""
+    db = InMemoryDb()
+    shopping = Agent(id="shopping", db=db, tools=[add_item], session_state={"items": []})
+    board = Agent(
+        id="taskboard", db=db, tools=[add_item], session_state={"tasks": [], "items": ["ignored"]}
+    )
+    await shopping.arun_tool("add_item", {"item": "milk"}, session_id="thread")
+    out = await board.arun_tool("add_item", {"item": "eggs"}, session_id="thread")
+    assert out.session_state == {"items": ["milk", "eggs"], "tasks": []}
+
+
+async def test_same_agent_never_brings_back_a_deleted_default_key() -> None:
+    """Defaults are not re-applied to the owner's own session: a deleted key stays deleted."""
+
+    def drop(session_state: dict[str, Any]) -> str:
+        """Drop the list."""
+        del session_state["items"]
+        return "dropped"
+
+    agent = Agent(id="a", tools=[drop, add_item], session_state={"items": [], "keep": 1})
+    await agent.arun_tool("drop", {}, session_id="s")
+    assert await agent.aget_session_state("s") == {"keep": 1}
+    out = await agent.arun_tool("add_item", {"item": "x"}, session_id="s")
+    assert out.session_state == {"keep": 1, "items": ["x"]}
+
+
+async def test_free_text_without_a_model_stores_nothing() -> None:
+    """A refused run (no model) does not create the session."""
+    from core.exceptions import NoModelError
+
+    agent = Agent(session_state={"items": []})
+    with pytest.raises(NoModelError):
+        await agent.arun("hello", session_id="s")
+    assert await agent.db.aload("s") is None
