@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import time
 import weakref
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -200,6 +200,24 @@ class BaseDb(abc.ABC):
             removed=set(current.state) - set(target),
             meta=SessionMeta(kind=current.kind, owner_id=current.owner_id, user_id="restore"),
         )
+
+    async def aload_many(self, session_ids: Iterable[str]) -> dict[str, SessionRecord]:
+        """The stored sessions among ``session_ids`` (missing ones are left out)."""
+        found: dict[str, SessionRecord] = {}
+        for session_id in dict.fromkeys(session_ids):
+            record = await self.aload(session_id)
+            if record is not None:
+                found[session_id] = record
+        return found
+
+    async def aupsert_snapshot(self, record: SessionRecord) -> bool:
+        """Write a whole record if it is newer than the stored one (or none is stored).
+
+        The snapshotter's version-guarded upsert: ``record.version`` must be greater
+        than the stored version, else nothing is written. A history row is added for
+        the version. True when the record was written.
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot receive snapshots")
 
     # -- run serialization ---------------------------------------------------------
     def session_lock(

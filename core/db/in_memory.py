@@ -1,10 +1,17 @@
-"""InMemoryDb: the reference store, kept in process memory (tests, one-off scripts)."""
+"""InMemoryDb: the reference store, kept in process memory (tests, one-off scripts).
+
+State is held as JSON text per top-level key, exactly as the durable stores hold it:
+a load decodes a fresh copy (callers mutate what they load), a value round-trips the
+same way on every backend, and the size limit is counted without re-encoding keys
+that did not change.
+"""
 
 from __future__ import annotations
 
-import copy
+import json
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from core.db.base import (
@@ -16,25 +23,54 @@ from core.db.base import (
     StaleVersionError,
     UserMemory,
 )
-from core.state.values import dump_value
+from core.db.limits import StateLimits, dump_delta
+
+
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    texts: dict[str, str]
+    version: int
+    kind: str
+    owner_id: str | None
+    user_id: str | None
+    created_at: float
+    updated_at: float
+
+    def record(self, session_id: str) -> SessionRecord:
+        return SessionRecord(
+            session_id=session_id,
+            state=_decode(self.texts),
+            version=self.version,
+            kind=self.kind,
+            owner_id=self.owner_id,
+            user_id=self.user_id,
+            created_at=self.created_at,
+            updated_at=self.updated_at,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Version:
+    version: int
+    texts: dict[str, str]
+    user_id: str | None
+    saved_at: float
 
 
 class InMemoryDb(BaseDb):
     """Sessions, history and user memories in dicts. Nothing survives the process."""
 
-    def __init__(self, *, history_limit: int = 50) -> None:
+    def __init__(self, *, history_limit: int = 50, limits: StateLimits | None = None) -> None:
         super().__init__()
         self.history_limit = history_limit
-        self._sessions: dict[str, SessionRecord] = {}
-        self._history: dict[str, list[HistoryEntry]] = {}
+        self.limits = limits or StateLimits()
+        self._sessions: dict[str, _Stored] = {}
+        self._history: dict[str, list[_Version]] = {}
         self._memories: dict[str, list[UserMemory]] = {}
 
     async def aload(self, session_id: str) -> SessionRecord | None:
-        record = self._sessions.get(session_id)
-        if record is None:
-            return None
-        # hand out a copy: callers mutate the state they load
-        return _replace_state(record, copy.deepcopy(record.state))
+        stored = self._sessions.get(session_id)
+        return None if stored is None else stored.record(session_id)
 
     async def asave(
         self,
@@ -46,34 +82,57 @@ class InMemoryDb(BaseDb):
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
     ) -> int:
-        for key, value in changed.items():
-            dump_value(key, value)  # reject non-JSON values before touching anything
+        delta = dump_delta(changed)  # rejects non-JSON values before touching anything
+        self.limits.check_keys(session_id, delta)
         current = self._sessions.get(session_id)
         actual = current.version if current else 0
         if actual != expected_version:
             raise StaleVersionError(session_id, expected_version, actual if current else None)
-        now = time.time()
-        state = dict(current.state) if current else {}
+        texts = dict(current.texts) if current else {}
         for key in removed:
-            state.pop(key, None)
-        state.update(copy.deepcopy(dict(changed)))
-        record = SessionRecord(
-            session_id=session_id,
-            state=state,
-            version=actual + 1,
-            kind=meta.kind,
-            owner_id=meta.owner_id if meta.owner_id is not None else getattr(current, "owner_id", None),
-            user_id=meta.user_id,
-            created_at=current.created_at if current else now,
-            updated_at=now,
+            texts.pop(key, None)
+        texts.update(delta)
+        self.limits.check_size(session_id, texts)
+        now = time.time()
+        self._put(
+            session_id,
+            _Stored(
+                texts=texts,
+                version=actual + 1,
+                kind=meta.kind,
+                owner_id=meta.owner_id if meta.owner_id is not None else _owner(current),
+                user_id=meta.user_id,
+                created_at=current.created_at if current else now,
+                updated_at=now,
+            ),
         )
-        self._sessions[session_id] = record
-        history = self._history.setdefault(session_id, [])
-        history.append(
-            HistoryEntry(session_id, record.version, copy.deepcopy(state), meta.user_id, now)
+        return actual + 1
+
+    async def aupsert_snapshot(self, record: SessionRecord) -> bool:
+        texts = dump_delta(record.state)
+        current = self._sessions.get(record.session_id)
+        if current is not None and current.version >= record.version:
+            return False
+        self._put(
+            record.session_id,
+            _Stored(
+                texts=texts,
+                version=record.version,
+                kind=record.kind,
+                owner_id=record.owner_id,
+                user_id=record.user_id,
+                created_at=record.created_at,
+                updated_at=record.updated_at,
+            ),
         )
-        del history[: -self.history_limit]
-        return record.version
+        return True
+
+    async def aload_many(self, session_ids: Iterable[str]) -> dict[str, SessionRecord]:
+        return {
+            sid: self._sessions[sid].record(sid)
+            for sid in dict.fromkeys(session_ids)
+            if sid in self._sessions
+        }
 
     async def adelete(self, session_id: str) -> bool:
         self._history.pop(session_id, None)
@@ -82,20 +141,29 @@ class InMemoryDb(BaseDb):
     async def alist_sessions(
         self, *, owner_id: str | None = None, limit: int = 100
     ) -> list[SessionRecord]:
-        records = [
-            r for r in self._sessions.values() if owner_id is None or r.owner_id == owner_id
+        found = [
+            (sid, s)
+            for sid, s in self._sessions.items()
+            if owner_id is None or s.owner_id == owner_id
         ]
-        records.sort(key=lambda r: r.updated_at, reverse=True)
-        return [_replace_state(r, copy.deepcopy(r.state)) for r in records[:limit]]
+        found.sort(key=lambda item: item[1].updated_at, reverse=True)
+        return [s.record(sid) for sid, s in found[:limit]]
 
     async def ahistory(self, session_id: str, *, limit: int = 20) -> list[HistoryEntry]:
-        return list(reversed(self._history.get(session_id, [])))[:limit]
+        newest_first = reversed(self._history.get(session_id, []))
+        return [
+            HistoryEntry(session_id, v.version, _decode(v.texts), v.user_id, v.saved_at)
+            for v in list(newest_first)[:limit]
+        ]
 
     async def aget_memories(self, user_id: str) -> list[UserMemory]:
-        return list(self._memories.get(user_id, []))
+        memories = self._memories.get(user_id, [])
+        return sorted(memories, key=lambda m: (m.created_at, m.memory_id))
 
     async def aadd_memory(self, memory: UserMemory) -> UserMemory:
-        self._memories.setdefault(memory.user_id, []).append(memory)
+        known = self._memories.get(memory.user_id, [])
+        kept = [m for m in known if m.memory_id != memory.memory_id]
+        self._memories[memory.user_id] = [*kept, memory]  # same id: the newer fact replaces it
         return memory
 
     async def adelete_memory(self, user_id: str, memory_id: str) -> bool:
@@ -104,15 +172,18 @@ class InMemoryDb(BaseDb):
         self._memories[user_id] = kept
         return len(kept) != len(memories)
 
+    def _put(self, session_id: str, stored: _Stored) -> None:
+        self._sessions[session_id] = stored
+        history = [v for v in self._history.get(session_id, []) if v.version != stored.version]
+        history.append(_Version(stored.version, stored.texts, stored.user_id, stored.updated_at))
+        history.sort(key=lambda v: v.version)
+        # texts dicts are never mutated after they are stored, so versions share them
+        self._history[session_id] = history[-self.history_limit :] if self.history_limit else []
 
-def _replace_state(record: SessionRecord, state: dict[str, Any]) -> SessionRecord:
-    return SessionRecord(
-        session_id=record.session_id,
-        state=state,
-        version=record.version,
-        kind=record.kind,
-        owner_id=record.owner_id,
-        user_id=record.user_id,
-        created_at=record.created_at,
-        updated_at=record.updated_at,
-    )
+
+def _decode(texts: Mapping[str, str]) -> dict[str, Any]:
+    return {key: json.loads(text) for key, text in texts.items()}
+
+
+def _owner(stored: _Stored | None) -> str | None:
+    return None if stored is None else stored.owner_id

@@ -1,0 +1,135 @@
+"""``statebot state …``: inspect and repair stored session state from a terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import click
+
+from core.db import admin
+from core.db.base import BaseDb, StoreError
+from core.db.url import open_store
+
+T = TypeVar("T")
+
+DEFAULT_DB_URL = "sqlite:///statebot.db"
+
+
+def _print_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _with_store(ctx: click.Context, action: Callable[[BaseDb], Awaitable[T]]) -> T:
+    """Open the store, run ``action``, close it; store errors become clean CLI errors."""
+
+    async def run() -> T:
+        db = open_store(ctx.obj["db_url"])
+        try:
+            return await action(db)
+        finally:
+            await db.aclose()
+
+    try:
+        return asyncio.run(run())
+    except (StoreError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+
+
+@click.group()
+@click.option(
+    "--db-url",
+    envvar="STATEBOT_DB_URL",
+    default=DEFAULT_DB_URL,
+    show_default=True,
+    help="Store to operate on (sqlite:///file.db, postgresql://…, redis://…).",
+)
+@click.pass_context
+def state(ctx: click.Context, db_url: str) -> None:
+    """Inspect, restore, export and import stored session state."""
+    ctx.obj = {"db_url": db_url}
+
+
+@state.command("list")
+@click.option("--owner", default=None, help="Only sessions of this agent/team/workflow id.")
+@click.option("--limit", default=100, show_default=True)
+@click.pass_context
+def list_cmd(ctx: click.Context, owner: str | None, limit: int) -> None:
+    """List sessions, most recently updated first."""
+    rows = _with_store(ctx, lambda db: admin.list_sessions(db, owner_id=owner, limit=limit))
+    for row in rows:
+        click.echo(
+            f"{row['session_id']}\tv{row['version']}\t{row['kind']}:{row['owner_id'] or '-'}"
+            f"\t{row['keys']} keys"
+        )
+    if not rows:
+        click.echo("no sessions")
+
+
+@state.command()
+@click.argument("session_id")
+@click.option("--reveal", is_flag=True, help="Show values of sensitive keys too.")
+@click.pass_context
+def dump(ctx: click.Context, session_id: str, reveal: bool) -> None:
+    """Show a session's state, meta and recent versions."""
+    _print_json(_with_store(ctx, lambda db: admin.dump_session(db, session_id, reveal=reveal)))
+
+
+@state.command()
+@click.argument("session_id")
+@click.option("--limit", default=20, show_default=True)
+@click.option("--reveal", is_flag=True, help="Show values of sensitive keys too.")
+@click.pass_context
+def history(ctx: click.Context, session_id: str, limit: int, reveal: bool) -> None:
+    """Show a session's saved versions, newest first."""
+    entries = _with_store(
+        ctx, lambda db: admin.session_history(db, session_id, limit=limit, reveal=reveal)
+    )
+    if not entries:
+        raise click.ClickException(f"no history for session {session_id!r}")
+    _print_json(entries)
+
+
+@state.command()
+@click.argument("session_id")
+@click.argument("version", type=int)
+@click.pass_context
+def restore(ctx: click.Context, session_id: str, version: int) -> None:
+    """Make an old version the current state again (saved as a new version)."""
+    new = _with_store(ctx, lambda db: admin.restore_version(db, session_id, version))
+    click.echo(f"restored {session_id} to version {version} (now version {new})")
+
+
+@state.command()
+@click.argument("session_id")
+@click.confirmation_option(prompt="Delete this session and its history?")
+@click.pass_context
+def delete(ctx: click.Context, session_id: str) -> None:
+    """Delete a session and its history."""
+    _with_store(ctx, lambda db: admin.delete_session(db, session_id))
+    click.echo(f"deleted {session_id}")
+
+
+@state.command("export")
+@click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
+@click.pass_context
+def export_cmd(ctx: click.Context, file: str) -> None:
+    """Write every session to FILE as JSON Lines ('-' for stdout)."""
+    with click.open_file(file, "w", encoding="utf-8", atomic=file != "-") as out:
+        count = _with_store(ctx, functools.partial(admin.export_jsonl, out=out))
+    click.echo(f"exported {count} sessions", err=file == "-")
+
+
+@state.command("import")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
+@click.option("--replace", is_flag=True, help="Overwrite sessions that already exist.")
+@click.pass_context
+def import_cmd(ctx: click.Context, file: str, replace: bool) -> None:
+    """Load sessions from a JSON Lines export (data only; validated before writing)."""
+    with click.open_file(file, encoding="utf-8") as lines:
+        content = list(lines)
+    count = _with_store(ctx, lambda db: admin.import_jsonl(db, content, replace=replace))
+    click.echo(f"imported {count} sessions")

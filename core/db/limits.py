@@ -1,0 +1,64 @@
+"""Limits every store checks on save: size of a session's state, length of a key.
+
+Sizes are counted in UTF-8 bytes of the state's compact JSON text, so the number a
+user sees is the same whatever backend holds the state. Checks run before anything
+is written; a failed check leaves the store untouched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core.db.base import StateLimitError
+from core.state.values import dump_value
+
+
+@dataclass(frozen=True, slots=True)
+class StateLimits:
+    """Upper bounds for one session's state."""
+
+    max_state_bytes: int = 1_000_000
+    max_key_length: int = 256
+
+    def check_keys(self, session_id: str, keys: Iterable[str]) -> None:
+        """StateLimitError naming the first top-level key that is too long."""
+        for key in keys:
+            if len(key) > self.max_key_length:
+                raise StateLimitError(
+                    f"session {session_id!r}: session_state key {key[:40]!r}... is "
+                    f"{len(key)} characters long; the limit is {self.max_key_length}. "
+                    "Nothing was written."
+                )
+
+    def check_size(self, session_id: str, texts: Mapping[str, str]) -> None:
+        """StateLimitError when the whole state (JSON text per key) is too large."""
+        size = state_bytes(texts)
+        if size <= self.max_state_bytes:
+            return
+        largest = sorted(texts, key=lambda k: len(texts[k].encode()), reverse=True)[:3]
+        named = ", ".join(f"{k!r} ({len(texts[k].encode()):,} bytes)" for k in largest)
+        raise StateLimitError(
+            f"session {session_id!r}: session_state would be {size:,} bytes of JSON; "
+            f"the limit is {self.max_state_bytes:,}. Largest keys: {named}. "
+            "Nothing was written."
+        )
+
+
+def dump_delta(changed: Mapping[str, Any]) -> dict[str, str]:
+    """JSON text per changed key; StateValueError naming the key for non-JSON values."""
+    return {key: dump_value(key, value) for key, value in changed.items()}
+
+
+def entry_bytes(key: str, text: str) -> int:
+    """Bytes one ``"key":value`` member adds to the compact JSON of a state."""
+    return len(json.dumps(key, ensure_ascii=False).encode()) + 1 + len(text.encode())
+
+
+def state_bytes(texts: Mapping[str, str]) -> int:
+    """UTF-8 size of ``json.dumps(state, separators=(",", ":"), ensure_ascii=False)``."""
+    if not texts:
+        return 2
+    return 2 + len(texts) - 1 + sum(entry_bytes(k, t) for k, t in texts.items())

@@ -1,0 +1,36 @@
+"""PostgresDb: the durable store beyond one machine (PostgreSQL through psycopg 3)."""
+
+from __future__ import annotations
+
+from core.db.limits import StateLimits
+from core.db.sql.engine import postgres_engine
+from core.db.sql.store import SqlDb
+from core.db.sql.tables import TableNames
+
+
+class PostgresDb(SqlDb):
+    """Sessions in PostgreSQL: ``PostgresDb(db_url="postgresql://user@host/db")``.
+
+    Plain ``postgresql://`` URLs use the psycopg 3 driver. ``schema`` puts the tables
+    (and their migration record) in that schema, created when missing.
+    """
+
+    def __init__(
+        self,
+        db_url: str,
+        schema: str | None = None,
+        session_table: str | None = None,
+        *,
+        history_limit: int = 50,
+        limits: StateLimits | None = None,
+        connect_timeout: int = 5,
+        pool_size: int = 10,
+    ) -> None:
+        engine = postgres_engine(db_url, connect_timeout=connect_timeout, pool_size=pool_size)
+        self.schema = schema
+        super().__init__(
+            engine,
+            names=TableNames.for_session_table(session_table, schema),
+            history_limit=history_limit,
+            limits=limits,
+        )

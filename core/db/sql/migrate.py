@@ -1,0 +1,50 @@
+"""Bring a store's tables to the newest schema revision (Alembic, run in-process)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+
+from core.db.sql.tables import TableNames
+
+SCRIPT_LOCATION = Path(__file__).resolve().parent.parent / "migrations"
+
+
+def _config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(SCRIPT_LOCATION))
+    return config
+
+
+@functools.cache
+def head_revision() -> str:
+    """The newest revision shipped with this package."""
+    head = ScriptDirectory.from_config(_config()).get_current_head()
+    if head is None:  # pragma: no cover - the package always ships revisions
+        raise RuntimeError(f"no migrations found in {SCRIPT_LOCATION}")
+    return head
+
+
+def current_revision(conn: sa.Connection, names: TableNames) -> str | None:
+    """The revision the tables are at, None for a database never migrated."""
+    context = MigrationContext.configure(
+        conn, opts={"version_table": names.version, "version_table_schema": names.schema}
+    )
+    return context.get_current_revision()
+
+
+def upgrade_to_head(conn: sa.Connection, names: TableNames) -> bool:
+    """Migrate on ``conn`` (inside the caller's transaction); True when anything ran."""
+    if current_revision(conn, names) == head_revision():
+        return False
+    config = _config()
+    config.attributes["connection"] = conn
+    config.attributes["table_names"] = names
+    command.upgrade(config, "head")
+    return True

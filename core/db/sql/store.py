@@ -1,0 +1,356 @@
+"""SqlDb: the durable store on SQLAlchemy Core, shared by SqliteDb and PostgresDb.
+
+Every blocking call runs in a worker thread (``asyncio.to_thread``), so a store is
+usable from any event loop, and the engine is created eagerly but the schema is
+migrated lazily, on first use. A save is one transaction: version check, merge of the
+changed and removed top-level keys, version bump, history row, history trim.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+
+from core.db.base import (
+    BaseDb,
+    HistoryEntry,
+    Lease,
+    SessionMeta,
+    SessionRecord,
+    StaleVersionError,
+    UserMemory,
+)
+from core.db.limits import StateLimits, dump_delta
+from core.db.sql.engine import unavailable_as_store_error
+from core.db.sql.migrate import upgrade_to_head
+from core.db.sql.tables import TableNames, build_tables
+
+T = TypeVar("T")
+
+_IDS_PER_QUERY = 500  # well below SQLite's bound-parameter limit
+
+
+def encode_state(state: Mapping[str, Any]) -> str:
+    """Compact JSON of a whole state, the form stored in the ``state`` column."""
+    return json.dumps(state, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+class SqlDb(BaseDb):
+    """Sessions, history and memories in three SQL tables."""
+
+    def __init__(
+        self,
+        engine: sa.Engine,
+        *,
+        names: TableNames,
+        writer: sa.Engine | None = None,
+        history_limit: int = 50,
+        limits: StateLimits | None = None,
+        serialize: bool = False,
+    ) -> None:
+        super().__init__()
+        self.history_limit = history_limit
+        self.limits = limits or StateLimits()
+        self._engine = engine
+        self._writer = writer or engine
+        self._names = names
+        self._tables = build_tables(names)
+        self._where = engine.url.render_as_string(hide_password=True)
+        self._migrated = False
+        self._migrate_lock = threading.Lock()
+        # a private in-memory SQLite database has one connection: use it one at a time
+        self._serial: contextlib.AbstractContextManager[Any] = (
+            threading.Lock() if serialize else contextlib.nullcontext()
+        )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._where!r}, table={self._names.sessions!r})"
+
+    # -- plumbing ---------------------------------------------------------------------
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.to_thread(self._call, fn, *args)
+
+    def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        with unavailable_as_store_error(self._where), self._serial:
+            self._ensure_schema()
+            return fn(*args)
+
+    def _ensure_schema(self) -> None:
+        if self._migrated:
+            return
+        with self._migrate_lock:
+            if not self._migrated:
+                with self._writer.begin() as conn:
+                    self._lock_for_migration(conn)
+                    upgrade_to_head(conn, self._names)
+                self._migrated = True
+
+    def _lock_for_migration(self, conn: sa.Connection) -> None:
+        """Serialize migrations across processes (SQLite: BEGIN IMMEDIATE already does)."""
+        if conn.dialect.name == "postgresql":
+            key = f"statebot:{self._names.schema}:{self._names.sessions}"
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": key})
+            if self._names.schema:
+                schema = conn.dialect.identifier_preparer.quote_schema(self._names.schema)
+                conn.execute(sa.text(f"CREATE SCHEMA IF NOT EXISTS {schema}"))
+
+    def _upsert(self, table: sa.Table) -> Any:
+        return (postgresql if self._engine.dialect.name == "postgresql" else sqlite).insert(table)
+
+    # -- sessions ---------------------------------------------------------------------
+    async def aload(self, session_id: str) -> SessionRecord | None:
+        found = await self._run(self._load_many, [session_id])
+        return found.get(session_id)
+
+    async def aload_many(self, session_ids: Iterable[str]) -> dict[str, SessionRecord]:
+        return await self._run(self._load_many, list(dict.fromkeys(session_ids)))
+
+    def _load_many(self, session_ids: list[str]) -> dict[str, SessionRecord]:
+        s = self._tables.sessions
+        found: dict[str, SessionRecord] = {}
+        with self._engine.connect() as conn:
+            for start in range(0, len(session_ids), _IDS_PER_QUERY):
+                chunk = session_ids[start : start + _IDS_PER_QUERY]
+                for row in conn.execute(sa.select(s).where(s.c.session_id.in_(chunk))):
+                    found[row.session_id] = _record(row)
+        return found
+
+    async def asave(
+        self,
+        session_id: str,
+        *,
+        expected_version: int,
+        changed: Mapping[str, Any],
+        removed: frozenset[str] | set[str] = frozenset(),
+        meta: SessionMeta = SessionMeta(),
+        lease: Lease | None = None,
+    ) -> int:
+        dump_delta(changed)  # non-JSON values fail here, naming the key, before any I/O
+        self.limits.check_keys(session_id, changed)
+        values = dict(changed)
+        return await self._run(self._save, session_id, expected_version, values, set(removed), meta)
+
+    def _save(
+        self,
+        session_id: str,
+        expected: int,
+        changed: dict[str, Any],
+        removed: set[str],
+        meta: SessionMeta,
+    ) -> int:
+        s = self._tables.sessions
+        try:
+            with self._writer.begin() as conn:
+                row = conn.execute(
+                    sa.select(s.c.version, s.c.state, s.c.owner_id).where(
+                        s.c.session_id == session_id
+                    )
+                ).first()
+                actual = row.version if row is not None else 0
+                if actual != expected:
+                    raise StaleVersionError(session_id, expected, None if row is None else actual)
+                state = json.loads(row.state) if row is not None else {}
+                for key in removed:
+                    state.pop(key, None)
+                state.update(changed)
+                text = self._checked_text(session_id, state)
+                now = time.time()
+                owner = meta.owner_id
+                if owner is None and row is not None:
+                    owner = row.owner_id  # a save without an owner keeps the stored one
+                fields = {"kind": meta.kind, "owner_id": owner, "user_id": meta.user_id}
+                if row is None:
+                    conn.execute(
+                        sa.insert(s).values(
+                            session_id=session_id,
+                            state=text,
+                            version=1,
+                            created_at=now,
+                            updated_at=now,
+                            **fields,
+                        )
+                    )
+                else:
+                    result = conn.execute(
+                        sa.update(s)
+                        .where(s.c.session_id == session_id, s.c.version == expected)
+                        .values(state=text, version=expected + 1, updated_at=now, **fields)
+                    )
+                    if result.rowcount != 1:  # another writer committed after our read
+                        raise StaleVersionError(session_id, expected, None)
+                self._add_history(conn, session_id, expected + 1, text, meta.user_id, now)
+        except sa.exc.IntegrityError as exc:  # two creators raced; the other one won
+            raise StaleVersionError(session_id, expected, None) from exc
+        return expected + 1
+
+    def _checked_text(self, session_id: str, state: dict[str, Any]) -> str:
+        text = encode_state(state)
+        if len(text) > self.limits.max_state_bytes // 4 and (
+            len(text.encode()) > self.limits.max_state_bytes
+        ):
+            self.limits.check_size(session_id, dump_delta(state))  # raises, naming keys
+        return text
+
+    def _add_history(
+        self,
+        conn: sa.Connection,
+        session_id: str,
+        version: int,
+        text: str,
+        user_id: str | None,
+        now: float,
+    ) -> None:
+        if self.history_limit <= 0:
+            return
+        h = self._tables.history
+        values = {"state": text, "user_id": user_id, "saved_at": now}
+        conn.execute(
+            self._upsert(h)
+            .values(session_id=session_id, version=version, **values)
+            .on_conflict_do_update(index_elements=[h.c.session_id, h.c.version], set_=values)
+        )
+        if version > self.history_limit:  # nothing to trim before the history is full
+            conn.execute(
+                sa.delete(h).where(
+                    h.c.session_id == session_id, h.c.version <= version - self.history_limit
+                )
+            )
+
+    async def aupsert_snapshot(self, record: SessionRecord) -> bool:
+        dump_delta(record.state)
+        return await self._run(self._upsert_snapshot, record, encode_state(record.state))
+
+    def _upsert_snapshot(self, record: SessionRecord, text: str) -> bool:
+        s = self._tables.sessions
+        values = {
+            "kind": record.kind,
+            "owner_id": record.owner_id,
+            "user_id": record.user_id,
+            "state": text,
+            "version": record.version,
+            "created_at": record.created_at,
+            "updated_at": record.updated_at,
+        }
+        insert = self._upsert(s).values(session_id=record.session_id, **values)
+        statement = insert.on_conflict_do_update(
+            index_elements=[s.c.session_id],
+            set_=values,
+            where=s.c.version < insert.excluded.version,
+        ).returning(s.c.version)
+        with self._writer.begin() as conn:
+            if conn.execute(statement).first() is None:
+                return False
+            self._add_history(
+                conn, record.session_id, record.version, text, record.user_id, record.updated_at
+            )
+        return True
+
+    async def adelete(self, session_id: str) -> bool:
+        return await self._run(self._delete, session_id)
+
+    def _delete(self, session_id: str) -> bool:
+        s, h = self._tables.sessions, self._tables.history
+        with self._writer.begin() as conn:
+            conn.execute(sa.delete(h).where(h.c.session_id == session_id))
+            return conn.execute(sa.delete(s).where(s.c.session_id == session_id)).rowcount > 0
+
+    async def alist_sessions(
+        self, *, owner_id: str | None = None, limit: int = 100
+    ) -> list[SessionRecord]:
+        s = self._tables.sessions
+        query = sa.select(s).order_by(s.c.updated_at.desc(), s.c.session_id).limit(limit)
+        if owner_id is not None:
+            query = query.where(s.c.owner_id == owner_id)
+        return await self._run(self._rows, query, _record)
+
+    async def ahistory(self, session_id: str, *, limit: int = 20) -> list[HistoryEntry]:
+        h = self._tables.history
+        query = (
+            sa.select(h)
+            .where(h.c.session_id == session_id)
+            .order_by(h.c.version.desc())
+            .limit(limit)
+        )
+        return await self._run(self._rows, query, _history_entry)
+
+    def _rows(self, query: sa.Select[Any], convert: Callable[[Any], T]) -> list[T]:
+        with self._engine.connect() as conn:
+            return [convert(row) for row in conn.execute(query)]
+
+    # -- user memory ------------------------------------------------------------------
+    async def aget_memories(self, user_id: str) -> list[UserMemory]:
+        m = self._tables.memories
+        query = sa.select(m).where(m.c.user_id == user_id).order_by(m.c.created_at, m.c.memory_id)
+        return await self._run(self._rows, query, _memory)
+
+    async def aadd_memory(self, memory: UserMemory) -> UserMemory:
+        m = self._tables.memories
+        values = {
+            "memory": memory.memory,
+            "topics": json.dumps(list(memory.topics), ensure_ascii=False),
+            "created_at": memory.created_at,
+        }
+        statement = (
+            self._upsert(m)
+            .values(user_id=memory.user_id, memory_id=memory.memory_id, **values)
+            .on_conflict_do_update(index_elements=[m.c.user_id, m.c.memory_id], set_=values)
+        )
+        await self._run(self._write, statement)
+        return memory
+
+    async def adelete_memory(self, user_id: str, memory_id: str) -> bool:
+        m = self._tables.memories
+        statement = sa.delete(m).where(m.c.user_id == user_id, m.c.memory_id == memory_id)
+        return await self._run(self._write, statement) > 0
+
+    def _write(self, statement: sa.Executable) -> int:
+        with self._writer.begin() as conn:
+            return int(conn.execute(statement).rowcount)
+
+    # -- lifecycle --------------------------------------------------------------------
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self._engine.dispose)
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[sa.Connection]:
+        """A migrated connection for maintenance and tests (blocking)."""
+        with unavailable_as_store_error(self._where):
+            self._ensure_schema()
+            with self._engine.connect() as conn:
+                yield conn
+
+
+def _record(row: Any) -> SessionRecord:
+    return SessionRecord(
+        session_id=row.session_id,
+        state=json.loads(row.state),
+        version=row.version,
+        kind=row.kind,
+        owner_id=row.owner_id,
+        user_id=row.user_id,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _history_entry(row: Any) -> HistoryEntry:
+    state = json.loads(row.state)
+    return HistoryEntry(row.session_id, row.version, state, row.user_id, row.saved_at)
+
+
+def _memory(row: Any) -> UserMemory:
+    return UserMemory(
+        memory_id=row.memory_id,
+        user_id=row.user_id,
+        memory=row.memory,
+        topics=tuple(json.loads(row.topics)),
+        created_at=row.created_at,
+    )

@@ -1,0 +1,81 @@
+"""Schema migrations: a fresh database reaches the head revision, re-opening is a no-op."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlalchemy as sa
+
+from core.db.postgres import PostgresDb
+from core.db.sql.migrate import current_revision, head_revision, upgrade_to_head
+from core.db.sql.tables import TableNames
+from core.db.sqlite import SqliteDb
+from core.storage.sqlite import SqliteStorage
+
+
+async def test_fresh_sqlite_database_gets_head_revision(tmp_path: Path) -> None:
+    """First use of a new file creates the tables at the newest revision."""
+    db = SqliteDb(db_file=tmp_path / "fresh.db")
+    try:
+        assert await db.aload("s") is None
+        with db.connection() as conn:
+            assert current_revision(conn, TableNames.for_session_table(None)) == head_revision()
+            tables = set(sa.inspect(conn).get_table_names())
+        assert {"sessions", "session_history", "user_memories", "alembic_version"} <= tables
+    finally:
+        await db.aclose()
+
+
+async def test_reopening_is_idempotent_and_keeps_data(tmp_path: Path) -> None:
+    """A second store on a migrated file runs no migration and sees the saved state."""
+    first = SqliteDb(db_file=tmp_path / "state.db")
+    await first.asave("s", expected_version=0, changed={"a": 1})
+    await first.aclose()
+    second = SqliteDb(db_file=tmp_path / "state.db")
+    try:
+        with second.connection() as conn, conn.begin():
+            assert upgrade_to_head(conn, TableNames.for_session_table(None)) is False
+        record = await second.aload("s")
+        assert record is not None and record.state == {"a": 1}
+    finally:
+        await second.aclose()
+
+
+async def test_named_table_sets_are_migrated_independently(tmp_path: Path) -> None:
+    """Two table names in one file get separate tables, each at the head revision."""
+    path = tmp_path / "shared.db"
+    default, agno = SqliteDb(db_file=path), SqliteStorage(table_name="agent_sessions", db_file=path)
+    try:
+        await default.asave("s", expected_version=0, changed={"who": "default"})
+        await agno.asave("s", expected_version=0, changed={"who": "agno"})
+        stored_default, stored_agno = await default.aload("s"), await agno.aload("s")
+        assert stored_default is not None and stored_default.state == {"who": "default"}
+        assert stored_agno is not None and stored_agno.state == {"who": "agno"}
+        with agno.connection() as conn:
+            names = TableNames.for_session_table("agent_sessions")
+            assert current_revision(conn, names) == head_revision()
+            assert names.history in sa.inspect(conn).get_table_names()
+    finally:
+        await default.aclose()
+        await agno.aclose()
+
+
+async def test_postgres_schema_holds_tables_and_revision(postgres_schema: tuple[str, str]) -> None:
+    """PostgresDb(schema=...) creates its tables and version table inside that schema."""
+    url, schema = postgres_schema
+    db = PostgresDb(db_url=url, schema=schema)
+    try:
+        await db.asave("s", expected_version=0, changed={"a": 1})
+        with db.connection() as conn:
+            names = TableNames.for_session_table(None, schema)
+            assert current_revision(conn, names) == head_revision()
+            tables = set(sa.inspect(conn).get_table_names(schema=schema))
+        assert {"sessions", "session_history", "user_memories", "alembic_version"} <= tables
+    finally:
+        await db.aclose()
+    again = PostgresDb(db_url=url.replace("postgresql+psycopg://", "postgresql://"), schema=schema)
+    try:
+        record = await again.aload("s")
+        assert record is not None and record.state == {"a": 1}
+    finally:
+        await again.aclose()
