@@ -12,7 +12,15 @@ def main() -> None:
 
 def _register() -> None:
     # Subcommands are registered here, one line each, so the group stays the only entry.
-    pass
+    from bots.console.command import console
+    from bots.discord.cli import discord_command
+    from bots.slack.cli import slack
+    from bots.state_cli import state
+
+    main.add_command(console)
+    main.add_command(state)
+    main.add_command(slack)
+    main.add_command(discord_command)
 
 
 _register()

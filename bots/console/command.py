@@ -1,0 +1,72 @@
+"""``statebot console [--agent taskboard] [--session NAME] [--db PATH]``."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import sys
+
+import click
+
+from bots.app import App, build_app
+from bots.console.loop import run_console
+from bots.console.session import ConsoleSession
+from bots.logging import configure_logging
+from bots.settings import Settings
+from core.db.base import BaseDb
+
+
+def _local_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no passwd entry (some containers)
+        return "local"
+
+
+async def _serve(app: App, agent: str, session: str) -> None:
+    try:
+        console = ConsoleSession(app.service, agent_id=agent, session=session, user=_local_user())
+        await run_console(
+            console, stdin=sys.stdin, stdout=sys.stdout, interactive=sys.stdin.isatty()
+        )
+    finally:
+        await app.db.aclose()
+
+
+@click.command("console")
+@click.option("--agent", default=None, help="Agent to talk to (default: STATEBOT_DEFAULT_AGENT).")
+@click.option("--session", default="default", show_default=True, help="Session name.")
+@click.option(
+    "--db",
+    "db_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="SQLite file holding the state (default: STATEBOT_DB_URL).",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Log at info level on stderr.")
+def console(agent: str | None, session: str, db_path: str | None, verbose: bool) -> None:
+    """Chat with an agent in the terminal; its state survives restarts."""
+    settings = Settings()
+    # logs go to stderr and stay quiet, so stdout carries replies only
+    configure_logging(
+        "console", level="INFO" if verbose else "WARNING", stream=sys.stderr, force=True
+    )
+    db: BaseDb | None = None
+    if db_path is not None:
+        from core.db.sqlite import SqliteDb
+
+        db = SqliteDb(db_file=db_path)
+    app = build_app(settings, db=db)
+    agent_id = agent or settings.statebot_default_agent
+    by_lower = {a.lower(): a for a in app.service.agents}
+    if agent_id.lower() not in by_lower:
+        asyncio.run(app.db.aclose())
+        raise click.BadParameter(
+            f"unknown agent {agent_id!r}; agents: {', '.join(app.service.agents)}",
+            param_hint="--agent",
+        )
+    try:
+        asyncio.run(_serve(app, by_lower[agent_id.lower()], session))
+    except KeyboardInterrupt:  # Ctrl-C at the prompt: leave quietly, state is already saved
+        click.echo(err=True)
+        sys.exit(130)

@@ -1,0 +1,68 @@
+"""Help texts: pure functions over the registry, shared by chat and console."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bots.commands import usage
+from bots.registry import tools_of
+
+SYNTAX = (
+    "Arguments bind in the order shown, or by name with name=value; "
+    'quote text that has spaces, e.g. "two words".'
+)
+
+
+def aliases_by_tool(aliases: Mapping[str, str]) -> dict[str, list[str]]:
+    """tool name -> its aliases, sorted."""
+    out: dict[str, list[str]] = {}
+    for alias, tool in sorted(aliases.items()):
+        out.setdefault(tool, []).append(alias)
+    return out
+
+
+def agent_help(
+    agent_id: str, agent: Any, aliases: Mapping[str, str], *, prefix: str | None = None
+) -> str:
+    """The commands of one agent with their parameters and aliases."""
+    prefix = f"/{agent_id} " if prefix is None else prefix
+    lines = [f"*{agent_id}*" + (f" — {agent.description}" if agent.description else "")]
+    tools = tools_of(agent)
+    if not tools:
+        lines.append("No commands: talk to it in free text.")
+        return "\n".join(lines)
+    alias_map = aliases_by_tool(aliases)
+    for name, tool in tools.items():
+        summary = (tool.description or "").strip().splitlines()
+        line = f"• {prefix}{usage(tool)}"
+        if alias_map.get(name):
+            line += f"  (also: {', '.join(alias_map[name])})"
+        if summary:
+            line += f" — {summary[0]}"
+        lines.append(line)
+    lines.append(SYNTAX)
+    return "\n".join(lines)
+
+
+def command_names(agent: Any, aliases: Mapping[str, str]) -> list[str]:
+    """Every word that runs a command of ``agent``: tool names, then aliases."""
+    tools = list(tools_of(agent))
+    return tools + sorted(a for a, t in aliases.items() if t in tools and a not in tools)
+
+
+def offline_commands(agent_id: str, agent: Any) -> str:
+    """The one-line list of commands that work without a model."""
+    tools = list(tools_of(agent))
+    if not tools:
+        return "none for this agent"
+    return f"/{agent_id} " + ", ".join(tools) + f" (details: /{agent_id} help)"
+
+
+def overview(agents: Mapping[str, Any]) -> str:
+    """All agents, one line each."""
+    lines = ["Agents:"]
+    for agent_id, agent in agents.items():
+        description = f" — {agent.description}" if getattr(agent, "description", None) else ""
+        lines.append(f"• {agent_id}{description}  (/{agent_id} help)")
+    return "\n".join(lines)

@@ -1,0 +1,72 @@
+"""Session and user keys: the one place they are built.
+
+    session_id = "{platform}:{workspace}:{channel}:{thread}"   thread scope (default)
+    session_id = "{platform}:{workspace}:{channel}"            channel scope
+    session_id = "{platform}:{workspace}:@{user}"              user scope
+    user_id    = "{platform}:{workspace}:{user}"
+
+Each component is percent-escaped ("%" -> "%25", ":" -> "%3A", "@" -> "%40"), so a
+component never contains a separator and never starts with "@". That keeps the
+mapping injective: two different conversations can never share a key, whatever ids
+a platform hands us. A thread-scoped event without a thread (a slash command typed
+in a channel, the console) belongs to the channel's session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from bots.inbound import InboundMessage, SlashCommand
+
+Scope = Literal["thread", "channel", "user"]
+SCOPES: tuple[Scope, ...] = ("thread", "channel", "user")
+
+_ESCAPES = str.maketrans({"%": "%25", ":": "%3A", "@": "%40"})
+
+
+def escape(component: str) -> str:
+    """Escape one key component so it holds no separator and no user-scope marker."""
+    return component.translate(_ESCAPES)
+
+
+def session_key(
+    platform: str,
+    workspace: str,
+    channel: str,
+    thread: str | None,
+    user: str,
+    scope: Scope = "thread",
+) -> str:
+    """The session id of a conversation under ``scope``."""
+    base = f"{escape(platform)}:{escape(workspace)}"
+    if scope == "user":
+        return f"{base}:@{escape(user)}"
+    if scope == "channel" or thread is None:
+        return f"{base}:{escape(channel)}"
+    if scope == "thread":
+        return f"{base}:{escape(channel)}:{escape(thread)}"
+    raise ValueError(f"unknown session scope {scope!r}; expected one of {', '.join(SCOPES)}")
+
+
+def user_key(platform: str, workspace: str, user: str) -> str:
+    """The user id of a platform user within a workspace."""
+    return f"{escape(platform)}:{escape(workspace)}:{escape(user)}"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionKeys:
+    """The pair of keys a run is made with."""
+
+    session_id: str
+    user_id: str
+
+
+def keys_for(event: InboundMessage | SlashCommand, scope: Scope = "thread") -> SessionKeys:
+    """Session and user keys of an inbound event."""
+    return SessionKeys(
+        session_id=session_key(
+            event.platform, event.workspace, event.channel, event.thread, event.user, scope
+        ),
+        user_id=user_key(event.platform, event.workspace, event.user),
+    )

@@ -1,0 +1,262 @@
+"""ChatService: the platform-neutral front door every adapter (and the console) calls.
+
+    reply = await service.handle_message(msg)   # free text -> agent.arun
+    reply = await service.handle_command(cmd)   # /agent tool args -> agent.arun_tool
+
+Each step is a small function: routing (``bots.routing``), keys (``bots.keys``),
+parsing (``bots.commands``), error replies (``bots.errors``), admin (``bots.admin``).
+Input that cannot be run (unknown agent or command, bad arguments, oversize text)
+gets a clear reply and runs nothing, so it changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import structlog
+
+from bots import admin, help
+from bots.commands import CommandError, parse_command, resolve_tool, split_words, usage
+from bots.errors import guarded
+from bots.inbound import InboundMessage, SlashCommand
+from bots.keys import SessionKeys, keys_for
+from bots.logging import bind_event
+from bots.registry import scope_of, tools_of
+from bots.replies import Reply
+from bots.routing import default_agent_for, route
+from bots.settings import Settings
+
+log = structlog.get_logger("bots.service")
+
+TOO_LONG = (
+    "That message is too long ({length:,} characters; the limit is {limit:,}). "
+    "Nothing was run; please shorten it or split it up."
+)
+EMPTY = "Hi! Tell me what to do after the mention, e.g. `{agent} what is on my list?`. {commands}"
+
+
+class ConfigError(ValueError):
+    """The settings name an agent that is not registered."""
+
+
+class ChatService:
+    """Routes inbound messages and slash commands to the registered agents."""
+
+    __slots__ = ("_agents", "_aliases", "_settings")
+
+    def __init__(
+        self,
+        agents: Mapping[str, Any],
+        *,
+        settings: Settings,
+        aliases: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        if not agents:
+            raise ConfigError("no agents registered")
+        self._agents = dict(agents)
+        self._aliases = {k: dict(v) for k, v in (aliases or {}).items()}
+        self._settings = settings
+        named = {"STATEBOT_DEFAULT_AGENT": settings.statebot_default_agent}
+        named.update(
+            {
+                f"STATEBOT_CHANNEL_AGENTS[{c}]": a
+                for c, a in settings.statebot_channel_agents.items()
+            }
+        )
+        for where, agent_id in named.items():
+            if agent_id not in self._agents:
+                known = ", ".join(self._agents)
+                raise ConfigError(f"{where}={agent_id!r} is not an agent (agents: {known})")
+        for agent_id, agent in self._agents.items():
+            scope_of(agent_id, agent, settings.statebot_agent_scopes)  # fail at startup
+
+    # -- lookups ------------------------------------------------------------------------
+    @property
+    def agents(self) -> Mapping[str, Any]:
+        """The registry, by agent id."""
+        return self._agents
+
+    def aliases(self, agent_id: str) -> Mapping[str, str]:
+        """Command aliases of one agent."""
+        return self._aliases.get(agent_id, {})
+
+    def default_agent(self, channel: str) -> str:
+        """The agent answering in ``channel`` when none is named."""
+        return default_agent_for(
+            channel,
+            default_agent=self._settings.statebot_default_agent,
+            channel_agents=self._settings.statebot_channel_agents,
+        )
+
+    def session_keys(self, agent_id: str, event: InboundMessage | SlashCommand) -> SessionKeys:
+        """The session and user keys ``agent_id`` runs ``event`` under (its scope applied)."""
+        scope = scope_of(agent_id, self._agents[agent_id], self._settings.statebot_agent_scopes)
+        return keys_for(event, scope)
+
+    def help_text(self, agent_id: str | None = None, *, prefix: str | None = None) -> str:
+        """Help for one agent, or the overview of all of them."""
+        if agent_id is None:
+            return help.overview(self._agents)
+        return help.agent_help(
+            agent_id, self._agents[agent_id], self.aliases(agent_id), prefix=prefix
+        )
+
+    # -- free text ----------------------------------------------------------------------
+    async def handle_message(
+        self, msg: InboundMessage, *, agent_id: str | None = None
+    ) -> Reply | None:
+        """Answer a message addressed to the bot; None when it is not addressed to it.
+
+        ``agent_id`` forces the agent (the console's current agent); otherwise the
+        text is routed (``@bot [agent] text``).
+        """
+        if not (msg.is_dm or msg.bot_mentioned):
+            return None
+        user_id = keys_for(msg).user_id
+        with bind_event(
+            platform=msg.platform, session_id=None, user_id=user_id, event_id=msg.event_id
+        ):
+            refused = self._too_long(msg.text)
+            if refused is not None:
+                return refused
+            if agent_id is None:
+                picked = route(
+                    msg.text,
+                    channel=msg.channel,
+                    agents=self._agents,
+                    default_agent=self._settings.statebot_default_agent,
+                    channel_agents=self._settings.statebot_channel_agents,
+                )
+                agent_id, text = picked.agent_id, picked.text
+            else:
+                text = msg.text.strip()
+            return await self._ask(agent_id, text, msg)
+
+    def _too_long(self, text: str, *, ephemeral: bool = False) -> Reply | None:
+        limit = self._settings.statebot_max_message_chars
+        if len(text) <= limit:
+            return None
+        log.info("input_too_long", length=len(text), limit=limit)
+        return Reply(TOO_LONG.format(length=len(text), limit=limit), ephemeral=ephemeral)
+
+    async def _ask(self, agent_id: str, text: str, msg: InboundMessage) -> Reply:
+        agent = self._agents[agent_id]
+        offline = help.offline_commands(agent_id, agent)
+        if not text:
+            return Reply(EMPTY.format(agent=agent_id, commands=f"Commands: {offline}"))
+        keys = self.session_keys(agent_id, msg)
+        with bind_event(
+            platform=msg.platform,
+            session_id=keys.session_id,
+            user_id=keys.user_id,
+            event_id=msg.event_id,
+        ):
+            log.info("chat_message", agent=agent_id, length=len(text))
+
+            async def run() -> Reply:
+                output = await agent.arun(text, session_id=keys.session_id, user_id=keys.user_id)
+                return Reply(getattr(output, "content", None) or "Done.")
+
+            return await guarded(run, agent_id=agent_id, offline_commands=offline)
+
+    # -- slash commands -----------------------------------------------------------------
+    async def handle_command(self, cmd: SlashCommand) -> Reply:
+        """Answer ``/<agent> [tool args | help]`` or ``/state ...``."""
+        command = cmd.command.strip().lstrip("/").lower()
+        user_id = keys_for(cmd).user_id
+        with bind_event(
+            platform=cmd.platform, session_id=None, user_id=user_id, event_id=cmd.event_id
+        ):
+            refused = self._too_long(cmd.text, ephemeral=True)
+            if refused is not None:
+                return refused
+            if command == "state":
+                return await self._state(cmd)
+            agent_id = {a.lower(): a for a in self._agents}.get(command)
+            if agent_id is None:
+                known = ", ".join(f"/{a}" for a in self._agents)
+                log.info("unknown_agent_command", command=command)
+                return Reply(f"Unknown command /{command}. Commands: {known}, /state.", True)
+            return await self._tool(agent_id, cmd)
+
+    async def _tool(self, agent_id: str, cmd: SlashCommand) -> Reply:
+        agent = self._agents[agent_id]
+        tools = tools_of(agent)
+        aliases = self.aliases(agent_id)
+        words = cmd.text.split(maxsplit=1)
+        if not words or words[0].lower() in ("help", "?", "-h", "--help"):
+            return Reply(self.help_text(agent_id), ephemeral=True)
+        try:
+            parsed = parse_command(cmd.text, tools, aliases)
+        except CommandError as exc:
+            log.info("bad_command", agent=agent_id, error=str(exc))
+            return Reply(self._command_error(agent_id, exc, cmd.text), ephemeral=True)
+        keys = self.session_keys(agent_id, cmd)
+        with bind_event(
+            platform=cmd.platform,
+            session_id=keys.session_id,
+            user_id=keys.user_id,
+            event_id=cmd.event_id,
+        ):
+            log.info("chat_command", agent=agent_id, tool=parsed.tool)
+
+            async def run() -> Reply:
+                output = await agent.arun_tool(
+                    parsed.tool, parsed.arguments, session_id=keys.session_id, user_id=keys.user_id
+                )
+                return Reply(getattr(output, "content", None) or "Done.")
+
+            return await guarded(
+                run,
+                agent_id=agent_id,
+                offline_commands=help.offline_commands(agent_id, agent),
+                usage=lambda: f"usage: /{agent_id} {usage(tools[parsed.tool])}",
+            )
+
+    def _command_error(self, agent_id: str, exc: CommandError, text: str) -> str:
+        agent = self._agents[agent_id]
+        try:
+            first = split_words(text)[0]
+        except (CommandError, IndexError):
+            first = ""
+        if first and resolve_tool(first, tools_of(agent), self.aliases(agent_id)) is None:
+            names = ", ".join(help.command_names(agent, self.aliases(agent_id))) or "none"
+            return (
+                f"Unknown command {first!r} for /{agent_id}. Commands: {names}. "
+                f"Try /{agent_id} help."
+            )
+        return f"{exc}\nNothing was changed. Try /{agent_id} help."
+
+    async def _state(self, cmd: SlashCommand) -> Reply:
+        words = cmd.text.split()
+        action = words[0].lower() if words else ""
+        keys = keys_for(cmd)
+        if not admin.is_admin(cmd.user, keys.user_id, self._settings.statebot_admin_ids):
+            with bind_event(
+                platform=cmd.platform, session_id=None, user_id=keys.user_id, event_id=cmd.event_id
+            ):
+                return admin.refuse(action or "none", user_id=keys.user_id)
+        if action not in admin.ACTIONS or len(words) > 2:
+            return Reply(admin.USAGE, ephemeral=True)
+        target = words[1] if len(words) == 2 else self.default_agent(cmd.channel)
+        if ":" in target:  # a raw session id; its owner's store is the shared one
+            agent_id, session_id = self.default_agent(cmd.channel), target
+        else:
+            agent_id = {a.lower(): a for a in self._agents}.get(target.lower(), "")
+            if not agent_id:
+                return Reply(f"Unknown agent {target!r}. {admin.USAGE}", ephemeral=True)
+            session_id = self.session_keys(agent_id, cmd).session_id
+        with bind_event(
+            platform=cmd.platform,
+            session_id=session_id,
+            user_id=keys.user_id,
+            event_id=cmd.event_id,
+        ):
+            db = self._agents[agent_id].db
+
+            async def run() -> Reply:
+                return await admin.run_admin(action, db, session_id, user_id=keys.user_id)
+
+            reply = await guarded(run, agent_id=agent_id, offline_commands="")
+            return Reply(reply.text, ephemeral=True)

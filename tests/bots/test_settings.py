@@ -1,0 +1,109 @@
+"""Settings from the environment: parsing, defaults and secrets."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from bots.settings import Settings
+
+ENV_NAMES = (
+    "SLACK_BOT_TOKEN",
+    "SLACK_SIGNING_SECRET",
+    "SLACK_APP_TOKEN",
+    "SLACK_API_URL",
+    "DISCORD_TOKEN",
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "STATEBOT_MODEL",
+    "REDIS_URL",
+    "STATEBOT_DB_URL",
+    "STATEBOT_ADMIN_IDS",
+    "STATEBOT_DEFAULT_AGENT",
+    "STATEBOT_CHANNEL_AGENTS",
+    "STATEBOT_AGENT_SCOPES",
+    "STATEBOT_LOG_FORMAT",
+    "PORT",
+)
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts from an environment without any of our variables."""
+    for name in ENV_NAMES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_defaults() -> None:
+    """Without variables: Slack's API, gpt-4o-mini, SQLite, taskboard, port 3000."""
+    settings = Settings()
+    assert settings.slack_api_url == "https://slack.com/api/"
+    assert settings.statebot_model == "gpt-4o-mini"
+    assert settings.statebot_db_url == "sqlite:///statebot.db"
+    assert settings.statebot_default_agent == "taskboard"
+    assert settings.port == 3000
+    assert settings.redis_url is None
+    assert settings.statebot_admin_ids == frozenset()
+    assert settings.model_configured is False
+
+
+def test_comma_lists_and_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Admin ids are a comma list; channel agents and scopes are KEY=VALUE pairs."""
+    monkeypatch.setenv("STATEBOT_ADMIN_IDS", "U1, U2,,slack:T1:U3")
+    monkeypatch.setenv("STATEBOT_CHANNEL_AGENTS", "C123=taskboard, C456=shopping")
+    monkeypatch.setenv("STATEBOT_AGENT_SCOPES", "taskboard=channel")
+    settings = Settings()
+    assert settings.statebot_admin_ids == {"U1", "U2", "slack:T1:U3"}
+    assert settings.statebot_channel_agents == {"C123": "taskboard", "C456": "shopping"}
+    assert settings.statebot_agent_scopes == {"taskboard": "channel"}
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("STATEBOT_CHANNEL_AGENTS", "C123"),
+        ("STATEBOT_CHANNEL_AGENTS", "=taskboard"),
+        ("STATEBOT_AGENT_SCOPES", "taskboard=galaxy"),
+        ("STATEBOT_LOG_FORMAT", "xml"),
+        ("PORT", "http"),
+    ],
+)
+def test_bad_values_fail_loudly(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    """A malformed variable is a startup error naming it, not a silent default."""
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValidationError, match=name.lower()):
+        Settings()
+
+
+def test_secrets_never_show_in_repr(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tokens are SecretStr: readable on purpose, hidden in repr and str."""
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-very-secret")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-very-secret")
+    settings = Settings()
+    assert "very-secret" not in repr(settings)
+    assert "very-secret" not in str(settings)
+    assert settings.slack_bot_token is not None
+    assert settings.slack_bot_token.get_secret_value() == "xoxb-very-secret"
+    assert settings.model_configured is True
+
+
+def test_blank_values_count_as_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`OPENAI_API_KEY=` (as compose files write it) means no key."""
+    monkeypatch.setenv("OPENAI_API_KEY", "")
+    monkeypatch.setenv("REDIS_URL", " ")
+    settings = Settings()
+    assert settings.openai_api_key is None
+    assert settings.redis_url is None
+    assert settings.model_configured is False
+
+
+def test_base_url_alone_configures_a_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An OpenAI-compatible server without a key (Ollama) counts as configured."""
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+    assert Settings().model_configured is True
+
+
+def test_log_format_defaults_to_json_off_a_terminal() -> None:
+    """Under pytest stderr is not a TTY, so logs default to JSON."""
+    assert Settings().statebot_log_format == "json"
+    assert Settings(statebot_log_format="console").statebot_log_format == "console"
