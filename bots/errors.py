@@ -12,7 +12,13 @@ import structlog
 
 from bots.replies import Reply
 from core.db.base import LockTimeoutError, StateLimitError, StoreError, StoreUnavailableError
-from core.exceptions import NoModelError, ToolArgumentError, ToolCallLimitError, UnknownToolError
+from core.exceptions import (
+    NoModelError,
+    RunError,
+    ToolArgumentError,
+    ToolCallLimitError,
+    UnknownToolError,
+)
 from core.models.base import ModelError, ModelTimeoutError
 
 log = structlog.get_logger("bots.errors")
@@ -33,6 +39,7 @@ STORE_BUSY = "This conversation is busy with another request. Please try again i
 STORE_DOWN = "Storage is unavailable right now, so nothing was changed. Please try again shortly."
 STORE_LIMIT = "That would make this conversation's state too large ({detail}); nothing was changed."
 STORE_OTHER = "A storage error stopped this request; nothing was lost. It has been logged."
+RUN_REFUSED = "I could not finish that: {detail}. Nothing from the failed step was saved."
 UNEXPECTED = "Something went wrong on my side; nothing was lost. It has been logged."
 
 
@@ -60,6 +67,11 @@ async def guarded(
         log.info("bad_command", agent=agent_id, error=str(exc))
         hint = usage()
         return Reply(f"{exc}" + (f"\n{hint}" if hint else "") + "\nNothing was changed.", True)
+    except RunError as exc:
+        # the runtime's own errors (a Parallel conflict, a bad Router choice) say
+        # exactly what went wrong; the run persisted nothing from the failed step
+        log.warning("run_refused", agent=agent_id, error=str(exc))
+        return Reply(RUN_REFUSED.format(detail=exc))
     except StoreError as exc:
         return _store_reply(exc, agent_id)
     except Exception as exc:  # a chat bot must answer, whatever broke underneath

@@ -1,0 +1,74 @@
+"""Running one tool directly, without the model (slash commands, ``arun_tool``).
+
+The call goes through the same hooks, validation, rollback and persistence as a call
+the model makes; only the model is left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from core.agent.tool_calls import execute_tool_call
+from core.exceptions import UnknownToolError
+from core.run.context import RunContext
+from core.run.output import RunOutput
+from core.state.session import SessionHandle
+from core.state.view import AgentState
+from core.tools.function import Function
+
+
+def check_direct_call(
+    functions: Mapping[str, Function], name: str, arguments: Mapping[str, Any]
+) -> None:
+    """Fail before any session is touched: unknown tool or bad arguments."""
+    function = functions.get(name)
+    if function is None:
+        raise UnknownToolError(name, list(functions))
+    function.validate(dict(arguments))
+
+
+async def run_tool_on_session(
+    handle: SessionHandle,
+    *,
+    owner_id: str,
+    name: str,
+    arguments: Mapping[str, Any],
+    functions: Mapping[str, Function],
+    hooks: Sequence[Callable[..., Any]],
+    dependencies: Mapping[str, Any],
+    injected: Mapping[str, Any],
+) -> RunOutput:
+    """Run one tool call on an open session and persist; the output carries its result."""
+    run_context = RunContext(
+        run_id=handle.run_id,
+        session_id=handle.session_id,
+        user_id=handle.user_id,
+        session_state=handle.tracker.state,
+        dependencies=dependencies,
+    )
+    values = {
+        "session_state": handle.tracker.state,
+        "run_context": run_context,
+        "agent_state": AgentState(handle.tracker.state),
+        **injected,
+    }
+    execution, _ = await execute_tool_call(
+        call_id=f"direct_{handle.run_id}",
+        name=name,
+        raw_arguments=arguments,
+        functions=functions,
+        hooks=hooks,
+        handle=handle,
+        run_context=run_context,
+        injected=values,
+        checkpoint=handle.tracker.known_checkpoint(),
+    )
+    await handle.persist()
+    output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
+    output.agent_id = owner_id
+    output.content = execution.result
+    output.tools.append(execution)
+    output.metrics.tool_calls = 1
+    output.session_state = handle.tracker.public_state()
+    return output

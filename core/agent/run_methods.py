@@ -1,0 +1,132 @@
+"""The run methods every session owner shares: ``run``, ``arun``, ``print_response``.
+
+A class that can run on an open session (``arun_on_session``) gets the rest from
+:class:`RunMethods`: opening its session with the precedence rules, persisting at the
+end (even after an error), streaming, and the sync twins. Agents, teams and
+workflows all use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any
+
+from core.agent.loop import ContentSink
+from core.agent.streaming import stream_run
+from core.db.base import BaseDb, SessionMeta
+from core.run.events import RunEvent
+from core.run.output import RunOutput
+from core.state.session import SessionHandle, open_session
+from core.utils.sync import iterate_sync, run_sync
+
+
+class RunMethods:
+    """Run methods for a class with ``arun_on_session`` and the session-owner attributes."""
+
+    db: BaseDb
+    id: str
+    kind: str
+    session_id: str
+    user_id: str | None
+    session_state: dict[str, Any]
+    overwrite_db_session_state: bool
+
+    async def arun_on_session(
+        self,
+        handle: SessionHandle,
+        input: str,
+        *,
+        dependencies: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        on_content: ContentSink | None = None,
+        injected: Mapping[str, Any] | None = None,
+    ) -> RunOutput:
+        """Run on a session that is already open (implemented by the owner)."""
+        raise NotImplementedError
+
+    def open_run_session(
+        self,
+        session_id: str | None,
+        user_id: str | None,
+        session_state: Mapping[str, Any] | None = None,
+    ) -> contextlib.AbstractAsyncContextManager[SessionHandle]:
+        """Open this owner's session for one run (run argument > stored > default)."""
+        return open_session(
+            self.db,
+            session_id=session_id or self.session_id,
+            user_id=user_id,
+            run_id=uuid.uuid4().hex,
+            meta=SessionMeta(kind=self.kind, owner_id=self.id, user_id=user_id),
+            default=self.session_state,
+            run_state=session_state,
+            overwrite=self.overwrite_db_session_state,
+        )
+
+    def check_runnable(self) -> None:
+        """Raise before any session is opened when this owner cannot run (no-op here)."""
+
+    async def _arun(
+        self,
+        input: str,
+        *,
+        session_id: str | None = None,
+        user_id: str | None = None,
+        session_state: Mapping[str, Any] | None = None,
+        dependencies: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        on_content: ContentSink | None = None,
+    ) -> RunOutput:
+        self.check_runnable()  # a refused run must store nothing
+        user_id = user_id or self.user_id
+        async with self.open_run_session(session_id, user_id, session_state) as handle:
+            try:
+                output = await self.arun_on_session(
+                    handle,
+                    input,
+                    dependencies=dependencies,
+                    metadata=metadata,
+                    on_content=on_content,
+                )
+            finally:
+                await handle.persist()  # keep what earlier steps and tool batches did
+            # the live dict is discarded after the run, so no copy is needed
+            output.session_state = handle.tracker.public_state()
+            return output
+
+    def arun(self, input: str, *, stream: bool = False, **kwargs: Any) -> Any:
+        """``await x.arun(...)`` -> RunOutput; with ``stream=True`` an async iterator of events."""
+        if stream:
+            return stream_run(lambda sink: self._arun(input, on_content=sink, **kwargs))
+        return self._arun(input, **kwargs)
+
+    def run(self, input: str, *, stream: bool = False, **kwargs: Any) -> Any:
+        """Sync twin of :meth:`arun`; with ``stream=True`` an iterator of events."""
+        if stream:
+            events: AsyncIterator[RunEvent] = self.arun(input, stream=True, **kwargs)
+            return iterate_sync(events)
+        return run_sync(self._arun(input, **kwargs))
+
+    def print_response(self, input: str, *, stream: bool = False, **kwargs: Any) -> RunOutput:
+        """Run and print the answer (chunk by chunk with ``stream=True``)."""
+        if not stream:
+            output: RunOutput = self.run(input, **kwargs)
+            print(output.content or "")
+            return output
+        final: RunOutput | None = None
+        stream_events: Iterator[RunEvent] = self.run(input, stream=True, **kwargs)
+        for event in stream_events:
+            if event.run_output is None:
+                print(event.content, end="", flush=True)
+            else:
+                final = event.run_output
+        print()
+        assert final is not None
+        return final
+
+    async def aprint_response(self, input: str, **kwargs: Any) -> RunOutput:
+        """Async twin of :meth:`print_response` (non-streaming)."""
+        output = await self._arun(input, **kwargs)
+        print(output.content or "")
+        return output

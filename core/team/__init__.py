@@ -1,0 +1,5 @@
+"""Teams: a leader model delegating to members that share one session state."""
+
+from core.team.team import Team
+
+__all__ = ["Team"]

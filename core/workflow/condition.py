@@ -1,0 +1,53 @@
+"""Condition: run some steps only when an evaluator says so.
+
+The evaluator is a bool or a function (sync or async) receiving ``step_input`` and, by
+name, ``run_context`` / ``session_state``; its truthiness decides. A condition that is
+not met runs nothing and passes the previous step's content through unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from core.workflow.execution import WorkflowRun, call_user_function
+from core.workflow.step import as_step
+from core.workflow.types import StepInput, StepOutput
+
+
+class Condition:
+    """``Condition(evaluator, steps)``: the steps run when the evaluator is true."""
+
+    def __init__(
+        self,
+        evaluator: Callable[..., Any] | bool,
+        steps: Sequence[Any],
+        name: str | None = None,
+        description: str | None = None,
+    ) -> None:
+        self.evaluator = evaluator
+        self.steps = [as_step(s) for s in steps]
+        self.name: str | None = name or "condition"
+        self.description = description
+
+    async def aexecute(self, step_input: StepInput, run: WorkflowRun) -> StepOutput:
+        """Evaluate, then run the steps or pass the previous content through."""
+        if isinstance(self.evaluator, bool):
+            met = self.evaluator
+        else:
+            try:
+                decision = await call_user_function(
+                    self.evaluator, step_input, run.values(step_input)
+                )
+                met = bool(decision)
+            finally:
+                run.adopt_state()
+        if not met:
+            return StepOutput(
+                content=step_input.previous_step_content, step_name=self.name, step_type="condition"
+            )
+        outputs = await run.run_sequence(self.steps, step_input.previous_step_content)
+        content = outputs[-1].content if outputs else step_input.previous_step_content
+        return StepOutput(
+            content=content, step_name=self.name, step_type="condition", steps=outputs
+        )

@@ -1,0 +1,109 @@
+"""Step: one unit of a workflow — an agent, a team, or a Python function.
+
+Agent and team steps run on the workflow's open session (``arun_on_session``), so they
+read and write the workflow's one ``session_state``. Their message is the workflow
+input, followed by the previous step's content when there is one. Function steps
+receive ``step_input`` (or whatever their first parameter is called), and by name
+``run_context``, ``session_state``, ``agent_state`` and ``workflow``; they may be sync
+or async and return a StepOutput, or any value (used as the step's content).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from core.workflow.execution import StepLike, WorkflowRun, call_user_function
+from core.workflow.types import StepInput, StepOutput, content_text
+
+
+def agent_message(step_input: StepInput) -> str:
+    """What an agent or team step is asked: the input, then the previous step's output."""
+    text = step_input.input or ""
+    if step_input.previous_step_content is not None:
+        previous = content_text(step_input.previous_step_content)
+        text = f"{text}\n\nOutput of the previous step:\n{previous}" if text else previous
+    return text
+
+
+def as_step_output(result: Any, name: str | None) -> StepOutput:
+    """A function step's return value as a StepOutput."""
+    if isinstance(result, StepOutput):
+        if result.step_name is None:
+            result.step_name = name
+        return result
+    return StepOutput(content=result, step_name=name)
+
+
+class Step:
+    """A named step running exactly one of ``agent``, ``team`` or ``executor``."""
+
+    def __init__(
+        self,
+        name: str | None = None,
+        agent: Any = None,
+        team: Any = None,
+        executor: Callable[..., Any] | None = None,
+        description: str | None = None,
+        step_id: str | None = None,
+    ) -> None:
+        given = [x for x in (agent, team, executor) if x is not None]
+        if len(given) != 1:
+            raise ValueError("a Step needs exactly one of agent=, team= or executor=")
+        runner = agent if agent is not None else team
+        if runner is not None and not callable(getattr(runner, "arun_on_session", None)):
+            raise TypeError(f"step {name!r}: {runner!r} is not an Agent or a Team")
+        if executor is not None and not callable(executor):
+            raise TypeError(f"step {name!r}: executor must be a function")
+        self.agent = agent
+        self.team = team
+        self.executor = executor
+        default_name = getattr(executor, "__name__", None) or getattr(runner, "name", None)
+        self.name: str | None = name or default_name or "step"
+        self.description = description
+        self.step_id = step_id
+
+    @property
+    def step_type(self) -> str:
+        """``agent``, ``team`` or ``function``."""
+        if self.agent is not None:
+            return "agent"
+        return "team" if self.team is not None else "function"
+
+    async def aexecute(self, step_input: StepInput, run: WorkflowRun) -> StepOutput:
+        """Run the step on the workflow's session."""
+        if self.executor is not None:
+            try:
+                result = await call_user_function(self.executor, step_input, run.values(step_input))
+            finally:
+                run.adopt_state()
+            output = as_step_output(result, self.name)
+            output.step_type = "function"
+            return output
+        runner = self.agent if self.agent is not None else self.team
+        result = await runner.arun_on_session(
+            run.handle,
+            agent_message(step_input),
+            dependencies=run.dependencies,
+            metadata=run.metadata,
+            on_content=run.on_content,
+        )
+        run.tools.extend(result.tools)
+        for field in ("model_calls", "tool_calls", "input_tokens", "output_tokens"):
+            total = getattr(run.metrics, field) + getattr(result.metrics, field)
+            setattr(run.metrics, field, total)
+        return StepOutput(content=result.content, step_name=self.name, step_type=self.step_type)
+
+    def __repr__(self) -> str:
+        return f"Step({self.name!r}, {self.step_type})"
+
+
+def as_step(item: Any) -> StepLike:
+    """A workflow entry as a step: steps pass through, agents/teams/functions are wrapped."""
+    if callable(getattr(item, "aexecute", None)):
+        return item
+    if callable(getattr(item, "arun_on_session", None)):
+        return Step(agent=item)
+    if callable(item):
+        return Step(executor=item)
+    raise TypeError(f"not a workflow step: {item!r} (expected a Step, Agent, Team or function)")
