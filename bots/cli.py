@@ -15,12 +15,14 @@ def _register() -> None:
     from bots.console.command import console
     from bots.discord.cli import discord_command
     from bots.slack.cli import slack
+    from bots.snapshotter_cli import snapshotter
     from bots.state_cli import state
 
     main.add_command(console)
     main.add_command(state)
     main.add_command(slack)
     main.add_command(discord_command)
+    main.add_command(snapshotter)
 
 
 _register()

@@ -1,0 +1,66 @@
+"""The gateway client: answers mentions, threads and DMs; owns the app-command tree."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+import structlog
+from discord import app_commands
+
+from bots.chunking import DISCORD_LIMIT, chunk_text
+from bots.discord.commands import NO_MENTIONS, add_commands, safely
+from bots.discord.parse import parse_message
+
+if TYPE_CHECKING:
+    from bots.service import ChatService
+
+log = structlog.get_logger(__name__)
+
+
+def default_intents() -> discord.Intents:
+    """Guilds, guild and DM messages, and message content (a privileged intent)."""
+    intents = discord.Intents.none()
+    intents.guilds = True
+    intents.guild_messages = True
+    intents.dm_messages = True
+    intents.message_content = True
+    return intents
+
+
+class StatebotDiscord(discord.Client):
+    """A discord.py client routing addressed messages and app commands to the service."""
+
+    def __init__(
+        self,
+        service: ChatService,
+        *,
+        intents: discord.Intents | None = None,
+        sync_commands: bool = True,
+    ) -> None:
+        # never let a reply ping @everyone or anyone else, whatever the agent writes
+        super().__init__(intents=intents or default_intents(), allowed_mentions=NO_MENTIONS)
+        self.service = service
+        self.tree: app_commands.CommandTree[StatebotDiscord] = app_commands.CommandTree(self)
+        self._sync_commands = sync_commands
+        add_commands(self.tree, service)
+
+    async def setup_hook(self) -> None:
+        """Publish the app commands once logged in."""
+        if self._sync_commands:
+            synced = await self.tree.sync()
+            log.info("discord_commands_synced", platform="discord", count=len(synced))
+
+    async def on_message(self, message: discord.Message) -> None:
+        """Answer a message addressed to the bot in the channel (or thread) it came from."""
+        if self.user is None:
+            return
+        msg = parse_message(message, self.user.id)
+        if msg is None:
+            return
+        async with message.channel.typing():
+            reply = await safely(self.service.handle_message(msg), event_id=msg.event_id)
+        if reply is None:
+            return
+        for part in chunk_text(reply.text, DISCORD_LIMIT):
+            await message.channel.send(part)

@@ -1,0 +1,94 @@
+"""Pure parsing: a discord.py ``Message`` or ``Interaction`` -> a platform-neutral record.
+
+Keys follow the architecture: workspace is the guild id or ``dm``; a thread is its
+own session under its parent channel; a plain channel message belongs to the
+channel (Discord conversations in a channel are flat, so there is no per-message
+thread); a DM belongs to its DM channel.
+"""
+
+from __future__ import annotations
+
+import re
+
+import discord
+
+from bots.inbound import InboundMessage, SlashCommand
+
+PLATFORM = "discord"
+DM_WORKSPACE = "dm"
+
+
+def _place(channel: object, guild_id: int | None) -> tuple[str, str, str | None, bool]:
+    """(workspace, channel, thread, is_dm) for a message's or interaction's channel."""
+    channel_id = str(getattr(channel, "id", ""))
+    if guild_id is None:
+        return DM_WORKSPACE, channel_id, None, True
+    if isinstance(channel, discord.Thread):
+        return str(guild_id), str(channel.parent_id), channel_id, False
+    return str(guild_id), channel_id, None, False
+
+
+def _guild_id(channel: object, guild: discord.Guild | None) -> int | None:
+    """The guild id, also when the guild is not cached (a partial channel knows it)."""
+    if guild is not None:
+        return guild.id
+    found = getattr(channel, "guild_id", None)
+    return found if isinstance(found, int) else None
+
+
+def strip_bot_mention(text: str, bot_id: int) -> str:
+    """``text`` without ``<@bot_id>`` / ``<@!bot_id>`` tokens, whitespace trimmed."""
+    return re.sub(rf"<@!?{bot_id}>", " ", text).replace("  ", " ").strip()
+
+
+def is_for_bot(message: discord.Message, bot_id: int) -> bool:
+    """A human's message that mentions the bot by name or is a DM.
+
+    ``@everyone`` / ``@here`` never count (they are not in ``message.mentions``),
+    and neither do posts by any bot, the bot itself included.
+    """
+    if message.author.bot or message.author.id == bot_id or message.webhook_id is not None:
+        return False
+    if _guild_id(message.channel, message.guild) is None:
+        return True
+    return any(user.id == bot_id for user in message.mentions)
+
+
+def parse_message(message: discord.Message, bot_id: int) -> InboundMessage | None:
+    """A message addressed to the bot -> InboundMessage; None for anything else."""
+    if not is_for_bot(message, bot_id):
+        return None
+    workspace, channel, thread, is_dm = _place(
+        message.channel, _guild_id(message.channel, message.guild)
+    )
+    mentions = tuple(str(user.id) for user in message.mentions)
+    return InboundMessage(
+        platform=PLATFORM,
+        workspace=workspace,
+        channel=channel,
+        thread=thread,
+        user=str(message.author.id),
+        text=strip_bot_mention(message.content, bot_id),
+        event_id=str(message.id),
+        is_dm=is_dm,
+        mentions=mentions,
+        bot_mentioned=str(bot_id) in mentions,
+    )
+
+
+def parse_interaction(interaction: discord.Interaction, command: str, text: str) -> SlashCommand:
+    """An app-command interaction -> SlashCommand (the command name and its text)."""
+    workspace, channel, thread, is_dm = _place(interaction.channel, interaction.guild_id)
+    if not channel and interaction.channel_id is not None:
+        channel = str(interaction.channel_id)
+    return SlashCommand(
+        platform=PLATFORM,
+        workspace=workspace,
+        channel=channel,
+        thread=thread,
+        user=str(interaction.user.id),
+        command=command,
+        text=text.strip(),
+        event_id=str(interaction.id),
+        is_dm=is_dm,
+    )

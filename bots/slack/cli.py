@@ -1,0 +1,69 @@
+"""``statebot slack [--socket] [--port N]``: run the Slack bot.
+
+HTTP mode serves ``POST /slack/events`` (events and slash commands) on ``--port``
+(default ``PORT``) and needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET. Socket Mode
+(``--socket``) needs SLACK_BOT_TOKEN and SLACK_APP_TOKEN and no public URL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import click
+
+from bots.app import build_app
+from bots.logging import configure_logging
+from bots.settings import Settings
+from bots.slack.flags import Flags, MemoryFlags, RedisFlags
+from bots.slack.send import web_client
+from bots.slack.server import SlackHttpServer, build_slack_app, socket_mode_handler
+
+
+def _require(value: object, name: str) -> str:
+    if value is None:
+        raise click.UsageError(f"{name} is not set; see docs/chat-setup.md")
+    secret = getattr(value, "get_secret_value", None)
+    return str(secret() if secret else value)
+
+
+def flags_for(settings: Settings) -> Flags:
+    """Redis-backed flags when REDIS_URL is set (many processes), else in memory."""
+    if settings.redis_url:
+        return RedisFlags.from_url(settings.redis_url)
+    return MemoryFlags()
+
+
+async def serve(settings: Settings, *, socket: bool, port: int) -> None:
+    """Build everything and run until cancelled."""
+    token = _require(settings.slack_bot_token, "SLACK_BOT_TOKEN")
+    if socket:
+        app_token = _require(settings.slack_app_token, "SLACK_APP_TOKEN")
+        secret = None
+    else:
+        secret = _require(settings.slack_signing_secret, "SLACK_SIGNING_SECRET")
+    built = build_app(settings)
+    bolt = build_slack_app(
+        service=built.service,
+        client=web_client(token, settings.slack_api_url),
+        flags=flags_for(settings),
+        signing_secret=secret,
+    )
+    if socket:
+        await socket_mode_handler(bolt, app_token).start_async()
+        return
+    server = SlackHttpServer(bolt, port=port)
+    await server.start()
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await server.stop()
+
+
+@click.command("slack")
+@click.option("--socket", is_flag=True, help="Use Socket Mode (SLACK_APP_TOKEN) instead of HTTP.")
+@click.option("--port", type=int, default=None, help="HTTP port (default: PORT, else 3000).")
+def slack(socket: bool, port: int | None) -> None:
+    """Run the Slack bot (HTTP events endpoint, or Socket Mode with --socket)."""
+    settings = Settings()
+    configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
+    asyncio.run(serve(settings, socket=socket, port=port or settings.port))

@@ -1,0 +1,61 @@
+"""Fixtures for Discord scenarios: the fake REST API and a logged-in real client."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+with warnings.catch_warnings():
+    # discord.py imports the stdlib audioop (voice support, unused here), which warns
+    # on Python 3.11+; the project's warnings-as-errors must not turn that into a failure
+    warnings.filterwarnings("ignore", "'audioop' is deprecated", DeprecationWarning)
+    import discord
+from discord_harness import Harness, MakeDiscord
+from discord_payloads import guild_create
+from fakes.discord_api import FakeDiscordApi
+
+from bots.discord.client import StatebotDiscord
+from bots.service import ChatService
+from bots.settings import Settings
+from core.db.in_memory import InMemoryDb
+from core.testing import ScriptedModel
+from tools.catalog import COMMAND_ALIASES, create_agents
+
+ADMIN_ID = "1200000000000000099"
+
+
+@pytest.fixture
+async def fake_discord(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeDiscordApi]:
+    """The fake REST API, with discord.py's routes pointed at it."""
+    fake = FakeDiscordApi()
+    await fake.start()
+    monkeypatch.setattr(discord.http.Route, "BASE", fake.base)
+    yield fake
+    await fake.stop()
+
+
+@pytest.fixture
+async def make_discord(fake_discord: FakeDiscordApi) -> AsyncIterator[MakeDiscord]:
+    """Builds a logged-in client on a scripted model, its guild already cached."""
+    clients: list[StatebotDiscord] = []
+
+    async def make(turns: list[Any] | None = None) -> Harness:
+        model = ScriptedModel(turns or [])
+        service = ChatService(
+            create_agents(model, InMemoryDb()),
+            settings=Settings(statebot_admin_ids=frozenset({ADMIN_ID}), redis_url=None),
+            aliases=COMMAND_ALIASES,
+        )
+        client = StatebotDiscord(service)
+        clients.append(client)
+        await client.login("test-bot-token")
+        harness = Harness(client, model)
+        harness.gateway("GUILD_CREATE", guild_create())
+        return harness
+
+    yield make
+    for client in clients:
+        await client.close()

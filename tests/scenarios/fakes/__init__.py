@@ -1,0 +1,1 @@
+"""Local fakes of outside services, served on loopback for scenario tests."""

@@ -1,0 +1,181 @@
+"""A fake Discord REST API on loopback, recording what discord.py sends.
+
+Point ``discord.http.Route.BASE`` at ``fake.base`` and a real ``discord.Client`` logs
+in against it (``/users/@me``, ``/oauth2/applications/@me``), syncs its app commands,
+and sends messages, typing, interaction callbacks and follow-ups here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+BOT_ID = "1100000000000000001"
+APP_ID = "1100000000000000002"
+OWNER_ID = "1100000000000000003"
+
+BOT_USER: dict[str, Any] = {
+    "id": BOT_ID,
+    "username": "statebot",
+    "discriminator": "0",
+    "global_name": None,
+    "avatar": None,
+    "bot": True,
+    "flags": 0,
+    "mfa_enabled": False,
+    "verified": True,
+    "locale": "en-US",
+    "premium_type": 0,
+}
+
+
+@dataclass
+class DiscordCall:
+    """One REST request as the fake received it."""
+
+    method: str
+    path: str
+    json: Any
+
+
+class FakeDiscordApi:
+    """Answers the REST routes the bot uses, the way Discord does."""
+
+    __slots__ = ("_ids", "_runner", "calls", "port")
+
+    def __init__(self) -> None:
+        self.calls: list[DiscordCall] = []
+        self.port = 0
+        self._runner: web.AppRunner | None = None
+        self._ids = itertools.count(1300000000000000001)
+
+    @property
+    def base(self) -> str:
+        """The value for ``discord.http.Route.BASE``."""
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    async def start(self) -> None:
+        """Serve on a free loopback port."""
+        app = web.Application()
+        app.router.add_route("*", "/api/v10/{path:.*}", self._handle)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = int(self._runner.addresses[0][1])
+
+    async def stop(self) -> None:
+        """Stop serving."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def sent(self, path_part: str, method: str = "POST") -> list[DiscordCall]:
+        """Recorded calls whose path contains ``path_part``."""
+        return [c for c in self.calls if c.method == method and path_part in c.path]
+
+    def contents(self) -> list[str]:
+        """The content of every message and follow-up sent, oldest first."""
+        return [
+            str(c.json.get("content"))
+            for c in self.calls
+            if c.method == "POST"
+            and isinstance(c.json, dict)
+            and (c.path.endswith("/messages") or c.path.startswith("webhooks/"))
+        ]
+
+    async def wait_for(self, predicate: Any, timeout: float = 10.0) -> None:
+        """Wait until ``predicate(self)`` holds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate(self):
+            if loop.time() > deadline:
+                raise AssertionError(f"condition not met; calls: {self.calls!r}")
+            await asyncio.sleep(0.02)
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        path = request.match_info["path"]
+        body: Any = None
+        if request.can_read_body:
+            body = await request.json() if request.content_type == "application/json" else None
+        self.calls.append(DiscordCall(request.method, path, body))
+        if path == "users/@me":
+            return _json(BOT_USER)
+        if path == "oauth2/applications/@me":
+            return _json(_app_info())
+        if path.startswith("applications/") and path.endswith("/commands"):
+            return _json(
+                [
+                    {**c, "id": str(next(self._ids)), "application_id": APP_ID, "version": "1"}
+                    for c in body or []
+                ]
+            )
+        if path.endswith("/typing"):
+            return web.Response(status=204)
+        if path.startswith("interactions/") and path.endswith("/callback"):
+            interaction_id = path.split("/")[1]
+            data = (body or {}).get("data") or {}
+            return _json(
+                {
+                    "interaction": {
+                        "id": interaction_id,
+                        "type": 2,
+                        "response_message_loading": True,
+                        "response_message_ephemeral": bool(data.get("flags", 0) & 64),
+                    }
+                }
+            )
+        if path.endswith("/messages") or path.startswith("webhooks/"):
+            channel = path.split("/")[1] if path.startswith("channels/") else "0"
+            return _json(self._message(channel, body or {}))
+        return _json({"message": "404: Not Found", "code": 0}, status=404)
+
+    def _message(self, channel_id: str, body: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": str(next(self._ids)),
+            "type": 0,
+            "channel_id": channel_id,
+            "author": BOT_USER,
+            "content": body.get("content", ""),
+            "timestamp": "2026-11-22T04:00:00.000000+00:00",
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": False,
+            "flags": body.get("flags", 0),
+            "components": [],
+        }
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    # discord.py only decodes bodies whose content type is exactly application/json
+    return web.Response(
+        body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"}
+    )
+
+
+def _app_info() -> dict[str, Any]:
+    return {
+        "id": APP_ID,
+        "name": "Statebot",
+        "icon": None,
+        "description": "",
+        "summary": "",
+        "type": None,
+        "bot_public": True,
+        "bot_require_code_grant": False,
+        "verify_key": "a" * 64,
+        "flags": 0,
+        "owner": {**BOT_USER, "id": OWNER_ID, "username": "owner", "bot": False},
+        "team": None,
+        "interactions_endpoint_url": None,
+        "redirect_uris": [],
+    }

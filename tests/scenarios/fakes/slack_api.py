@@ -1,0 +1,199 @@
+"""A fake Slack Web API on loopback, recording every call the real client makes.
+
+Serve it on port 0, point ``AsyncWebClient(base_url=fake.base_url)`` at it and read
+``fake.calls``. ``fail_once(method)`` answers the next call of a method with 429 and
+``Retry-After``; ``apps.connections.open`` hands out a websocket on the same server
+so Socket Mode runs end to end (``fake.send_envelope``). ``hold(method)`` keeps a
+method's calls waiting, to show what the app does before they complete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+BOT_USER_ID = "U0BOT0001"
+BOT_ID = "B0BOT0001"
+TEAM_ID = "T0TEAM001"
+
+
+@dataclass
+class ApiCall:
+    """One Web API call as the fake received it."""
+
+    method: str
+    params: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+class FakeSlackApi:
+    """An aiohttp app answering Slack Web API methods the way Slack does."""
+
+    __slots__ = (
+        "_acks",
+        "_failures",
+        "_gates",
+        "_retry_after",
+        "_runner",
+        "_sockets",
+        "_ts",
+        "calls",
+        "port",
+        "response_urls",
+    )
+
+    def __init__(self) -> None:
+        self.calls: list[ApiCall] = []
+        self.response_urls: list[dict[str, Any]] = []
+        self.port = 0
+        self._failures: dict[str, list[int]] = {}
+        self._retry_after = 0
+        self._gates: dict[str, asyncio.Event] = {}
+        self._runner: web.AppRunner | None = None
+        self._ts = itertools.count(1)
+        self._sockets: list[web.WebSocketResponse] = []
+        self._acks: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    @property
+    def base_url(self) -> str:
+        """The Web API base URL to give the client (ends with a slash)."""
+        return f"http://127.0.0.1:{self.port}/api/"
+
+    @property
+    def response_url(self) -> str:
+        """A response_url for slash-command payloads, served by this fake."""
+        return f"http://127.0.0.1:{self.port}/respond"
+
+    async def start(self) -> None:
+        """Serve on a free loopback port."""
+        app = web.Application()
+        app.router.add_post("/api/{method}", self._api)
+        app.router.add_post("/respond", self._respond)
+        app.router.add_get("/socket", self._socket)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    async def stop(self) -> None:
+        """Close sockets and stop serving."""
+        for ws in self._sockets:
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def fail_once(self, method: str, status: int = 429, retry_after: int = 0) -> None:
+        """Answer the next call of ``method`` with ``status`` (429 carries Retry-After)."""
+        self._failures.setdefault(method, []).append(status)
+        self._retry_after = retry_after
+
+    def hold(self, method: str) -> asyncio.Event:
+        """Keep calls of ``method`` waiting until the returned event is set."""
+        gate = self._gates[method] = asyncio.Event()
+        return gate
+
+    def named(self, method: str) -> list[ApiCall]:
+        """The recorded calls of one method, oldest first."""
+        return [c for c in self.calls if c.method == method]
+
+    def posted_texts(self) -> list[str]:
+        """Texts of every chat.postMessage, chat.postEphemeral and response_url post."""
+        texts = [
+            str(c.params.get("text", ""))
+            for c in self.calls
+            if c.method in ("chat.postMessage", "chat.postEphemeral", "chat.update")
+        ]
+        return texts + [str(r.get("text", "")) for r in self.response_urls]
+
+    async def wait_for(self, predicate: Any, timeout: float = 10.0) -> None:
+        """Wait until ``predicate(self)`` holds; the app works after its ack."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate(self):
+            if loop.time() > deadline:
+                raise AssertionError(f"condition not met; calls: {self.calls!r}")
+            await asyncio.sleep(0.02)
+
+    async def send_envelope(
+        self, envelope: dict[str, Any], timeout: float = 10.0
+    ) -> dict[str, Any]:
+        """Push a Socket Mode envelope to the connected client; return its ack."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not self._sockets:
+            if loop.time() > deadline:
+                raise AssertionError("no Socket Mode client connected")
+            await asyncio.sleep(0.02)
+        await self._sockets[-1].send_str(json.dumps(envelope))
+        return await asyncio.wait_for(self._acks.get(), timeout)
+
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        params = await _read_params(request)
+        self.calls.append(ApiCall(method, params, dict(request.headers)))
+        gate = self._gates.get(method)
+        if gate is not None:
+            await gate.wait()
+        pending = self._failures.get(method)
+        if pending:
+            status = pending.pop(0)
+            headers = {"Retry-After": str(self._retry_after)} if status == 429 else {}
+            return web.json_response(
+                {"ok": False, "error": "ratelimited"}, status=status, headers=headers
+            )
+        return web.json_response(self._answer(method, params))
+
+    def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "auth.test":
+            return {
+                "ok": True,
+                "url": "https://example.slack.com/",
+                "team": "Example",
+                "user": "statebot",
+                "team_id": TEAM_ID,
+                "user_id": BOT_USER_ID,
+                "bot_id": BOT_ID,
+                "is_enterprise_install": False,
+            }
+        if method == "apps.connections.open":
+            return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/socket"}
+        if method in ("chat.postMessage", "chat.update"):
+            ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
+            return {"ok": True, "channel": params.get("channel"), "ts": ts}
+        if method == "chat.postEphemeral":
+            return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
+        return {"ok": True}
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        self.response_urls.append(await request.json())
+        return web.Response(text="ok")
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self._sockets.append(ws)
+        await ws.send_str(json.dumps({"type": "hello", "num_connections": 1}))
+        async for msg in ws:
+            if msg.type == WSMsgType.TEXT:
+                await self._acks.put(json.loads(msg.data))
+        return ws
+
+
+async def _read_params(request: web.Request) -> dict[str, Any]:
+    # slack_sdk sends some methods as JSON, others as a form or a query string
+    params: dict[str, Any] = dict(request.query)
+    if request.content_type == "application/json":
+        body = await request.json()
+        params.update(body if isinstance(body, dict) else {})
+    else:
+        form = await request.post()
+        params.update({k: v for k, v in form.items() if isinstance(v, str)})
+    return params
