@@ -6,12 +6,18 @@ Agno inject, so the very same function runs in both frameworks.
 
 from __future__ import annotations
 
+import logging
 import statistics
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import structlog
+
 from core.models.base import Message, Model, ModelResponse, ToolCall
+
+# benchmarks print tables; keep the runtime's debug lines out of them
+structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.INFO))
 
 
 def add_task(run_context, title: str) -> str:  # type: ignore[no-untyped-def]

@@ -192,6 +192,9 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as the client's connection pool expects
+    # headers and body go out as separate writes; without TCP_NODELAY each reply on a
+    # kept-alive connection waits ~40 ms for the client's delayed ACK
+    disable_nagle_algorithm = True
     server: _Server
 
     @property
