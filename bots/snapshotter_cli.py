@@ -1,0 +1,89 @@
+"""``statebot snapshotter``: copy dirty sessions from Redis to the durable store.
+
+Run one next to several bot processes (a Procfile line); bots then pass
+``run_snapshotter=False`` or simply let both run, which is safe: upserts are
+version-guarded and a session leaves the dirty set only if its version did not move.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+import click
+
+from core.db.redis import RedisDb
+from core.db.snapshot import Snapshotter
+from core.db.url import open_store
+from core.utils.log import log_info
+
+
+async def run_snapshotter(
+    redis_url: str,
+    db_url: str,
+    *,
+    key_prefix: str = "statebot:",
+    interval: float = 1.0,
+    batch_size: int = 200,
+    once: bool = False,
+) -> int:
+    """Drain until stopped (SIGTERM/SIGINT) or, with ``once``, until nothing is dirty.
+
+    Returns how many sessions were retired from the dirty sets.
+    """
+    durable = open_store(db_url)
+    hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, run_snapshotter=False)
+    snapshotter = Snapshotter(hot.dirty, durable, batch_size=batch_size)
+    try:
+        if once:
+            return await snapshotter.drain()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, snapshotter.stop)
+        log_info("snapshotter started", redis=hot.location, interval=interval)
+        await snapshotter.run(interval)
+        # stopping: copy what is still dirty, so a deploy leaves nothing behind
+        return await snapshotter.drain()
+    finally:
+        await hot.aclose()
+        await durable.aclose()
+
+
+@click.command("snapshotter")
+@click.option("--redis-url", help="Redis holding the sessions [env REDIS_URL]")
+@click.option("--db-url", help="durable store, sqlite:///… or postgresql://… [env STATEBOT_DB_URL]")
+@click.option("--key-prefix", default="statebot:", show_default=True)
+@click.option("--interval", default=1.0, show_default=True, help="seconds between idle passes")
+@click.option("--batch-size", default=200, show_default=True)
+@click.option("--once", is_flag=True, help="drain what is dirty now, then exit")
+def snapshotter(
+    redis_url: str | None,
+    db_url: str | None,
+    key_prefix: str,
+    interval: float,
+    batch_size: int,
+    once: bool,
+) -> None:
+    """Copy changed sessions from Redis to SQLite/PostgreSQL in batches."""
+    if redis_url is None or db_url is None:
+        from bots.settings import Settings
+
+        settings = Settings()
+        redis_url = redis_url or settings.redis_url
+        db_url = db_url or settings.statebot_db_url
+    if not redis_url:
+        raise click.UsageError("no Redis URL: pass --redis-url or set REDIS_URL")
+    try:
+        count = asyncio.run(
+            run_snapshotter(
+                redis_url,
+                db_url,
+                key_prefix=key_prefix,
+                interval=interval,
+                batch_size=batch_size,
+                once=once,
+            )
+        )
+    except Exception as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"snapshotted {count} session(s)")

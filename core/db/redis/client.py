@@ -1,0 +1,109 @@
+"""Connections to Redis: one client per event loop, errors made clear, round trips counted.
+
+A ``redis.asyncio`` client is bound to the loop it was created in, and the runtime's
+sync API runs on a background loop while async callers use their own; so each loop
+gets its own client (and pool), created on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+from redis.asyncio import ConnectionPool, Redis
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from core.db.base import StoreUnavailableError
+
+
+class RoundTripCounter:
+    """Counts packets sent to Redis: one per command, one per pipeline (a round trip)."""
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def reset(self) -> int:
+        """Zero the counter and return what it held."""
+        count, self.count = self.count, 0
+        return count
+
+
+def _counting(connection_class: type[Any], counter: RoundTripCounter) -> type[Any]:
+    """A subclass of the pool's connection class that counts each send."""
+
+    async def send_packed_command(self: Any, command: Any, check_health: bool = True) -> None:
+        counter.count += 1
+        await connection_class.send_packed_command(self, command, check_health)
+
+    return type(
+        f"Counting{connection_class.__name__}",
+        (connection_class,),
+        {"send_packed_command": send_packed_command},
+    )
+
+
+class RedisClients:
+    """Hands out the client of the running event loop."""
+
+    __slots__ = ("_by_loop", "_max_connections", "counter", "location", "url")
+
+    def __init__(self, url: str, *, max_connections: int = 1000) -> None:
+        self.url = url
+        self.counter = RoundTripCounter()
+        self._max_connections = max_connections
+        self._by_loop: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Redis] = (
+            weakref.WeakKeyDictionary()
+        )
+        # parse once, so a bad URL fails at construction and messages never show a password
+        probe = ConnectionPool.from_url(url)
+        kwargs = probe.connection_kwargs
+        self.location = (
+            kwargs.get("path") or f"{kwargs.get('host', 'localhost')}:{kwargs.get('port', 6379)}"
+        )
+
+    def get(self) -> Redis:
+        """The client for the current loop (created on first use)."""
+        loop = asyncio.get_running_loop()
+        client = self._by_loop.get(loop)
+        if client is None:
+            pool = ConnectionPool.from_url(
+                self.url,
+                decode_responses=True,
+                max_connections=self._max_connections,
+                socket_connect_timeout=2.0,
+                socket_timeout=10.0,  # above the longest BLPOP a waiter issues
+                # a down Redis should fail fast; the caller decides whether to retry
+                retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 1),
+            )
+            pool.connection_class = _counting(pool.connection_class, self.counter)
+            client = Redis(connection_pool=pool)
+            self._by_loop[loop] = client
+        return client
+
+    async def aclose(self) -> None:
+        """Close the current loop's client; ask other live loops to close theirs."""
+        current = asyncio.get_running_loop()
+        for loop, client in list(self._by_loop.items()):
+            if loop is current:
+                await client.aclose(close_connection_pool=True)
+            elif loop.is_running():
+                asyncio.run_coroutine_threadsafe(client.aclose(close_connection_pool=True), loop)
+        self._by_loop.clear()
+
+    @contextlib.contextmanager
+    def unavailable(self, action: str) -> Iterator[None]:
+        """Turn connection failures into StoreUnavailableError with a clear message."""
+        try:
+            yield
+        except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
+            raise StoreUnavailableError(
+                f"Redis at {self.location} is unavailable while trying to {action}: {exc}"
+            ) from exc

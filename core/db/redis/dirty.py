@@ -1,0 +1,151 @@
+"""The dirty sets: which sessions changed since their last snapshot, read per bucket.
+
+Implements the snapshotter's source protocol (:class:`core.db.snapshot.DirtySource`):
+take a batch of dirty sessions (read atomically per bucket), and after the durable
+commit drop each one from its dirty set only if its version did not move meanwhile.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from typing import Literal
+
+from core.db.base import SessionRecord
+from core.db.redis import scripts
+from core.db.redis.client import RedisClients
+from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of
+from core.db.redis.records import record_from_hashes
+from core.db.snapshot import CleanResult
+
+
+class DirtyQueue:
+    """Batches of dirty sessions and the compare-and-remove that retires them."""
+
+    __slots__ = ("_buckets", "_clients", "_prefix")
+
+    def __init__(self, clients: RedisClients, prefix: str) -> None:
+        self._clients = clients
+        self._prefix = prefix
+        self._buckets = [BucketKeys(prefix, b) for b in range(BUCKETS)]
+
+    async def count(self) -> int:
+        """Sessions waiting for a snapshot."""
+        with self._clients.unavailable("count dirty sessions"):
+            pipe = self._clients.get().pipeline(transaction=False)
+            for bucket in self._buckets:
+                pipe.scard(bucket.dirty)
+            return sum(await pipe.execute())
+
+    async def abatch(self, limit: int) -> list[SessionRecord]:
+        """Up to ``limit`` dirty sessions, each read atomically (state and meta agree)."""
+        with self._clients.unavailable("list dirty sessions"):
+            pipe = self._clients.get().pipeline(transaction=False)
+            for bucket in self._buckets:
+                pipe.srandmember(bucket.dirty, limit)
+            members: list[list[str]] = await pipe.execute()
+        picked: dict[int, list[str]] = {}
+        total = 0
+        for bucket, hashes in zip(self._buckets, members, strict=True):
+            if hashes and total < limit:
+                picked[bucket.bucket] = hashes[: limit - total]
+                total += len(picked[bucket.bucket])
+        found = await self.read_many(picked)
+        missing = [h for hashes in picked.values() for h in hashes if h not in found]
+        if missing:
+            # deleted (or flushed) while dirty: nothing to copy, just retire the entry
+            gone = [(SessionKeys(self._prefix, "", h), "") for h in missing]
+            await self._compare_and_remove(gone)
+        return list(found.values())
+
+    async def read(self, hashes: list[str], bucket: int) -> dict[str, SessionRecord]:
+        """Records of hashed sessions of one bucket, read in one script."""
+        return await self.read_many({bucket: hashes})
+
+    async def read_many(self, picked: dict[int, list[str]]) -> dict[str, SessionRecord]:
+        """Records of hashed sessions, one atomic read script per bucket, one round trip."""
+        calls: list[tuple[scripts.LuaScript, list[str], list[object]]] = []
+        groups: list[list[SessionKeys]] = []
+        for hashes in picked.values():
+            keys = [SessionKeys(self._prefix, "", h) for h in hashes]
+            flat: list[str] = []
+            for k in keys:
+                flat += [k.state, k.meta]
+            calls.append((scripts.READ, flat, []))
+            groups.append(keys)
+        with self._clients.unavailable("read sessions"):
+            replies = await scripts.run_many(self._clients.get(), calls)
+        found: dict[str, SessionRecord] = {}
+        for keys, reply in zip(groups, replies, strict=True):
+            for i, k in enumerate(keys):
+                meta = _pairs(reply[2 * i + 1])
+                if "id" in meta:
+                    record = record_from_hashes(meta["id"], _pairs(reply[2 * i]), meta)
+                    if record is not None:
+                        found[k.hashed] = record
+        return found
+
+    async def amark_clean(self, records: Iterable[SessionRecord]) -> list[CleanResult]:
+        """Drop sessions from their dirty set if their version is still the snapshotted one."""
+        items = list(records)
+        pairs = [(SessionKeys(self._prefix, r.session_id), str(r.version)) for r in items]
+        codes = await self._compare_and_remove(pairs)
+        names: dict[int, Literal["clean", "moved", "deleted"]] = {
+            1: "clean",
+            0: "moved",
+            2: "deleted",
+        }
+        return [CleanResult(r, names[c]) for r, c in zip(items, codes, strict=True)]
+
+    async def _compare_and_remove(self, pairs: list[tuple[SessionKeys, str]]) -> list[int]:
+        by_bucket: dict[int, list[int]] = defaultdict(list)
+        for i, (keys, _) in enumerate(pairs):
+            by_bucket[keys.bucket.bucket].append(i)
+        calls: list[tuple[scripts.LuaScript, list[str], list[object]]] = []
+        for bucket_no, idx in by_bucket.items():
+            keys_arg = [self._buckets[bucket_no].dirty]
+            args: list[object] = []
+            for i in idx:
+                keys, version = pairs[i]
+                keys_arg += [keys.meta, keys.state, keys.hist, keys.gone]
+                args += [keys.hashed, version]
+            calls.append((scripts.MARK_CLEAN, keys_arg, args))
+        with self._clients.unavailable("mark sessions clean"):
+            replies = await scripts.run_many(self._clients.get(), calls)
+        codes = [0] * len(pairs)
+        for idx, reply in zip(by_bucket.values(), replies, strict=True):
+            for i, code in zip(idx, reply, strict=True):
+                codes[i] = int(code)
+        return codes
+
+    async def list_recent(self, *, owner_id: str | None, limit: int) -> list[SessionRecord]:
+        """Sessions in Redis, most recently updated first (expired ones skipped)."""
+        with self._clients.unavailable("list sessions"):
+            pipe = self._clients.get().pipeline(transaction=False)
+            for bucket in self._buckets:
+                pipe.zrevrange(bucket.index, 0, -1 if owner_id else limit - 1, withscores=True)
+            replies = await pipe.execute()
+        ranked: list[tuple[float, str]] = []
+        for reply in replies:
+            ranked.extend((score, h) for h, score in reply)
+        ranked.sort(reverse=True)
+        out: list[SessionRecord] = []
+        for start in range(0, len(ranked), 200):
+            chunk = ranked[start : start + 200]
+            grouped: dict[int, list[str]] = defaultdict(list)
+            for _, h in chunk:
+                grouped[bucket_of(h)].append(h)
+            found = await self.read_many(grouped)
+            for _, h in chunk:
+                record = found.get(h)
+                if record is None:
+                    continue
+                if owner_id is None or record.owner_id == owner_id:
+                    out.append(record)
+                if len(out) >= limit:
+                    return out
+        return out
+
+
+def _pairs(flat: list[str]) -> dict[str, str]:
+    return dict(zip(flat[::2], flat[1::2], strict=True))

@@ -1,0 +1,151 @@
+"""Between SessionRecords and Redis: script arguments out, hashes and undo records in."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from core.db.base import HistoryEntry, SessionMeta, SessionRecord, StoreError
+from core.db.limits import dump_delta, entry_bytes
+from core.db.redis.keys import SessionKeys
+
+
+def record_from_hashes(
+    session_id: str, state: dict[str, str], meta: dict[str, str]
+) -> SessionRecord | None:
+    """A record from the ``state`` and ``meta`` hashes; None when the session is absent."""
+    if not meta or "v" not in meta:
+        return None
+    if meta.get("id", session_id) != session_id:
+        raise StoreError(f"session {session_id!r}: key hash collides with {meta.get('id')!r}")
+    return SessionRecord(
+        session_id=session_id,
+        state={key: json.loads(text) for key, text in state.items()},
+        version=int(meta["v"]),
+        kind=meta.get("kind", "agent"),
+        owner_id=meta.get("owner"),
+        user_id=meta.get("user"),
+        created_at=float(meta.get("created", 0.0)),
+        updated_at=float(meta.get("updated", 0.0)),
+    )
+
+
+def history_from_undo(
+    session_id: str, state: dict[str, str], undo: list[str]
+) -> list[HistoryEntry]:
+    """Full states of recent versions, newest first, by undoing saves from the current one.
+
+    Each undo record holds the version it produced and the previous JSON text of every
+    key it touched (``false`` when the key did not exist before).
+    """
+    texts = dict(state)
+    entries: list[HistoryEntry] = []
+    for raw in undo:
+        item: dict[str, Any] = json.loads(raw)
+        entries.append(
+            HistoryEntry(
+                session_id=session_id,
+                version=int(item["v"]),
+                state={k: json.loads(t) for k, t in texts.items()},
+                user_id=item.get("u"),
+                saved_at=float(item["t"]),
+            )
+        )
+        old = item.get("o") or {}
+        for key, previous in old.items():
+            if previous is False:
+                texts.pop(key, None)
+            else:
+                texts[key] = previous
+    return entries
+
+
+def save_args(
+    keys: SessionKeys,
+    expected_version: int,
+    texts: Mapping[str, str],
+    removed: set[str],
+    meta: SessionMeta,
+    token: str,
+    *,
+    ttl_ms: int,
+    history_limit: int,
+    max_bytes: int,
+    guard_dirty: bool,
+) -> list[Any]:
+    """ARGV of the SAVE script (layout documented there)."""
+    args: list[Any] = [
+        expected_version,
+        token,
+        repr(time.time()),
+        ttl_ms,
+        history_limit,
+        keys.hashed,
+        keys.session_id,
+        meta.kind,
+        meta.owner_id or "",
+        "1" if meta.owner_id is not None else "0",
+        meta.user_id or "",
+        "1" if meta.user_id is not None else "0",
+        uuid.uuid4().hex,  # makes a retried save after a lost reply idempotent
+        max_bytes,
+        "1" if guard_dirty else "0",
+        len(texts),
+    ]
+    for key, text in texts.items():
+        args += [key, text, entry_bytes(key, text) - len(text.encode())]
+    for key in removed:
+        args += [key, entry_bytes(key, "")]
+    return args
+
+
+def seed_args(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[Any]:
+    """ARGV of the SEED script: a durable record copied into Redis."""
+    texts = dump_delta(record.state)
+    args: list[Any] = [
+        keys.hashed,
+        record.session_id,
+        record.version,
+        record.kind,
+        record.owner_id or "",
+        record.user_id or "",
+        repr(record.created_at),
+        repr(record.updated_at),
+        ttl_ms,
+        sum(entry_bytes(k, t) for k, t in texts.items()),
+    ]
+    for key, text in texts.items():
+        args += [key, text]
+    return args
+
+
+def upsert_args(
+    keys: SessionKeys,
+    record: SessionRecord,
+    texts: Mapping[str, str],
+    *,
+    ttl_ms: int,
+    history_limit: int,
+    guard_dirty: bool,
+) -> list[Any]:
+    """ARGV of the UPSERT script: a whole record, written if newer."""
+    args: list[Any] = [
+        keys.hashed,
+        record.session_id,
+        record.version,
+        record.kind,
+        record.owner_id or "",
+        record.user_id or "",
+        repr(record.created_at),
+        repr(record.updated_at),
+        ttl_ms,
+        history_limit,
+        "1" if guard_dirty else "0",
+        sum(entry_bytes(k, t) for k, t in texts.items()),
+    ]
+    for key, text in texts.items():
+        args += [key, text]
+    return args

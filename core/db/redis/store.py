@@ -1,0 +1,379 @@
+"""RedisDb: the hot store. One hash per session, one atomic script per save.
+
+Loads take one round trip (a MULTI of two HGETALLs); saves take one (the SAVE script).
+On a miss the session is read back from ``snapshot_to`` (the durable store) and
+seeded into Redis, so an empty or flushed Redis continues from the durable version.
+A background :class:`~core.db.snapshot.Snapshotter` copies dirty sessions to the
+durable store. See docs/redis.md for the key schema, scripts and failure modes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Mapping
+from typing import Any
+
+from core.db.base import (
+    BaseDb,
+    HistoryEntry,
+    Lease,
+    SessionMeta,
+    SessionRecord,
+    StaleVersionError,
+    StateLimitError,
+    StoreError,
+    StoreUnavailableError,
+    UserMemory,
+)
+from core.db.limits import StateLimits, dump_delta
+from core.db.redis import scripts
+from core.db.redis.client import RedisClients, RoundTripCounter
+from core.db.redis.dirty import DirtyQueue
+from core.db.redis.keys import SessionKeys, check_prefix
+from core.db.redis.lease import LeaseManager
+from core.db.redis.memories import RedisMemories
+from core.db.redis.records import (
+    history_from_undo,
+    record_from_hashes,
+    save_args,
+    seed_args,
+    upsert_args,
+)
+from core.db.snapshot import Snapshotter
+
+
+class LeaseLostError(StaleVersionError):
+    """A save under a lease that expired (and may have been taken over); nothing written."""
+
+    def __init__(self, session_id: str, version: int) -> None:
+        StoreError.__init__(
+            self,
+            f"session {session_id!r}: the run lease expired before the save; another run "
+            "may hold it now, so nothing was written",
+        )
+        self.session_id = session_id
+        self.expected = version
+        self.actual = version
+
+
+class RedisDb(BaseDb):
+    """Sessions in Redis, snapshotted to a durable store, serialized by Redis leases."""
+
+    def __init__(
+        self,
+        db_url: str = "redis://127.0.0.1:6379/0",
+        snapshot_to: BaseDb | None = None,
+        snapshot_interval: float = 1.0,
+        ttl: int | None = None,
+        key_prefix: str = "statebot:",
+        write_through: bool = False,
+        lock_ttl: float = 30.0,
+        lock_timeout: float = 60.0,
+        limits: StateLimits | None = None,
+        *,
+        history_limit: int = 20,
+        run_snapshotter: bool = True,
+        max_connections: int = 1000,
+    ) -> None:
+        super().__init__()
+        if write_through and snapshot_to is None:
+            raise ValueError("write_through=True needs a durable store in snapshot_to")
+        self.db_url = db_url
+        self.key_prefix = check_prefix(key_prefix)
+        self.snapshot_to = snapshot_to
+        self.snapshot_interval = snapshot_interval
+        self.ttl = ttl
+        self.write_through = write_through
+        self.lock_timeout = lock_timeout
+        self.limits = limits or StateLimits()
+        self.history_limit = history_limit
+        self.run_snapshotter = run_snapshotter and snapshot_to is not None
+        self._clients = RedisClients(db_url, max_connections=max_connections)
+        self.leases = LeaseManager(self._clients, self.key_prefix, lock_ttl=lock_ttl)
+        self.dirty = DirtyQueue(self._clients, self.key_prefix)
+        self._memories = RedisMemories(self._clients, self.key_prefix)
+        self._snapshotter: Snapshotter | None = None
+        self._snapshot_task: asyncio.Task[None] | None = None
+
+    @property
+    def location(self) -> str:
+        """host:port (or socket path) of the Redis server, without credentials."""
+        return self._clients.location
+
+    @property
+    def round_trips(self) -> RoundTripCounter:
+        """Packets sent to Redis by this store (one per command or pipeline)."""
+        return self._clients.counter
+
+    @property
+    def _ttl_ms(self) -> int:
+        return int(self.ttl * 1000) if self.ttl else 0
+
+    # -- sessions ---------------------------------------------------------------------
+    async def aload(self, session_id: str) -> SessionRecord | None:
+        record = await self._load_hot(SessionKeys(self.key_prefix, session_id))
+        if record is not None or self.snapshot_to is None:
+            return record
+        return await self._read_back(session_id)
+
+    async def _load_hot(self, keys: SessionKeys) -> SessionRecord | None:
+        with self._clients.unavailable(f"load session {keys.session_id!r}"):
+            pipe = self._clients.get().pipeline(transaction=True)
+            pipe.hgetall(keys.state)
+            pipe.hgetall(keys.meta)
+            state, meta = await pipe.execute()
+        return record_from_hashes(keys.session_id, state, meta)
+
+    async def _read_back(self, session_id: str) -> SessionRecord | None:
+        """Copy a session from the durable store into Redis; Redis wins if it has one."""
+        assert self.snapshot_to is not None
+        durable = await self.snapshot_to.aload(session_id)
+        if durable is None:
+            return None
+        keys = SessionKeys(self.key_prefix, session_id)
+        args = seed_args(keys, durable, self._ttl_ms)
+        with self._clients.unavailable(f"read back session {session_id!r}"):
+            seed_keys = [keys.state, keys.meta, keys.bucket.index]
+            await scripts.SEED(self._clients.get(), seed_keys, args)
+        return await self._load_hot(keys)
+
+    async def asave(
+        self,
+        session_id: str,
+        *,
+        expected_version: int,
+        changed: Mapping[str, Any],
+        removed: frozenset[str] | set[str] = frozenset(),
+        meta: SessionMeta = SessionMeta(),
+        lease: Lease | None = None,
+    ) -> int:
+        texts = dump_delta(changed)  # non-JSON values fail here, before any I/O
+        self.limits.check_keys(session_id, texts)
+        gone = set(removed) - set(texts)
+        self.limits.check_size(session_id, texts)  # the delta alone already too big
+        keys = SessionKeys(self.key_prefix, session_id)
+        if expected_version == 0 and self.snapshot_to is not None:
+            # an empty Redis must not start a session the durable store already has
+            hot = await self._load_hot(keys)
+            if hot is None and await self._read_back(session_id) is not None:
+                hot = await self._load_hot(keys)
+            if hot is not None:
+                raise StaleVersionError(session_id, expected_version, hot.version)
+        args = save_args(
+            keys,
+            expected_version,
+            texts,
+            gone,
+            meta,
+            lease.token if lease is not None else "",
+            ttl_ms=self._ttl_ms,
+            history_limit=self.history_limit,
+            max_bytes=self.limits.max_state_bytes,
+            guard_dirty=self.snapshot_to is not None,
+        )
+        status, value = await self._run_save(keys, args)
+        if (
+            status == 0
+            and value == -1
+            and expected_version > 0
+            and self.snapshot_to is not None
+            # expired or flushed while the run was busy: read back and try once more
+            and await self._read_back(session_id) is not None
+        ):
+            status, value = await self._run_save(keys, args)
+        if status == 0:
+            raise StaleVersionError(session_id, expected_version, None if value == -1 else value)
+        if status == -1:
+            raise LeaseLostError(session_id, expected_version)
+        if status == -2:
+            raise StateLimitError(
+                f"session {session_id!r}: session_state would be {value:,} bytes of JSON; "
+                f"the limit is {self.limits.max_state_bytes:,}. Nothing was written."
+            )
+        if self.write_through:
+            await self._write_through(keys, value)
+        else:
+            self._ensure_snapshotter()
+        return int(value)
+
+    async def _run_save(self, keys: SessionKeys, args: list[Any]) -> tuple[int, int]:
+        with self._clients.unavailable(f"save session {keys.session_id!r}"):
+            status, value = await scripts.SAVE(
+                self._clients.get(),
+                [
+                    keys.state,
+                    keys.meta,
+                    keys.hist,
+                    keys.bucket.dirty,
+                    keys.bucket.index,
+                    keys.lease,
+                    keys.gone,
+                ],
+                args,
+            )
+        return int(status), int(value)
+
+    async def _write_through(self, keys: SessionKeys, version: int) -> None:
+        assert self.snapshot_to is not None
+        records = await self.dirty.read([keys.hashed], keys.bucket.bucket)  # full state
+        record = records.get(keys.hashed)
+        if record is None or record.version != version:
+            return  # moved on already; the newer save (or the snapshotter) copies it
+        try:
+            await self.snapshot_to.aupsert_snapshot(record)
+        except Exception as exc:
+            self._ensure_snapshotter()  # it retries the copy in the background
+            raise StoreUnavailableError(
+                f"session {keys.session_id!r} was saved in Redis at version {version} but "
+                f"the durable store failed ({exc}); it stays marked dirty and the "
+                "snapshotter will copy it"
+            ) from exc
+        await self.dirty.amark_clean([record])
+
+    async def aupsert_snapshot(self, record: SessionRecord) -> bool:
+        """Write a whole record into Redis if it is newer (imports, restores)."""
+        texts = dump_delta(record.state)
+        self.limits.check_keys(record.session_id, texts)
+        self.limits.check_size(record.session_id, texts)
+        keys = SessionKeys(self.key_prefix, record.session_id)
+        args = upsert_args(
+            keys,
+            record,
+            texts,
+            ttl_ms=self._ttl_ms,
+            history_limit=self.history_limit,
+            guard_dirty=self.snapshot_to is not None,
+        )
+        session_keys = [
+            keys.state,
+            keys.meta,
+            keys.hist,
+            keys.bucket.dirty,
+            keys.bucket.index,
+            keys.gone,
+        ]
+        with self._clients.unavailable(f"write a snapshot of session {record.session_id!r}"):
+            written = await scripts.UPSERT(self._clients.get(), session_keys, args)
+        if written:
+            self._ensure_snapshotter()
+        return bool(written)
+
+    async def adelete(self, session_id: str) -> bool:
+        keys = SessionKeys(self.key_prefix, session_id)
+        with self._clients.unavailable(f"delete session {session_id!r}"):
+            existed = await scripts.DELETE(
+                self._clients.get(),
+                [
+                    keys.state,
+                    keys.meta,
+                    keys.hist,
+                    keys.bucket.dirty,
+                    keys.bucket.index,
+                    keys.gone,
+                ],
+                [keys.hashed],
+            )
+        durable = await self.snapshot_to.adelete(session_id) if self.snapshot_to else False
+        return bool(existed) or durable
+
+    async def alist_sessions(
+        self, *, owner_id: str | None = None, limit: int = 100
+    ) -> list[SessionRecord]:
+        hot = await self.dirty.list_recent(owner_id=owner_id, limit=limit)
+        found = {r.session_id: r for r in hot}
+        if self.snapshot_to is not None:
+            for record in await self.snapshot_to.alist_sessions(owner_id=owner_id, limit=limit):
+                mine = found.get(record.session_id)
+                if mine is None or mine.version < record.version:
+                    found[record.session_id] = record
+        records = sorted(found.values(), key=lambda r: r.updated_at, reverse=True)
+        return records[:limit]
+
+    async def ahistory(self, session_id: str, *, limit: int = 20) -> list[HistoryEntry]:
+        keys = SessionKeys(self.key_prefix, session_id)
+        with self._clients.unavailable(f"read the history of session {session_id!r}"):
+            pipe = self._clients.get().pipeline(transaction=True)
+            pipe.hgetall(keys.state)
+            pipe.hgetall(keys.meta)
+            pipe.lrange(keys.hist, 0, max(limit, 1) - 1)
+            state, meta, undo = await pipe.execute()
+        entries = history_from_undo(session_id, state, undo)[:limit] if meta else []
+        if len(entries) < limit and self.snapshot_to is not None:
+            oldest = entries[-1].version if entries else None
+            for entry in await self.snapshot_to.ahistory(session_id, limit=limit):
+                if oldest is None or entry.version < oldest:
+                    entries.append(entry)
+        return entries[:limit]
+
+    # -- run serialization ------------------------------------------------------------
+    def session_lock(
+        self, session_id: str, timeout: float | None = None
+    ) -> contextlib.AbstractAsyncContextManager[Lease]:
+        """A lease in Redis: runs of one session go one at a time, FIFO, across processes."""
+        return self.leases.hold(session_id, self.lock_timeout if timeout is None else timeout)
+
+    # -- user memory ------------------------------------------------------------------
+    # Memories are rare, durable facts: with a durable store they live there; without
+    # one, in a Redis hash per user (never expired).
+    async def aget_memories(self, user_id: str) -> list[UserMemory]:
+        if self.snapshot_to is not None:
+            return await self.snapshot_to.aget_memories(user_id)
+        return await self._memories.get(user_id)
+
+    async def aadd_memory(self, memory: UserMemory) -> UserMemory:
+        if self.snapshot_to is not None:
+            return await self.snapshot_to.aadd_memory(memory)
+        return await self._memories.add(memory)
+
+    async def adelete_memory(self, user_id: str, memory_id: str) -> bool:
+        if self.snapshot_to is not None:
+            return await self.snapshot_to.adelete_memory(user_id, memory_id)
+        return await self._memories.delete(user_id, memory_id)
+
+    # -- snapshots and lifecycle ------------------------------------------------------
+    def _ensure_snapshotter(self) -> None:
+        """Start the in-process snapshotter on first save (in the saving loop)."""
+        if not self.run_snapshotter or self.snapshot_to is None:
+            return
+        task = self._snapshot_task
+        if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
+            return
+        if task is not None and not task.done():
+            return  # running in another loop (e.g. the sync API's loop)
+        self._snapshotter = Snapshotter(self.dirty, self.snapshot_to)
+        self._snapshot_task = asyncio.create_task(
+            self._snapshotter.run(self.snapshot_interval), name="statebot-snapshotter"
+        )
+
+    async def aflush(self) -> int:
+        """Copy every dirty session to the durable store now; returns how many."""
+        if self.snapshot_to is None:
+            return 0
+        try:
+            return await Snapshotter(self.dirty, self.snapshot_to).drain()
+        except StoreError:
+            raise
+        except Exception as exc:
+            raise StoreUnavailableError(
+                f"the durable store failed while flushing ({exc}); the sessions stay "
+                "marked dirty in Redis"
+            ) from exc
+
+    async def aclose(self) -> None:
+        """Stop the snapshotter, flush what is dirty, close this loop's connections."""
+        task, self._snapshot_task = self._snapshot_task, None
+        snapshotter = self._snapshotter
+        if task is not None and snapshotter is not None and not task.done():
+            if task.get_loop() is asyncio.get_running_loop():
+                snapshotter.stop()
+                with contextlib.suppress(Exception):
+                    await task
+            else:
+                task.get_loop().call_soon_threadsafe(snapshotter.stop)
+        try:
+            if self.run_snapshotter:
+                await self.aflush()
+        finally:
+            await self._clients.aclose()
+
