@@ -8,13 +8,12 @@ sessions at once. Runs of one session are serialized through the store's session
 from __future__ import annotations
 
 import copy
-import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from core.agent.direct_tool import check_direct_call, run_tool_on_session
+from core.agent.direct_tool import DirectToolMethods
 from core.agent.loop import ContentSink, LoopSpec, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
@@ -28,14 +27,10 @@ from core.run.output import RunOutput
 from core.state.session import SessionHandle
 from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
-from core.utils.sync import run_sync
+from core.utils.ids import slug
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "agent"
-
-
-class Agent(RunMethods, SessionStateApi):
+class Agent(RunMethods, DirectToolMethods, SessionStateApi):
     """An Agno-compatible agent (see the seed documents for usage)."""
 
     kind = "agent"
@@ -69,7 +64,7 @@ class Agent(RunMethods, SessionStateApi):
         self.model = model
         self.db: BaseDb = db or storage or InMemoryDb()
         self.name = name
-        self.id = id or (_slug(name) if name else f"agent-{uuid.uuid4().hex[:8]}")
+        self.id = id or (slug(name, "agent") if name else f"agent-{uuid.uuid4().hex[:8]}")
         self.description = description
         self.instructions = instructions
         self.session_state: dict[str, Any] = copy.deepcopy(dict(session_state or {}))
@@ -147,34 +142,6 @@ class Agent(RunMethods, SessionStateApi):
                 f"{self.id!r} has no model: set OPENAI_API_KEY or OPENAI_BASE_URL, "
                 "or pass model=... (tools can still be called directly)"
             )
-
-    # -- direct tool calls --------------------------------------------------------------
-    async def arun_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any],
-        *,
-        session_id: str | None = None,
-        user_id: str | None = None,
-    ) -> RunOutput:
-        """Run one tool without the model: same hooks, validation, rollback, persistence."""
-        check_direct_call(self.functions, name, arguments)
-        user_id = user_id or self.user_id
-        async with self.open_run_session(session_id, user_id) as handle:
-            return await run_tool_on_session(
-                handle,
-                owner_id=self.id,
-                name=name,
-                arguments=arguments,
-                functions=self.functions,
-                hooks=self.tool_hooks,
-                dependencies=self._dependencies(None),
-                injected={"agent": self},
-            )
-
-    def run_tool(self, name: str, arguments: Mapping[str, Any], **kwargs: Any) -> RunOutput:
-        """Sync twin of :meth:`arun_tool`."""
-        return run_sync(self.arun_tool(name, arguments, **kwargs))
 
     def __repr__(self) -> str:
         return f"Agent(id={self.id!r}, tools={list(self.functions)})"

@@ -6,6 +6,7 @@ the model makes; only the model is left out.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from core.run.output import RunOutput
 from core.state.session import SessionHandle
 from core.state.view import AgentState
 from core.tools.function import Function
+from core.utils.sync import run_sync
 
 
 def check_direct_call(
@@ -72,3 +74,45 @@ async def run_tool_on_session(
     output.metrics.tool_calls = 1
     output.session_state = handle.tracker.public_state()
     return output
+
+
+class DirectToolMethods:
+    """``arun_tool`` / ``run_tool`` for an owner with tools (agents and teams)."""
+
+    #: the parameter name under which tools and hooks receive the owner
+    owner_param = "agent"
+    id: str
+    user_id: str | None
+    functions: dict[str, Function]
+    tool_hooks: list[Callable[..., Any]]
+
+    # provided by the owner class (and RunMethods)
+    _dependencies: Callable[[Mapping[str, Any] | None], Mapping[str, Any]]
+    open_run_session: Callable[..., contextlib.AbstractAsyncContextManager[SessionHandle]]
+
+    async def arun_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any],
+        *,
+        session_id: str | None = None,
+        user_id: str | None = None,
+    ) -> RunOutput:
+        """Run one tool without the model: same hooks, validation, rollback, persistence."""
+        check_direct_call(self.functions, name, arguments)
+        user_id = user_id or self.user_id
+        async with self.open_run_session(session_id, user_id) as handle:
+            return await run_tool_on_session(
+                handle,
+                owner_id=self.id,
+                name=name,
+                arguments=arguments,
+                functions=self.functions,
+                hooks=self.tool_hooks,
+                dependencies=self._dependencies(None),
+                injected={self.owner_param: self},
+            )
+
+    def run_tool(self, name: str, arguments: Mapping[str, Any], **kwargs: Any) -> RunOutput:
+        """Sync twin of :meth:`arun_tool`."""
+        return run_sync(self.arun_tool(name, arguments, **kwargs))

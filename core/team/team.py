@@ -9,13 +9,12 @@ loop on the same open session, so leader and members read and write one
 from __future__ import annotations
 
 import copy
-import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from core.agent.direct_tool import check_direct_call, run_tool_on_session
+from core.agent.direct_tool import DirectToolMethods
 from core.agent.loop import ContentSink, LoopSpec, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
@@ -29,16 +28,13 @@ from core.state.session import SessionHandle
 from core.team.members import DELEGATE_TOOL, check_members, delegate_function, members_prompt
 from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
-from core.utils.sync import run_sync
+from core.utils.ids import slug
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "team"
-
-
-class Team(RunMethods, SessionStateApi):
+class Team(RunMethods, DirectToolMethods, SessionStateApi):
     """An Agno-compatible team whose members share the team's session state."""
 
+    owner_param = "team"
     kind = "team"
 
     def __init__(
@@ -69,7 +65,7 @@ class Team(RunMethods, SessionStateApi):
         self.model = model
         self.db: BaseDb = db or InMemoryDb()
         self.name = name
-        self.id = id or (_slug(name) if name else f"team-{uuid.uuid4().hex[:8]}")
+        self.id = id or (slug(name, "team") if name else f"team-{uuid.uuid4().hex[:8]}")
         self.description = description
         self.instructions = instructions
         # members' own defaults come first, so their tools find the keys they expect
@@ -153,34 +149,6 @@ class Team(RunMethods, SessionStateApi):
             output.metrics.input_tokens += member_output.metrics.input_tokens
             output.metrics.output_tokens += member_output.metrics.output_tokens
         return output
-
-    # -- direct tool calls --------------------------------------------------------------
-    async def arun_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any],
-        *,
-        session_id: str | None = None,
-        user_id: str | None = None,
-    ) -> RunOutput:
-        """Run one team tool without the model: same hooks, validation, rollback, persistence."""
-        check_direct_call(self.functions, name, arguments)
-        user_id = user_id or self.user_id
-        async with self.open_run_session(session_id, user_id) as handle:
-            return await run_tool_on_session(
-                handle,
-                owner_id=self.id,
-                name=name,
-                arguments=arguments,
-                functions=self.functions,
-                hooks=self.tool_hooks,
-                dependencies=self._dependencies(None),
-                injected={"team": self},
-            )
-
-    def run_tool(self, name: str, arguments: Mapping[str, Any], **kwargs: Any) -> RunOutput:
-        """Sync twin of :meth:`arun_tool`."""
-        return run_sync(self.arun_tool(name, arguments, **kwargs))
 
     def __repr__(self) -> str:
         return f"Team(id={self.id!r}, members={[m.id for m in self.members]})"

@@ -10,7 +10,6 @@ last step's content as its ``content``.
 from __future__ import annotations
 
 import copy
-import re
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -26,13 +25,10 @@ from core.exceptions import UnknownToolError
 from core.run.output import RunOutput
 from core.state.session import SessionHandle
 from core.tools.function import Function
+from core.utils.ids import slug
 from core.workflow.execution import WorkflowRun
 from core.workflow.step import as_step
 from core.workflow.types import content_text
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "workflow"
 
 
 class Workflow(RunMethods, SessionStateApi):
@@ -59,7 +55,7 @@ class Workflow(RunMethods, SessionStateApi):
             raise ValueError("a Workflow needs at least one step")
         self.steps = [as_step(s) for s in entries]
         self.name = name
-        self.id = id or (_slug(name) if name else f"workflow-{uuid.uuid4().hex[:8]}")
+        self.id = id or (slug(name, "workflow") if name else f"workflow-{uuid.uuid4().hex[:8]}")
         self.description = description
         self.db: BaseDb = db or InMemoryDb()
         self.session_state: dict[str, Any] = copy.deepcopy(dict(session_state or {}))
