@@ -52,9 +52,21 @@ def dump_delta(changed: Mapping[str, Any]) -> dict[str, str]:
     return {key: dump_value(key, value) for key, value in changed.items()}
 
 
+def _utf8_len(text: str) -> int:
+    # ASCII text (the common case) is as long in bytes as in characters
+    return len(text) if text.isascii() else len(text.encode())
+
+
+def _key_bytes(key: str) -> int:
+    """Bytes of a key as a JSON string; no escaping needed is the common, fast case."""
+    if key.isascii() and key.isprintable() and '"' not in key and "\\" not in key:
+        return len(key) + 2
+    return _utf8_len(json.dumps(key, ensure_ascii=False))
+
+
 def entry_bytes(key: str, text: str) -> int:
     """Bytes one ``"key":value`` member adds to the compact JSON of a state."""
-    return len(json.dumps(key, ensure_ascii=False).encode()) + 1 + len(text.encode())
+    return _key_bytes(key) + 1 + _utf8_len(text)
 
 
 def state_bytes(texts: Mapping[str, str]) -> int:
