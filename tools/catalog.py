@@ -12,12 +12,19 @@ from collections.abc import Callable, Collection
 from core.agent import Agent
 from core.db.base import BaseDb
 from core.models.base import Model
+from core.team import Team
+from core.workflow import Workflow
 from tools import customers, shopping, taskboard
+from tools.shopping import workflow as shopping_workflow
 
-AGENT_FACTORIES: dict[str, Callable[..., Agent]] = {
+#: anything the chat router can address: agents, teams and workflows alike
+ChatTarget = Agent | Team | Workflow
+
+AGENT_FACTORIES: dict[str, Callable[..., ChatTarget]] = {
     taskboard.AGENT_ID: taskboard.create_agent,
     shopping.AGENT_ID: shopping.create_agent,
     customers.AGENT_ID: customers.create_agent,
+    shopping_workflow.WORKFLOW_ID: shopping_workflow.create_workflow,
 }
 
 COMMAND_ALIASES: dict[str, dict[str, str]] = {
@@ -40,8 +47,8 @@ COMMAND_ALIASES: dict[str, dict[str, str]] = {
 }
 
 
-def create_agents(model: Model | None = None, db: BaseDb | None = None) -> dict[str, Agent]:
-    """One ready agent per id, all on the same model and store."""
+def create_agents(model: Model | None = None, db: BaseDb | None = None) -> dict[str, ChatTarget]:
+    """One ready agent (or workflow) per id, all on the same model and store."""
     return {agent_id: factory(model=model, db=db) for agent_id, factory in AGENT_FACTORIES.items()}
 
 

@@ -21,7 +21,7 @@ from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
 from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
-from core.exceptions import UnknownToolError
+from core.exceptions import NoModelError, UnknownToolError
 from core.run.output import RunOutput
 from core.state.session import SessionHandle
 from core.tools.function import Function
@@ -114,6 +114,16 @@ class Workflow(RunMethods, SessionStateApi):
     ) -> RunOutput:
         """A workflow has no directly callable tools: always UnknownToolError."""
         raise UnknownToolError(name, [])
+
+    def check_runnable(self) -> None:
+        """Refuse before the session is opened when a top-level agent step has no model."""
+        for step in self.steps:
+            agent = getattr(step, "agent", None)
+            if agent is not None and agent.model is None:
+                raise NoModelError(
+                    f"workflow {self.id!r}: step {step.name!r} runs agent {agent.id!r}, "
+                    "which has no model; set OPENAI_API_KEY or OPENAI_BASE_URL"
+                )
 
     def __repr__(self) -> str:
         return f"Workflow(id={self.id!r}, steps={[s.name for s in self.steps]})"

@@ -65,3 +65,28 @@ async def test_a_parallel_conflict_becomes_a_clear_reply_and_saves_nothing() -> 
     reply = await service_with(flow, db).handle_message(message("colours pick"))
     assert reply is not None and "colour" in reply.text and "Nothing" in reply.text
     assert all("colour" not in r.state for r in await db.alist_sessions())
+
+
+async def test_the_ready_shopping_workflow_answers_in_chat_with_the_list() -> None:
+    """`@bot shopping-flow ...`: the assistant step edits, the last step shows the list."""
+    from core.models.scripted import ScriptedModel, tool_call
+    from tools.shopping.workflow import WORKFLOW_ID
+
+    db = InMemoryDb()
+    model = ScriptedModel(
+        [
+            [tool_call("add_item", item="milk"), tool_call("add_item", item="eggs")],
+            "Added.",
+            tool_call("remove_item", item="milk"),
+            "Removed.",
+        ]
+    )
+    settings = Settings(openai_api_key=None, openai_base_url=None)
+    service = ChatService(create_agents(model, db), settings=settings, aliases=COMMAND_ALIASES)
+    first = await service.handle_message(message(f"{WORKFLOW_ID} add milk and eggs"))
+    assert first is not None and first.text.endswith("- milk\n- eggs")
+    second = await service.handle_message(message(f"{WORKFLOW_ID} I got milk"))
+    assert second is not None and second.text.endswith("- eggs")
+    record = await db.aload("slack:T1:C1:1700.1")
+    assert record is not None and record.state["shopping_list"] == ["eggs"]
+    assert record.kind == "workflow"

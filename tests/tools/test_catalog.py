@@ -8,19 +8,23 @@ import pytest
 
 from core.db.in_memory import InMemoryDb
 from core.testing import ScriptedModel, tool_call
+from core.workflow import Workflow
 from tools.catalog import AGENT_FACTORIES, COMMAND_ALIASES, create_agents, resolve_command
 
 
 def test_create_agents_builds_one_agent_per_id_on_shared_model_and_db() -> None:
-    """create_agents returns taskboard, shopping and customers, all on the given model and db."""
+    """create_agents returns the three agents and the shopping workflow, on one model and db."""
     model, db = ScriptedModel(), InMemoryDb()
     agents = create_agents(model, db)
-    assert list(agents) == ["taskboard", "shopping", "customers"]
+    assert list(agents) == ["taskboard", "shopping", "customers", "shopping-flow"]
     for agent_id, agent in agents.items():
         assert agent.id == agent_id
-        assert agent.model is model
         assert agent.db is db
         assert agent.name and agent.description
+        if isinstance(agent, Workflow):
+            assert agent.steps[0].agent is not None and agent.steps[0].agent.model is model
+        else:
+            assert agent.model is model
 
 
 @pytest.mark.parametrize("agent_id", sorted(COMMAND_ALIASES))
@@ -32,8 +36,9 @@ def test_every_alias_names_a_tool_of_its_agent(agent_id: str) -> None:
 
 
 def test_aliases_cover_every_agent() -> None:
-    """Every agent in the catalog has an alias table (possibly empty)."""
-    assert set(COMMAND_ALIASES) == set(AGENT_FACTORIES)
+    """Every agent with tools in the catalog has an alias table (possibly empty)."""
+    with_tools = {i for i, make in AGENT_FACTORIES.items() if make().functions}
+    assert set(COMMAND_ALIASES) == with_tools
 
 
 def test_resolve_command_prefers_alias_then_tool_name() -> None:
