@@ -40,7 +40,11 @@ def build_store(settings: Settings, *, durable: BaseDb | None = None) -> BaseDb:
         return durable
     from core.db.redis import RedisDb
 
-    return RedisDb(db_url=settings.redis_url, snapshot_to=durable)
+    return RedisDb(
+        db_url=settings.redis_url,
+        snapshot_to=durable,
+        run_snapshotter=settings.statebot_run_snapshotter,
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     # Storage
     redis_url: str | None = None
     statebot_db_url: str = "sqlite:///statebot.db"
+    # with REDIS_URL: snapshot to the durable store from inside this process; turn it
+    # off when a standalone `statebot snapshotter` serves several bot processes
+    statebot_run_snapshotter: bool = True
     # Chat layer
     statebot_admin_ids: Annotated[frozenset[str], NoDecode] = frozenset()
     statebot_default_agent: str = "taskboard"

@@ -47,6 +47,19 @@ async def test_redis_store_snapshots_to_the_durable_store() -> None:
         Settings(**{**OFFLINE, "redis_url": "redis://127.0.0.1:1/0"}), durable=durable
     )
     assert isinstance(store, RedisDb)  # never connected, so nothing to close
+    assert store.run_snapshotter
+
+
+async def test_in_process_snapshotter_can_be_left_to_a_standalone_one() -> None:
+    """STATEBOT_RUN_SNAPSHOTTER=false: the bot's RedisDb reads back but does not snapshot."""
+    from core.db.redis import RedisDb
+
+    settings = Settings(
+        **{**OFFLINE, "redis_url": "redis://127.0.0.1:1/0", "statebot_run_snapshotter": False}
+    )
+    store = build_store(settings, durable=InMemoryDb())
+    assert isinstance(store, RedisDb) and not store.run_snapshotter
+    assert store.snapshot_to is not None
 
 
 async def test_build_app_registers_the_catalog_with_aliases() -> None:
