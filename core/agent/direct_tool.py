@@ -10,12 +10,10 @@ import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.agent.tool_calls import execute_tool_call
+from core.agent.tool_calls import execute_tool_call, run_injections
 from core.exceptions import UnknownToolError
-from core.run.context import RunContext
 from core.run.output import RunOutput
 from core.state.session import SessionHandle
-from core.state.view import AgentState
 from core.tools.function import Function
 from core.utils.sync import run_sync
 
@@ -42,19 +40,7 @@ async def run_tool_on_session(
     injected: Mapping[str, Any],
 ) -> RunOutput:
     """Run one tool call on an open session and persist; the output carries its result."""
-    run_context = RunContext(
-        run_id=handle.run_id,
-        session_id=handle.session_id,
-        user_id=handle.user_id,
-        session_state=handle.tracker.state,
-        dependencies=dependencies,
-    )
-    values = {
-        "session_state": handle.tracker.state,
-        "run_context": run_context,
-        "agent_state": AgentState(handle.tracker.state),
-        **injected,
-    }
+    run_context, values = run_injections(handle, dependencies=dependencies, extra=injected)
     execution, _ = await execute_tool_call(
         call_id=f"direct_{handle.run_id}",
         name=name,

@@ -14,13 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.agent.prompt import PromptSpec, build_system_message
-from core.agent.tool_calls import execute_tool_call
+from core.agent.tool_calls import execute_tool_call, run_injections
 from core.exceptions import NoModelError, ToolCallLimitError
 from core.models.base import Message, Model, ModelResponse
-from core.run.context import RunContext
 from core.run.output import RunOutput
 from core.state.session import SessionHandle
-from core.state.view import AgentState
 from core.tools.function import Function
 
 ContentSink = Callable[[str], Awaitable[None] | None]
@@ -56,20 +54,9 @@ async def run_loop(
             "or pass model=... (tools can still be called directly)"
         )
     started = time.perf_counter()
-    run_context = RunContext(
-        run_id=handle.run_id,
-        session_id=handle.session_id,
-        user_id=handle.user_id,
-        session_state=handle.tracker.state,
-        dependencies=dependencies,
-        metadata=dict(metadata),
+    run_context, injected = run_injections(
+        handle, dependencies=dependencies, metadata=metadata, extra=spec.injected
     )
-    injected = {
-        "session_state": handle.tracker.state,
-        "run_context": run_context,
-        "agent_state": AgentState(handle.tracker.state),
-        **spec.injected,
-    }
     identity = {"user_id": handle.user_id, "session_id": handle.session_id}
     tools = [f.to_openai() for f in spec.functions.values()]
     output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)

@@ -16,9 +16,35 @@ from core.run.context import RunContext
 from core.run.output import ToolExecution
 from core.state.session import SessionHandle
 from core.state.values import TRANSIENT_KEYS, StateValueError
+from core.state.view import AgentState
 from core.tools.function import Function
 from core.tools.hooks import run_tool_chain
 from core.utils.log import logger
+
+
+def run_injections(
+    handle: SessionHandle,
+    *,
+    dependencies: Mapping[str, Any],
+    metadata: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> tuple[RunContext, dict[str, Any]]:
+    """The RunContext of a run and the values tools and hooks may ask for by name."""
+    run_context = RunContext(
+        run_id=handle.run_id,
+        session_id=handle.session_id,
+        user_id=handle.user_id,
+        session_state=handle.tracker.state,
+        dependencies=dependencies,
+        metadata=dict(metadata or {}),
+    )
+    injected = {
+        "session_state": handle.tracker.state,
+        "run_context": run_context,
+        "agent_state": AgentState(handle.tracker.state),
+        **(extra or {}),
+    }
+    return run_context, injected
 
 
 def parse_arguments(function: Function, raw: str | Mapping[str, Any]) -> dict[str, Any]:

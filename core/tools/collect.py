@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
 from core.tools.function import Function
@@ -41,6 +41,3 @@ def agentic_state_function() -> Function:
         return "Session state updated."
 
     return Function(update_session_state)
-
-
-HookList = list[Callable[..., Any]]

@@ -76,3 +76,17 @@ async def test_key_length_limit_is_inclusive(
             await db.asave("s", expected_version=1, changed={"k" * 9: 1})
     finally:
         await db.aclose()
+
+
+@pytest.mark.parametrize(
+    "key", ["tasks", 'quo"te', "back\\slash", "tab\there", "ünï", "😀", "c\x01"]
+)
+@pytest.mark.parametrize("text", ["1", '"plain"', '"ünï😀"'])
+def test_entry_bytes_matches_the_real_json_size(key: str, text: str) -> None:
+    """The ASCII fast path and the escaping path both count exactly what json.dumps writes."""
+    import json
+
+    from core.db.limits import entry_bytes
+
+    expected = len(json.dumps(key, ensure_ascii=False).encode()) + 1 + len(text.encode())
+    assert entry_bytes(key, text) == expected

@@ -102,10 +102,9 @@ def save_args(
     return args
 
 
-def seed_args(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[Any]:
-    """ARGV of the SEED script: a durable record copied into Redis."""
-    texts = dump_delta(record.state)
-    args: list[Any] = [
+def _record_head(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[Any]:
+    """The ARGV both SEED and UPSERT start with: identity, meta, TTL."""
+    return [
         keys.hashed,
         record.session_id,
         record.version,
@@ -115,6 +114,14 @@ def seed_args(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[Any
         repr(record.created_at),
         repr(record.updated_at),
         ttl_ms,
+    ]
+
+
+def seed_args(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[Any]:
+    """ARGV of the SEED script: a durable record copied into Redis."""
+    texts = dump_delta(record.state)
+    args = [
+        *_record_head(keys, record, ttl_ms),
         sum(entry_bytes(k, t) for k, t in texts.items()),
     ]
     for key, text in texts.items():
@@ -132,16 +139,8 @@ def upsert_args(
     guard_dirty: bool,
 ) -> list[Any]:
     """ARGV of the UPSERT script: a whole record, written if newer."""
-    args: list[Any] = [
-        keys.hashed,
-        record.session_id,
-        record.version,
-        record.kind,
-        record.owner_id or "",
-        record.user_id or "",
-        repr(record.created_at),
-        repr(record.updated_at),
-        ttl_ms,
+    args = [
+        *_record_head(keys, record, ttl_ms),
         history_limit,
         "1" if guard_dirty else "0",
         sum(entry_bytes(k, t) for k, t in texts.items()),

@@ -376,4 +376,3 @@ class RedisDb(BaseDb):
                 await self.aflush()
         finally:
             await self._clients.aclose()
-
