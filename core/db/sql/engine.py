@@ -4,7 +4,8 @@ SQLite: WAL journal and a busy timeout, so several processes can share one file;
 transactions that write start with ``BEGIN IMMEDIATE`` (taking the write lock up
 front), because a read-then-write transaction under WAL cannot upgrade its lock when
 another process committed meanwhile. PostgreSQL: the psycopg 3 driver, connections
-checked before use so a restarted server is picked up again.
+checked before use so a restarted server is picked up again. Statement parameters
+(session state, user ids) are hidden from error messages, which end up in logs.
 """
 
 from __future__ import annotations
@@ -56,10 +57,12 @@ def sqlite_engines(
     """
     connect_args: dict[str, Any] = {"check_same_thread": False, "timeout": busy_timeout}
     if path is None:
-        engine = sa.create_engine("sqlite://", connect_args=connect_args, poolclass=StaticPool)
+        engine = sa.create_engine(
+            "sqlite://", connect_args=connect_args, poolclass=StaticPool, hide_parameters=True
+        )
     else:
         url = sa.URL.create("sqlite", database=str(path))
-        engine = sa.create_engine(url, connect_args=connect_args)
+        engine = sa.create_engine(url, connect_args=connect_args, hide_parameters=True)
     if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
         raise ValueError(f"synchronous={synchronous!r}: use OFF, NORMAL, FULL or EXTRA")
 
@@ -97,5 +100,6 @@ def postgres_engine(db_url: str, *, connect_timeout: int, pool_size: int) -> sa.
         postgres_url(db_url),
         pool_pre_ping=True,
         pool_size=pool_size,
+        hide_parameters=True,  # error messages must never carry state values into logs
         connect_args={"connect_timeout": connect_timeout},
     )

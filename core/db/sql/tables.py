@@ -58,6 +58,7 @@ def build_tables(names: TableNames) -> Tables:
         sa.Column("version", sa.BigInteger, nullable=False),
         sa.Column("created_at", sa.Double, nullable=False),
         sa.Column("updated_at", sa.Double, nullable=False),
+        sa.Column("save_id", sa.Text, nullable=False, server_default=""),
     )
     history = sa.Table(
         names.history,
@@ -67,6 +68,7 @@ def build_tables(names: TableNames) -> Tables:
         sa.Column("state", sa.Text, nullable=False),
         sa.Column("user_id", sa.Text),
         sa.Column("saved_at", sa.Double, nullable=False),
+        sa.Column("save_id", sa.Text, nullable=False, server_default=""),
     )
     memories = sa.Table(
         names.memories,
