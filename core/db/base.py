@@ -51,6 +51,27 @@ class StateLimitError(StoreError):
     """A state exceeds a configured limit (size of a session, length of a key)."""
 
 
+class InvalidIdError(StoreError, ValueError):
+    """An id (session, user, owner) that no durable store can hold: too long, or with NUL."""
+
+
+class VersionConflictError(StoreError):
+    """One version number names two different contents (a hot store fell behind).
+
+    Raised by a snapshot upsert that finds the durable store holding the same version
+    from a different save; nothing is overwritten.
+    """
+
+    def __init__(self, session_id: str, version: int, durable_save: str, hot_save: str) -> None:
+        super().__init__(
+            f"session {session_id!r}: version {version} in the durable store comes from save "
+            f"{durable_save!r}, the hot store's from save {hot_save!r}; the durable copy "
+            "was kept and nothing was overwritten"
+        )
+        self.session_id = session_id
+        self.version = version
+
+
 @dataclass(frozen=True, slots=True)
 class SessionRecord:
     """A session as stored: state plus meta."""
@@ -63,6 +84,8 @@ class SessionRecord:
     user_id: str | None = None
     created_at: float = 0.0
     updated_at: float = 0.0
+    #: id of the save that produced this version: content identity ("" when unknown)
+    save_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,7 +238,9 @@ class BaseDb(abc.ABC):
 
         The snapshotter's version-guarded upsert: ``record.version`` must be greater
         than the stored version, else nothing is written. A history row is added for
-        the version. True when the record was written.
+        the version. True when the record was written. When the stored version equals
+        ``record.version`` but came from another save (both save ids known), raises
+        VersionConflictError: the version was reused for different content.
         """
         raise NotImplementedError(f"{type(self).__name__} cannot receive snapshots")
 
@@ -240,5 +265,8 @@ class BaseDb(abc.ABC):
         """Forget one fact; True when it existed."""
 
     # -- lifecycle ------------------------------------------------------------------
+    async def aping(self) -> None:  # noqa: B027 - in-process stores are always reachable
+        """Raise StoreUnavailableError when the backing service cannot be reached."""
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, most stores hold nothing
         """Release connections."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,7 @@ from core.db.base import (
     SessionRecord,
     StaleVersionError,
     UserMemory,
+    VersionConflictError,
 )
 from core.db.limits import StateLimits, dump_delta
 
@@ -35,6 +37,7 @@ class _Stored:
     user_id: str | None
     created_at: float
     updated_at: float
+    save_id: str
 
     def record(self, session_id: str) -> SessionRecord:
         return SessionRecord(
@@ -46,6 +49,7 @@ class _Stored:
             user_id=self.user_id,
             created_at=self.created_at,
             updated_at=self.updated_at,
+            save_id=self.save_id,
         )
 
 
@@ -84,6 +88,7 @@ class InMemoryDb(BaseDb):
     ) -> int:
         delta = dump_delta(changed)  # rejects non-JSON values before touching anything
         self.limits.check_keys(session_id, delta)
+        self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
         current = self._sessions.get(session_id)
         actual = current.version if current else 0
         if actual != expected_version:
@@ -104,14 +109,21 @@ class InMemoryDb(BaseDb):
                 user_id=meta.user_id,
                 created_at=current.created_at if current else now,
                 updated_at=now,
+                save_id=uuid.uuid4().hex,
             ),
         )
         return actual + 1
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
         texts = dump_delta(record.state)
+        self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
         current = self._sessions.get(record.session_id)
         if current is not None and current.version >= record.version:
+            same = current.version == record.version
+            if same and current.save_id and record.save_id and current.save_id != record.save_id:
+                raise VersionConflictError(
+                    record.session_id, record.version, current.save_id, record.save_id
+                )
             return False
         self._put(
             record.session_id,
@@ -123,6 +135,7 @@ class InMemoryDb(BaseDb):
                 user_id=record.user_id,
                 created_at=record.created_at,
                 updated_at=record.updated_at,
+                save_id=record.save_id,
             ),
         )
         return True

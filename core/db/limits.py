@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.db.base import StateLimitError
+from core.db.base import InvalidIdError, StateLimitError
 from core.state.values import dump_value
 
 
@@ -22,6 +22,29 @@ class StateLimits:
 
     max_state_bytes: int = 1_000_000
     max_key_length: int = 256
+    #: UTF-8 bytes of a session, user or owner id: PostgreSQL's B-tree index entries
+    #: hold at most ~2.7 KB, so a longer id would be accepted by Redis and SQLite and
+    #: then refused by every snapshot into PostgreSQL
+    max_id_bytes: int = 1024
+
+    def check_ids(self, session_id: str, *others: str | None) -> None:
+        """InvalidIdError for an id no durable store can hold (too long, NUL, not text)."""
+        for name, value in (("session id", session_id), *(("id", o) for o in others)):
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                raise InvalidIdError(f"{name} must be a string, not {type(value).__name__}")
+            if "\x00" in value:
+                raise InvalidIdError(
+                    f"{name} {value[:40]!r} contains a NUL character, which PostgreSQL "
+                    "cannot store. Nothing was written."
+                )
+            size = _utf8_len(value)
+            if size > self.max_id_bytes:
+                raise InvalidIdError(
+                    f"{name} {value[:40]!r}... is {size:,} bytes long; the limit is "
+                    f"{self.max_id_bytes:,}. Nothing was written."
+                )
 
     def check_keys(self, session_id: str, keys: Iterable[str]) -> None:
         """StateLimitError naming the first top-level key that is too long."""

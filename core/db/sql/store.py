@@ -13,6 +13,7 @@ import contextlib
 import json
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -27,6 +28,7 @@ from core.db.base import (
     SessionRecord,
     StaleVersionError,
     UserMemory,
+    VersionConflictError,
 )
 from core.db.limits import StateLimits, dump_delta
 from core.db.sql.engine import unavailable_as_store_error
@@ -135,6 +137,7 @@ class SqlDb(BaseDb):
     ) -> int:
         dump_delta(changed)  # non-JSON values fail here, naming the key, before any I/O
         self.limits.check_keys(session_id, changed)
+        self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
         values = dict(changed)
         return await self._run(self._save, session_id, expected_version, values, set(removed), meta)
 
@@ -166,7 +169,12 @@ class SqlDb(BaseDb):
                 owner = meta.owner_id
                 if owner is None and row is not None:
                     owner = row.owner_id  # a save without an owner keeps the stored one
-                fields = {"kind": meta.kind, "owner_id": owner, "user_id": meta.user_id}
+                fields = {
+                    "kind": meta.kind,
+                    "owner_id": owner,
+                    "user_id": meta.user_id,
+                    "save_id": uuid.uuid4().hex,
+                }
                 if row is None:
                     conn.execute(
                         sa.insert(s).values(
@@ -186,7 +194,9 @@ class SqlDb(BaseDb):
                     )
                     if result.rowcount != 1:  # another writer committed after our read
                         raise StaleVersionError(session_id, expected, None)
-                self._add_history(conn, session_id, expected + 1, text, meta.user_id, now)
+                self._add_history(
+                    conn, session_id, expected + 1, text, meta.user_id, now, fields["save_id"]
+                )
         except sa.exc.IntegrityError as exc:  # two creators raced; the other one won
             raise StaleVersionError(session_id, expected, None) from exc
         return expected + 1
@@ -207,11 +217,12 @@ class SqlDb(BaseDb):
         text: str,
         user_id: str | None,
         now: float,
+        save_id: str,
     ) -> None:
         if self.history_limit <= 0:
             return
         h = self._tables.history
-        values = {"state": text, "user_id": user_id, "saved_at": now}
+        values = {"state": text, "user_id": user_id, "saved_at": now, "save_id": save_id}
         conn.execute(
             self._upsert(h)
             .values(session_id=session_id, version=version, **values)
@@ -226,6 +237,7 @@ class SqlDb(BaseDb):
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
         dump_delta(record.state)
+        self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
         return await self._run(self._upsert_snapshot, record, encode_state(record.state))
 
     def _upsert_snapshot(self, record: SessionRecord, text: str) -> bool:
@@ -238,6 +250,7 @@ class SqlDb(BaseDb):
             "version": record.version,
             "created_at": record.created_at,
             "updated_at": record.updated_at,
+            "save_id": record.save_id,
         }
         insert = self._upsert(s).values(session_id=record.session_id, **values)
         statement = insert.on_conflict_do_update(
@@ -247,11 +260,33 @@ class SqlDb(BaseDb):
         ).returning(s.c.version)
         with self._writer.begin() as conn:
             if conn.execute(statement).first() is None:
+                self._check_same_save(conn, record)
                 return False
             self._add_history(
-                conn, record.session_id, record.version, text, record.user_id, record.updated_at
+                conn,
+                record.session_id,
+                record.version,
+                text,
+                record.user_id,
+                record.updated_at,
+                record.save_id,
             )
         return True
+
+    def _check_same_save(self, conn: sa.Connection, record: SessionRecord) -> None:
+        """VersionConflictError when the stored equal version came from another save."""
+        s = self._tables.sessions
+        row = conn.execute(
+            sa.select(s.c.version, s.c.save_id).where(s.c.session_id == record.session_id)
+        ).first()
+        if (
+            row is not None
+            and row.version == record.version
+            and row.save_id
+            and record.save_id
+            and row.save_id != record.save_id
+        ):
+            raise VersionConflictError(record.session_id, record.version, row.save_id, record.save_id)
 
     async def adelete(self, session_id: str) -> bool:
         return await self._run(self._delete, session_id)
@@ -316,6 +351,13 @@ class SqlDb(BaseDb):
             return int(conn.execute(statement).rowcount)
 
     # -- lifecycle --------------------------------------------------------------------
+    async def aping(self) -> None:
+        await self._run(self._ping)
+
+    def _ping(self) -> None:
+        with self._engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+
     async def aclose(self) -> None:
         await asyncio.to_thread(self._engine.dispose)
 
@@ -338,6 +380,7 @@ def _record(row: Any) -> SessionRecord:
         user_id=row.user_id,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        save_id=row.save_id,
     )
 
 
