@@ -30,6 +30,14 @@ class StoreUnavailableError(StoreError):
     """The backing service (Redis, the database) cannot be reached."""
 
 
+class OutcomeUnknownError(StoreUnavailableError):
+    """The store failed while committing: the write may or may not have been applied.
+
+    Only idempotent operations may be retried after it (a snapshot upsert is: the same
+    version and save id again is a no-op).
+    """
+
+
 class StaleVersionError(StoreError):
     """A save was based on a version that is no longer current; nothing was written."""
 
@@ -194,8 +202,12 @@ class BaseDb(abc.ABC):
         """
 
     @abc.abstractmethod
-    async def adelete(self, session_id: str) -> bool:
-        """Delete a session (and its history); True when it existed."""
+    async def adelete(self, session_id: str, *, upto_version: int | None = None) -> bool:
+        """Delete a session (and its history); True when it existed.
+
+        ``upto_version``: delete only if the stored version is at most this one (undoing
+        a snapshot that landed after a delete must not remove a newer session).
+        """
 
     @abc.abstractmethod
     async def alist_sessions(

@@ -147,7 +147,10 @@ class InMemoryDb(BaseDb):
             if sid in self._sessions
         }
 
-    async def adelete(self, session_id: str) -> bool:
+    async def adelete(self, session_id: str, *, upto_version: int | None = None) -> bool:
+        current = self._sessions.get(session_id)
+        if upto_version is not None and current is not None and current.version > upto_version:
+            return False
         self._history.pop(session_id, None)
         return self._sessions.pop(session_id, None) is not None
 

@@ -25,7 +25,7 @@ from core.db.base import StoreUnavailableError
 _BEGIN_OPTION = "statebot_sqlite_begin"
 
 #: errors that mean "the database cannot be reached (right now)", not "the data is bad"
-_UNAVAILABLE = (
+UNAVAILABLE_ERRORS = (
     sa.exc.OperationalError,
     sa.exc.InterfaceError,
     sa.exc.DisconnectionError,
@@ -40,7 +40,7 @@ def unavailable_as_store_error(where: str) -> Iterator[None]:
     """Turn connection-level failures into StoreUnavailableError naming the database."""
     try:
         yield
-    except _UNAVAILABLE as exc:
+    except UNAVAILABLE_ERRORS as exc:
         reason = getattr(exc, "orig", None) or exc
         raise StoreUnavailableError(
             f"database {where} is unavailable ({str(reason).strip()}); nothing was written"

@@ -24,6 +24,7 @@ from core.db.base import (
     BaseDb,
     HistoryEntry,
     Lease,
+    OutcomeUnknownError,
     SessionMeta,
     SessionRecord,
     StaleVersionError,
@@ -31,7 +32,7 @@ from core.db.base import (
     VersionConflictError,
 )
 from core.db.limits import StateLimits, dump_delta
-from core.db.sql.engine import unavailable_as_store_error
+from core.db.sql.engine import UNAVAILABLE_ERRORS, unavailable_as_store_error
 from core.db.sql.migrate import upgrade_to_head
 from core.db.sql.tables import TableNames, build_tables
 
@@ -258,20 +259,34 @@ class SqlDb(BaseDb):
             set_=values,
             where=s.c.version < insert.excluded.version,
         ).returning(s.c.version)
-        with self._writer.begin() as conn:
-            if conn.execute(statement).first() is None:
-                self._check_same_save(conn, record)
-                return False
-            self._add_history(
-                conn,
-                record.session_id,
-                record.version,
-                text,
-                record.user_id,
-                record.updated_at,
-                record.save_id,
-            )
-        return True
+        with self._writer.connect() as conn:
+            transaction = conn.begin()
+            try:
+                written = conn.execute(statement).first() is not None
+                if written:
+                    self._add_history(
+                        conn,
+                        record.session_id,
+                        record.version,
+                        text,
+                        record.user_id,
+                        record.updated_at,
+                        record.save_id,
+                    )
+                else:
+                    self._check_same_save(conn, record)
+            except BaseException:
+                transaction.rollback()  # failed before the commit: nothing was applied
+                raise
+            try:
+                transaction.commit()
+            except UNAVAILABLE_ERRORS as exc:
+                raise OutcomeUnknownError(
+                    f"database {self._where} failed while committing the snapshot of "
+                    f"session {record.session_id!r} version {record.version}; it may or "
+                    "may not have been applied"
+                ) from exc
+        return written
 
     def _check_same_save(self, conn: sa.Connection, record: SessionRecord) -> None:
         """VersionConflictError when the stored equal version came from another save."""
@@ -288,14 +303,22 @@ class SqlDb(BaseDb):
         ):
             raise VersionConflictError(record.session_id, record.version, row.save_id, record.save_id)
 
-    async def adelete(self, session_id: str) -> bool:
-        return await self._run(self._delete, session_id)
+    async def adelete(self, session_id: str, *, upto_version: int | None = None) -> bool:
+        return await self._run(self._delete, session_id, upto_version)
 
-    def _delete(self, session_id: str) -> bool:
+    def _delete(self, session_id: str, upto_version: int | None) -> bool:
         s, h = self._tables.sessions, self._tables.history
+        session_rows = sa.delete(s).where(s.c.session_id == session_id)
+        if upto_version is not None:
+            session_rows = session_rows.where(s.c.version <= upto_version)
         with self._writer.begin() as conn:
+            deleted = conn.execute(session_rows).rowcount > 0
+            if not deleted and upto_version is not None:
+                exists = sa.select(s.c.version).where(s.c.session_id == session_id)
+                if conn.execute(exists).first() is not None:
+                    return False  # a newer session lives there now: keep it and its history
             conn.execute(sa.delete(h).where(h.c.session_id == session_id))
-            return conn.execute(sa.delete(s).where(s.c.session_id == session_id)).rowcount > 0
+            return deleted
 
     async def alist_sessions(
         self, *, owner_id: str | None = None, limit: int = 100
