@@ -1,20 +1,31 @@
 """``/state dump|reset|history [agent | session id]``: admin commands on a session.
 
-Only configured admin ids may use them (immutable platform user ids, matched on the
-raw id or on the full user key, never on a display name). Every use, and every
-refusal, is logged. Replies are ephemeral and sensitive keys are redacted.
+Who is an admin: ``STATEBOT_ADMIN_IDS`` lists immutable platform user keys, never
+names. ``slack:T123:U456`` is user U456 of workspace T123 and may act only on sessions
+of that workspace (ids starting ``slack:T123:``); ``slack:*:U456`` is that user id in
+every workspace of the platform, acting on all of its sessions. A bare ``U456`` is
+refused when the settings load (``check_admin_id``), because a user id alone does not
+say which workspace it belongs to.
+
+What they do: the operations themselves are ``core.db.admin`` (the same functions
+``statebot state`` calls), so reset runs under the session lease and reaches the hot
+and durable stores together. Replies are ephemeral, sensitive keys redacted, and
+every use, refusal and out-of-scope attempt is logged.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Collection
+from dataclasses import dataclass
 
 import structlog
 
+from bots.keys import key_prefix, parse_user_key, user_key
 from bots.replies import Reply
-from core.db.admin import redact
+from core.db import admin as core_admin
 from core.db.base import BaseDb
 
 log = structlog.get_logger("bots.admin")
@@ -25,12 +36,56 @@ USAGE = (
     "the session of this conversation for that agent (default: the channel's agent)"
 )
 REFUSED = "Only admins can use /state. This attempt was logged."
+OUT_OF_SCOPE = (
+    "You are an admin for sessions starting `{scope}` only; `{session}` is not one of "
+    "them. Nothing was done; this attempt was logged."
+)
+#: the workspace of an admin id that stands for every workspace of its platform
+WILDCARD = "*"
 _HISTORY_LIMIT = 10
 
 
-def is_admin(raw_user: str, user_id: str, admin_ids: Collection[str]) -> bool:
-    """True when the raw platform id or the full user key is configured as admin."""
-    return raw_user in admin_ids or user_id in admin_ids
+def check_admin_id(entry: str) -> str:
+    """The canonical form of one STATEBOT_ADMIN_IDS entry; ValueError saying how to fix it."""
+    entry = entry.strip()
+    if ":" not in entry:
+        raise ValueError(
+            f"STATEBOT_ADMIN_IDS: {entry!r} is a bare user id, which would be admin in "
+            f"every workspace. Write the full user key platform:workspace:user "
+            f"(e.g. slack:T0123ABC:{entry}), or platform:*:user for every workspace of "
+            "that platform (e.g. discord:*:<user id>)"
+        )
+    try:
+        platform, workspace, user = parse_user_key(entry)
+    except ValueError as exc:
+        raise ValueError(f"STATEBOT_ADMIN_IDS: {exc} (or platform:*:user)") from None
+    return user_key(platform, workspace, user)
+
+
+@dataclass(frozen=True, slots=True)
+class AdminGrant:
+    """The admin id a user matched and the sessions it lets them act on."""
+
+    admin_id: str
+    #: every session id this admin may act on starts with it
+    scope: str
+
+    def covers(self, session_id: str) -> bool:
+        """True when ``session_id`` is inside this admin's workspace (or platform)."""
+        return session_id.startswith(self.scope)
+
+
+def grant_for(
+    platform: str, workspace: str, user: str, admin_ids: Collection[str]
+) -> AdminGrant | None:
+    """The grant of a platform user, or None when they are not an admin."""
+    pinned = user_key(platform, workspace, user)
+    if pinned in admin_ids:
+        return AdminGrant(pinned, key_prefix(platform, workspace))
+    everywhere = user_key(platform, WILDCARD, user)
+    if everywhere in admin_ids:
+        return AdminGrant(everywhere, key_prefix(platform))
+    return None
 
 
 def refuse(action: str, *, user_id: str) -> Reply:
@@ -39,40 +94,66 @@ def refuse(action: str, *, user_id: str) -> Reply:
     return Reply(REFUSED, ephemeral=True)
 
 
-def _when(timestamp: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp))
+def _when(timestamp: float | None) -> str:
+    if timestamp is None or not math.isfinite(timestamp):
+        return "at an unknown time"
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(timestamp))
+    except (OverflowError, OSError, ValueError):
+        return "at an unknown time"
 
 
-async def run_admin(action: str, db: BaseDb, session_id: str, *, user_id: str) -> Reply:
-    """Do one admin action on ``session_id`` (the caller has checked the rights)."""
+async def run_admin(
+    action: str, db: BaseDb, session_id: str, *, grant: AdminGrant, user_id: str
+) -> Reply:
+    """Do one admin action on ``session_id``, if ``grant`` covers it."""
+    if not grant.covers(session_id):
+        log.warning(
+            "admin_command_out_of_scope",
+            action=action,
+            target_session=session_id,
+            actor=user_id,
+            admin_id=grant.admin_id,
+        )
+        return Reply(OUT_OF_SCOPE.format(scope=grant.scope, session=session_id), ephemeral=True)
     log.info("admin_command", action=action, target_session=session_id, actor=user_id)
     if action == "dump":
-        record = await db.aload(session_id)
-        if record is None:
-            return Reply(f"Session `{session_id}` has no stored state yet.", ephemeral=True)
-        state = json.dumps(redact(record.state), indent=2, sort_keys=True, ensure_ascii=False)
-        head = (
-            f"Session `{session_id}` ({record.kind} {record.owner_id}, version "
-            f"{record.version}, updated {_when(record.updated_at)}):"
-        )
-        return Reply(f"{head}\n```\n{state}\n```", ephemeral=True)
+        return await _dump(db, session_id)
     if action == "reset":
-        # under the run lock, so a reset never interleaves with a run of the session
-        async with db.session_lock(session_id):
-            existed = await db.adelete(session_id)
-        if not existed:
-            return Reply(f"Session `{session_id}` had no stored state; nothing to reset.", True)
-        return Reply(
-            f"Session `{session_id}` reset: its next run starts from the default state.", True
-        )
+        return await _reset(db, session_id)
     if action == "history":
-        entries = await db.ahistory(session_id, limit=_HISTORY_LIMIT)
-        if not entries:
-            return Reply(f"Session `{session_id}` has no saved versions.", ephemeral=True)
-        lines = [f"Last {len(entries)} versions of `{session_id}` (newest first):"]
-        for entry in entries:
-            keys = ", ".join(sorted(entry.state)) or "empty"
-            who = entry.user_id or "unknown"
-            lines.append(f"• v{entry.version} {_when(entry.saved_at)} by {who}: {keys}")
-        return Reply("\n".join(lines), ephemeral=True)
+        return await _history(db, session_id)
     return Reply(f"Unknown action {action!r}. {USAGE}", ephemeral=True)
+
+
+async def _dump(db: BaseDb, session_id: str) -> Reply:
+    try:
+        dump = await core_admin.dump_session(db, session_id, versions=0)
+    except core_admin.SessionNotFoundError:
+        return Reply(f"Session `{session_id}` has no stored state yet.", ephemeral=True)
+    state = json.dumps(dump["state"], indent=2, sort_keys=True, ensure_ascii=False)
+    head = (
+        f"Session `{session_id}` ({dump['kind']} {dump['owner_id']}, version "
+        f"{dump['version']}, updated {_when(dump['updated_at'])}):"
+    )
+    return Reply(f"{head}\n```\n{state}\n```", ephemeral=True)
+
+
+async def _reset(db: BaseDb, session_id: str) -> Reply:
+    try:
+        await core_admin.delete_session(db, session_id)
+    except core_admin.SessionNotFoundError:
+        return Reply(f"Session `{session_id}` had no stored state; nothing to reset.", True)
+    return Reply(f"Session `{session_id}` reset: its next run starts from the default state.", True)
+
+
+async def _history(db: BaseDb, session_id: str) -> Reply:
+    entries = await core_admin.session_history(db, session_id, limit=_HISTORY_LIMIT)
+    if not entries:
+        return Reply(f"Session `{session_id}` has no saved versions.", ephemeral=True)
+    lines = [f"Last {len(entries)} versions of `{session_id}` (newest first):"]
+    for entry in entries:
+        keys = ", ".join(sorted(entry["state"])) or "empty"
+        who = entry["user_id"] or "unknown"
+        lines.append(f"• v{entry['version']} {_when(entry['saved_at'])} by {who}: {keys}")
+    return Reply("\n".join(lines), ephemeral=True)

@@ -14,6 +14,7 @@ in a channel, the console) belongs to the channel's session.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -23,11 +24,34 @@ Scope = Literal["thread", "channel", "user"]
 SCOPES: tuple[Scope, ...] = ("thread", "channel", "user")
 
 _ESCAPES = str.maketrans({"%": "%25", ":": "%3A", "@": "%40"})
+_UNESCAPES = {"%25": "%", "%3A": ":", "%40": "@"}
+_ESCAPED = re.compile("%25|%3A|%40", re.IGNORECASE)
 
 
 def escape(component: str) -> str:
     """Escape one key component so it holds no separator and no user-scope marker."""
     return component.translate(_ESCAPES)
+
+
+def unescape(component: str) -> str:
+    """The raw component an escaped one was made from."""
+    return _ESCAPED.sub(lambda m: _UNESCAPES[m[0].upper()], component)
+
+
+def key_prefix(platform: str, workspace: str | None = None) -> str:
+    """What every session and user key of a workspace (without one: a platform) starts with."""
+    if workspace is None:
+        return f"{escape(platform)}:"
+    return f"{escape(platform)}:{escape(workspace)}:"
+
+
+def parse_user_key(key: str) -> tuple[str, str, str]:
+    """(platform, workspace, user) of a user key, unescaped; ValueError if it is not one."""
+    parts = key.split(":")
+    if len(parts) != 3 or not all(parts):
+        raise ValueError(f"{key!r} is not a user key of the form platform:workspace:user")
+    platform, workspace, user = (unescape(p) for p in parts)
+    return platform, workspace, user
 
 
 def session_key(

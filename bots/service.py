@@ -232,7 +232,10 @@ class ChatService:
         words = cmd.text.split()
         action = words[0].lower() if words else ""
         keys = keys_for(cmd)
-        if not admin.is_admin(cmd.user, keys.user_id, self._settings.statebot_admin_ids):
+        grant = admin.grant_for(
+            cmd.platform, cmd.workspace, cmd.user, self._settings.statebot_admin_ids
+        )
+        if grant is None:
             with bind_event(
                 platform=cmd.platform, session_id=None, user_id=keys.user_id, event_id=cmd.event_id
             ):
@@ -256,7 +259,9 @@ class ChatService:
             db = self._agents[agent_id].db
 
             async def run() -> Reply:
-                return await admin.run_admin(action, db, session_id, user_id=keys.user_id)
+                return await admin.run_admin(
+                    action, db, session_id, grant=grant, user_id=keys.user_id
+                )
 
             reply = await guarded(run, agent_id=agent_id, offline_commands="")
             return Reply(reply.text, ephemeral=True)

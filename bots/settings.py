@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bots.admin import check_admin_id
 from bots.keys import Scope
 
 
@@ -62,7 +63,7 @@ class Settings(BaseSettings):
     # with REDIS_URL: snapshot to the durable store from inside this process; turn it
     # off when a standalone `statebot snapshotter` serves several bot processes
     statebot_run_snapshotter: bool = True
-    # Chat layer
+    # Chat layer; admin ids: see bots/admin.py (check_admin_id)
     statebot_admin_ids: Annotated[frozenset[str], NoDecode] = frozenset()
     statebot_default_agent: str = "taskboard"
     statebot_channel_agents: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
@@ -76,7 +77,12 @@ class Settings(BaseSettings):
     @field_validator("statebot_admin_ids", mode="before")
     @classmethod
     def _admin_ids(cls, value: Any) -> Any:
-        return _split_list(value)
+        # full user keys only (platform:workspace:user, or platform:*:user): a bare
+        # user id would make its owner admin in every workspace
+        entries = _split_list(value)
+        if not isinstance(entries, list | tuple | set | frozenset):
+            return entries  # pydantic reports the wrong type
+        return [check_admin_id(str(entry)) for entry in entries]
 
     @field_validator("statebot_channel_agents", mode="before")
     @classmethod

@@ -220,21 +220,14 @@ class BaseDb(abc.ABC):
         """Saved versions of a session, newest first."""
 
     async def arestore(self, session_id: str, version: int) -> int:
-        """Make an old version the current state again (as a new version)."""
-        entries = {e.version: e for e in await self.ahistory(session_id, limit=10_000)}
-        if version not in entries:
-            raise StoreError(f"session {session_id!r} has no version {version}")
-        current = await self.aload(session_id)
-        if current is None:
-            raise StoreError(f"session {session_id!r} does not exist")
-        target = entries[version].state
-        return await self.asave(
-            session_id,
-            expected_version=current.version,
-            changed=target,
-            removed=set(current.state) - set(target),
-            meta=SessionMeta(kind=current.kind, owner_id=current.owner_id, user_id="restore"),
-        )
+        """Make an old version current again (as a new version), under the session lease.
+
+        The one implementation is ``core.db.admin.restore_version``; do not call this
+        while holding the session's lease (it takes it).
+        """
+        from core.db import admin  # admin builds on this module
+
+        return await admin.restore_version(self, session_id, version)
 
     async def aload_many(self, session_ids: Iterable[str]) -> dict[str, SessionRecord]:
         """The stored sessions among ``session_ids`` (missing ones are left out)."""

@@ -49,11 +49,11 @@ def test_defaults() -> None:
 
 def test_comma_lists_and_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
     """Admin ids are a comma list; channel agents and scopes are KEY=VALUE pairs."""
-    monkeypatch.setenv("STATEBOT_ADMIN_IDS", "U1, U2,,slack:T1:U3")
+    monkeypatch.setenv("STATEBOT_ADMIN_IDS", "slack:T1:U1, discord:*:42,,slack:T1:U3")
     monkeypatch.setenv("STATEBOT_CHANNEL_AGENTS", "C123=taskboard, C456=shopping")
     monkeypatch.setenv("STATEBOT_AGENT_SCOPES", "taskboard=channel")
     settings = Settings()
-    assert settings.statebot_admin_ids == {"U1", "U2", "slack:T1:U3"}
+    assert settings.statebot_admin_ids == {"slack:T1:U1", "discord:*:42", "slack:T1:U3"}
     assert settings.statebot_channel_agents == {"C123": "taskboard", "C456": "shopping"}
     assert settings.statebot_agent_scopes == {"taskboard": "channel"}
 
@@ -73,6 +73,21 @@ def test_bad_values_fail_loudly(monkeypatch: pytest.MonkeyPatch, name: str, valu
     monkeypatch.setenv(name, value)
     with pytest.raises(ValidationError, match=name.lower()):
         Settings()
+
+
+@pytest.mark.parametrize("value", ["U456", "slack:U456", "slack::U456", "a:b:c:d"])
+def test_admin_ids_must_be_full_user_keys(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """A bare or malformed admin id is a startup error that shows the full form."""
+    monkeypatch.setenv("STATEBOT_ADMIN_IDS", f"slack:T1:U1,{value}")
+    with pytest.raises(ValidationError, match="platform:workspace:user") as caught:
+        Settings()
+    assert "platform:*:user" in str(caught.value)
+
+
+def test_admin_ids_are_canonical_user_keys() -> None:
+    """Entries are stored as bots.keys builds user keys, so they match on equality."""
+    settings = Settings(statebot_admin_ids=" slack:T1:U1 ,slack:T%3a1:U2")
+    assert settings.statebot_admin_ids == {"slack:T1:U1", "slack:T%3A1:U2"}
 
 
 def test_secrets_never_show_in_repr(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 
 import pytest
 
 from core.db import admin
-from core.db.base import BaseDb, SessionMeta
+from core.db.base import BaseDb, SessionMeta, SessionRecord, StoreUnavailableError
 from core.db.in_memory import InMemoryDb
+from core.redaction import REDACTED
 
 STATE = {
     "tasks": [{"title": "ship", "api_token": "t-123"}],
@@ -29,31 +31,43 @@ async def _fill(db: BaseDb) -> None:
 def test_redact_masks_sensitive_keys_at_any_depth_case_insensitively() -> None:
     """Keys matching the patterns are masked in nested dicts and lists; nothing else is."""
     redacted = admin.redact(STATE)
-    assert redacted["Password"] == admin.REDACTED
-    assert redacted["tasks"] == [{"title": "ship", "api_token": admin.REDACTED}]
-    assert redacted["config"] == {"db": {"DB_SECRET": admin.REDACTED, "host": "h"}, "note": "keep"}
+    assert redacted["Password"] == REDACTED
+    assert redacted["tasks"] == [{"title": "ship", "api_token": REDACTED}]
+    assert redacted["config"] == {"db": {"DB_SECRET": REDACTED, "host": "h"}, "note": "keep"}
     assert STATE["Password"] == "hunter2"  # the input is not mutated
 
 
-def test_redact_uses_the_given_patterns() -> None:
-    """Custom fnmatch patterns replace the defaults."""
-    assert admin.redact({"pin": 1, "password": 2}, patterns=["p?n"]) == {
-        "pin": admin.REDACTED,
-        "password": 2,
+def test_redact_takes_extra_patterns_on_top_of_the_shared_list() -> None:
+    """Extra fnmatch patterns add to the shared credential list, never replace it."""
+    assert admin.redact({"pin": 1, "password": 2}, extra=["p?n"]) == {
+        "pin": REDACTED,
+        "password": REDACTED,
     }
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["authorization", "api-key", "private_key", "pwd", "passphrase", "jwt", "aws_access_key_id"],
+)
+async def test_dump_hides_every_common_credential_name(key: str) -> None:
+    """Dumps use the shared list: header, dashed, short and cloud credential names hidden."""
+    db = InMemoryDb()
+    await db.asave("s", expected_version=0, changed={key: "leak-me", "title": "ok"})
+    dump = await admin.dump_session(db, "s")
+    assert dump["state"] == {key: REDACTED, "title": "ok"}
 
 
 async def test_dump_redacts_unless_reveal(store: BaseDb) -> None:
     """A dump shows meta and recent versions, with sensitive values hidden unless revealed."""
     await _fill(store)
     dump = await admin.dump_session(store, "slack:T1:C1:1.0")
-    assert dump["state"]["Password"] == admin.REDACTED and dump["redacted"] is True
+    assert dump["state"]["Password"] == REDACTED and dump["redacted"] is True
     assert (dump["version"], dump["owner_id"]) == (2, "taskboard")
     assert [v["version"] for v in dump["recent_versions"]] == [2, 1]
     revealed = await admin.dump_session(store, "slack:T1:C1:1.0", reveal=True)
     assert revealed["state"] == {**STATE, "n": 1}
     history = await admin.session_history(store, "slack:T1:C1:1.0")
-    assert history[1]["state"]["Password"] == admin.REDACTED
+    assert history[1]["state"]["Password"] == REDACTED
 
 
 async def test_missing_session_is_a_clear_error(store: BaseDb) -> None:
@@ -71,7 +85,7 @@ async def test_export_wipe_import_gives_back_the_same_sessions(store: BaseDb) ->
     await _fill(store)
     before = {r.session_id: r for r in await store.alist_sessions()}
     out = io.StringIO()
-    assert await admin.export_jsonl(store, out) == 2
+    assert (await admin.export_jsonl(store, out)).count == 2
     for session_id in before:
         await admin.delete_session(store, session_id)
     assert await store.alist_sessions() == []
@@ -90,9 +104,19 @@ BAD_LINES = [
     ('{"session_id": "a", "version": true, "state": {}}', "version"),
     ('{"session_id": "a", "version": 1, "state": []}', "state must be"),
     ('{"session_id": "a", "version": 1, "state": {}, "code": "import os"}', "unknown fields"),
-    ('{"session_id": "a", "version": 1, "state": {"x": NaN}}', "'x'"),
+    ('{"session_id": "a", "version": 1, "state": {"x": NaN}}', "NaN is not a JSON number"),
     ('{"session_id": "a", "version": 1, "state": {}, "owner_id": 5}', "owner_id"),
     ('{"session_id": "good", "version": 1, "state": {}}', "already appeared on line 1"),
+    (json.dumps({"session_id": "a", "version": 2**70, "state": {}}), "64-bit"),
+    (json.dumps({"session_id": "a", "version": 2**63, "state": {}}), "64-bit"),
+    ('{"session_id": "a", "version": 1, "state": {}, "created_at": NaN}', "NaN"),
+    ('{"session_id": "a", "version": 1, "state": {}, "updated_at": Infinity}', "Infinity"),
+    ('{"session_id": "a", "version": 1, "state": {}, "updated_at": 1e400}', "finite"),
+    ('{"session_id": "a", "version": 1, "state": {}, "created_at": -5}', "created_at"),
+    ('{"session_id": "a\\u0000b", "version": 1, "state": {}}', "NUL"),
+    ('{"session_id": "a", "version": 1, "state": {}, "user_id": "u\\u0000"}', "NUL"),
+    (json.dumps({"session_id": "x" * 3000, "version": 1, "state": {}}), "bytes long"),
+    ('{"session_id": "a", "version": 1, "state": {}, "kind": ""}', "kind"),
 ]
 
 
@@ -120,6 +144,95 @@ async def test_import_over_existing_sessions_needs_replace(store: BaseDb) -> Non
     assert await admin.import_jsonl(store, [other, line], replace=True) == 2
     record = await store.aload("s")
     assert record is not None and record.state == {"theirs": 2}
+
+
+async def test_replace_saves_over_the_session_and_keeps_its_history(store: BaseDb) -> None:
+    """--replace never deletes: the file's state becomes the next version, history kept."""
+    await store.asave("s", expected_version=0, changed={"mine": 1, "old": True})
+    line = json.dumps({"session_id": "s", "version": 1, "state": {"theirs": 2}})
+    assert await admin.import_jsonl(store, [line], replace=True) == 1
+    record = await store.aload("s")
+    assert record is not None and (record.state, record.version) == ({"theirs": 2}, 2)
+    assert [e.version for e in await store.ahistory("s")] == [2, 1]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        json.dumps({"session_id": "s", "version": 2**70, "state": {"theirs": 2}}),
+        '{"session_id": "s", "version": 2, "state": {}, "updated_at": NaN}',
+        '{"session_id": "t", "version": 1, "state": {}, "created_at": Infinity}',
+    ],
+)
+async def test_replace_with_a_bad_record_deletes_nothing(store: BaseDb, bad: str) -> None:
+    """A file that fails validation leaves every existing session as it was."""
+    await store.asave("s", expected_version=0, changed={"mine": 1})
+    good = json.dumps({"session_id": "s", "version": 9, "state": {"theirs": 2}})
+    lines = [bad] if bad.startswith('{"session_id": "s"') else [good, bad]
+    with pytest.raises(admin.ImportFileError, match="nothing was imported"):
+        await admin.import_jsonl(store, lines, replace=True)
+    record = await store.aload("s")
+    assert record is not None and (record.state, record.version) == ({"mine": 1}, 1)
+    assert await store.aload("t") is None
+
+
+class _FailingOn(InMemoryDb):
+    """An in-memory store whose snapshot writes fail for one session id."""
+
+    def __init__(self, bad: str) -> None:
+        super().__init__()
+        self.bad = bad
+
+    async def aupsert_snapshot(self, record: SessionRecord) -> bool:
+        if record.session_id == self.bad:
+            raise StoreUnavailableError("database unavailable")
+        return await super().aupsert_snapshot(record)
+
+
+async def test_a_write_failing_midway_reports_what_was_and_was_not_written() -> None:
+    """A store failure mid-import names the sessions written and those not written."""
+    db = _FailingOn("b")
+    lines = [json.dumps({"session_id": s, "version": 1, "state": {"n": s}}) for s in "abc"]
+    with pytest.raises(admin.ImportWriteError) as caught:
+        await admin.import_jsonl(db, lines)
+    assert caught.value.written == ["a"] and caught.value.not_written == ["b", "c"]
+    message = str(caught.value)
+    assert "session 'b'" in message and "database unavailable" in message
+    assert "written (1): 'a'" in message and "not written (2): 'b', 'c'" in message
+    assert (await db.aload("a")) is not None and (await db.aload("c")) is None
+
+
+async def test_export_survives_non_finite_stored_timestamps() -> None:
+    """A stored inf/NaN timestamp exports as null (reported), and the file imports again."""
+    db = InMemoryDb()
+    odd = SessionRecord("s", {"a": 1}, 3, created_at=float("nan"), updated_at=float("inf"))
+    await db.aupsert_snapshot(odd)
+    out = io.StringIO()
+    result = await admin.export_jsonl(db, out)
+    assert (result.count, result.repaired, result.skipped) == (1, ["s"], {})
+    line = json.loads(out.getvalue())
+    assert (line["created_at"], line["updated_at"], line["state"]) == (None, None, {"a": 1})
+    target = InMemoryDb()
+    assert await admin.import_jsonl(target, [out.getvalue()]) == 1
+
+
+async def _blocked_while_leased(db: BaseDb, session_id: str, operation: object) -> None:
+    async with db.session_lock(session_id):
+        task = asyncio.ensure_future(operation)  # type: ignore[arg-type]
+        await asyncio.sleep(0.05)
+        assert not task.done(), "the admin operation did not wait for the session lease"
+    await task
+
+
+async def test_admin_writes_wait_for_the_session_lease(store: BaseDb) -> None:
+    """Restore, replace-import and delete run under the session lease, never beside a run."""
+    await store.asave("s", expected_version=0, changed={"a": 1})
+    await store.asave("s", expected_version=1, changed={"a": 2})
+    await _blocked_while_leased(store, "s", admin.restore_version(store, "s", 1))
+    line = json.dumps({"session_id": "s", "version": 1, "state": {"b": 1}})
+    await _blocked_while_leased(store, "s", admin.import_jsonl(store, [line], replace=True))
+    await _blocked_while_leased(store, "s", admin.delete_session(store, "s"))
+    assert await store.aload("s") is None
 
 
 async def test_import_respects_the_target_store_limits() -> None:
