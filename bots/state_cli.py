@@ -1,4 +1,10 @@
-"""``statebot state …``: inspect and repair stored session state from a terminal."""
+"""``statebot state …``: inspect and repair stored session state from a terminal.
+
+Every command calls ``core.db.admin`` (the same functions as chat ``/state``) on the
+same deployment the bots serve from: with ``--redis-url`` / ``REDIS_URL`` the store is
+built by ``bots.app.build_store`` (RedisDb snapshotting to ``--db-url``), so a delete
+or restore is what the very next bot run sees; without it, the durable store alone.
+"""
 
 from __future__ import annotations
 
@@ -13,10 +19,21 @@ import click
 from core.db import admin
 from core.db.base import BaseDb, StoreError
 from core.db.url import open_store
+from core.redaction import redact_text
 
 T = TypeVar("T")
 
 DEFAULT_DB_URL = "sqlite:///statebot.db"
+
+
+def open_deployment(db_url: str, redis_url: str | None) -> BaseDb:
+    """The store the bots use: RedisDb over the durable store when Redis is named."""
+    if not redis_url:
+        return open_store(db_url)
+    from bots.app import build_store
+    from bots.settings import Settings
+
+    return build_store(Settings(redis_url=redis_url, statebot_db_url=db_url))
 
 
 def _print_json(data: Any) -> None:
@@ -27,16 +44,16 @@ def _with_store(ctx: click.Context, action: Callable[[BaseDb], Awaitable[T]]) ->
     """Open the store, run ``action``, close it; store errors become clean CLI errors."""
 
     async def run() -> T:
-        db = open_store(ctx.obj["db_url"])
+        db = open_deployment(ctx.obj["db_url"], ctx.obj["redis_url"])
         try:
             return await action(db)
         finally:
-            await db.aclose()
+            await db.aclose()  # RedisDb: copies what this command changed to the durable store
 
     try:
         return asyncio.run(run())
     except (StoreError, ValueError) as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(redact_text(str(exc))) from exc
 
 
 @click.group()
@@ -45,12 +62,19 @@ def _with_store(ctx: click.Context, action: Callable[[BaseDb], Awaitable[T]]) ->
     envvar="STATEBOT_DB_URL",
     default=DEFAULT_DB_URL,
     show_default=True,
-    help="Store to operate on (sqlite:///file.db, postgresql://…, redis://…).",
+    help="Durable store (sqlite:///file.db, postgresql://…).",
+)
+@click.option(
+    "--redis-url",
+    envvar="REDIS_URL",
+    default=None,
+    help="Hot store the bots serve from (redis://…); commands then act on Redis and "
+    "the durable store together, as the bots do.",
 )
 @click.pass_context
-def state(ctx: click.Context, db_url: str) -> None:
+def state(ctx: click.Context, db_url: str, redis_url: str | None) -> None:
     """Inspect, restore, export and import stored session state."""
-    ctx.obj = {"db_url": db_url}
+    ctx.obj = {"db_url": db_url, "redis_url": (redis_url or "").strip() or None}
 
 
 @state.command("list")
@@ -119,8 +143,17 @@ def delete(ctx: click.Context, session_id: str) -> None:
 def export_cmd(ctx: click.Context, file: str) -> None:
     """Write every session to FILE as JSON Lines ('-' for stdout)."""
     with click.open_file(file, "w", encoding="utf-8", atomic=file != "-") as out:
-        count = _with_store(ctx, functools.partial(admin.export_jsonl, out=out))
-    click.echo(f"exported {count} sessions", err=file == "-")
+        result = _with_store(ctx, functools.partial(admin.export_jsonl, out=out))
+    click.echo(f"exported {result.count} sessions", err=file == "-")
+    if result.repaired:
+        click.echo(
+            f"{len(result.repaired)} session(s) had unreadable timestamps, written as null: "
+            + ", ".join(result.repaired),
+            err=True,
+        )
+    if result.skipped:
+        skipped = "; ".join(f"{sid}: {why}" for sid, why in result.skipped.items())
+        raise click.ClickException(f"{len(result.skipped)} session(s) NOT exported: {skipped}")
 
 
 @state.command("import")

@@ -1,19 +1,32 @@
-"""``statebot state …`` driven through click's CliRunner on a real SQLite file."""
+"""``statebot state …`` driven through click's CliRunner on a real SQLite file, and on a
+Redis + SQLite deployment exactly as the bots build it."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import uuid
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from bots.cli import main
+from core.agent import Agent
 from core.db.base import SessionMeta
+from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
+from tests.conftest import REDIS_URL, require_service
 
 SESSION = "console:local:main:taskboard"
+
+
+@pytest.fixture(autouse=True)
+def no_redis_in_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's REDIS_URL must not turn these SQLite tests into Redis ones."""
+    monkeypatch.delenv("REDIS_URL", raising=False)
 
 
 @pytest.fixture
@@ -108,3 +121,96 @@ def test_db_url_defaults_to_environment(db_url: str, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("STATEBOT_DB_URL", db_url)
     result = CliRunner().invoke(main, ["state", "list"])
     assert result.exit_code == 0 and SESSION in result.output
+
+
+# -- on a Redis deployment ----------------------------------------------------------
+# The CLI builds its RedisDb with bots.app.build_store, as the bots do, so it uses the
+# deployment's default key prefix. To keep that away from other tests' keys it runs
+# on a Redis database of its own, emptied of statebot keys afterwards.
+DEPLOYMENT_DB = 9
+
+
+@pytest.fixture
+async def deployment_redis() -> AsyncIterator[str]:
+    """URL of a Redis database used only by these tests (statebot keys removed after)."""
+    require_service("Redis", "127.0.0.1", 6379)
+    url = f"{REDIS_URL.rsplit('/', 1)[0]}/{DEPLOYMENT_DB}"
+    yield url
+    import redis.asyncio as aioredis
+
+    client = aioredis.Redis.from_url(url)
+    try:
+        async for key in client.scan_iter(match="*statebot:*", count=1000):
+            await client.delete(key)
+    finally:
+        await client.aclose()
+
+
+def add_item(session_state: dict[str, Any], item: str) -> str:
+    """Append an item."""
+    session_state["items"].append(item)
+    return f"added {item}"
+
+
+@pytest.fixture
+def deployment(deployment_redis: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """(redis url, durable url) of one bot deployment."""
+    yield deployment_redis, f"sqlite:///{tmp_path}/durable.db"
+
+
+async def _cli(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    # in a thread: the CLI runs its own event loop, as it does from a terminal
+    result = await asyncio.to_thread(CliRunner().invoke, main, ["state", *args], env=env)
+    return result.exit_code, result.output
+
+
+async def test_cli_delete_on_redis_is_seen_by_the_next_bot_run(
+    deployment: tuple[str, str],
+) -> None:
+    """`state delete` with REDIS_URL removes the hot copy too: the next run starts fresh."""
+    redis_url, durable_url = deployment
+    session = f"slack:T1:C1:{uuid.uuid4().hex}"
+    db = RedisDb(db_url=redis_url, snapshot_to=SqliteDb(db_url=durable_url))
+    agent = Agent(db=db, session_state={"items": []}, tools=[add_item])
+    await agent.arun_tool("add_item", {"item": "old"}, session_id=session)
+    env = {"REDIS_URL": redis_url, "STATEBOT_DB_URL": durable_url}
+    code, out = await _cli("delete", session, "--yes", env=env)
+    assert code == 0 and f"deleted {session}" in out
+    output = await agent.arun_tool("add_item", {"item": "new"}, session_id=session)
+    assert output.session_state is not None and output.session_state["items"] == ["new"]
+    await db.aclose()
+
+
+async def test_cli_restore_on_redis_is_seen_by_the_next_bot_run(
+    deployment: tuple[str, str],
+) -> None:
+    """`state restore --redis-url` saves through Redis: the next run continues from it."""
+    redis_url, durable_url = deployment
+    session = f"slack:T1:C1:{uuid.uuid4().hex}"
+    db = RedisDb(db_url=redis_url, snapshot_to=SqliteDb(db_url=durable_url))
+    agent = Agent(db=db, session_state={"items": []}, tools=[add_item])
+    for item in ("one", "two", "three"):
+        await agent.arun_tool("add_item", {"item": item}, session_id=session)
+    args = ("--db-url", durable_url, "--redis-url", redis_url)
+    code, out = await _cli(*args, "restore", session, "1")
+    assert code == 0 and "now version 4" in out, out
+    output = await agent.arun_tool("add_item", {"item": "after"}, session_id=session)
+    assert output.session_state is not None
+    assert output.session_state["items"] == ["one", "after"]
+    await db.aclose()
+    durable = SqliteDb(db_url=durable_url)
+    record = await durable.aload(session)  # the restore reached the durable store too
+    await durable.aclose()
+    assert record is not None and record.version >= 4
+
+
+def test_import_of_an_out_of_range_version_is_a_clean_message(tmp_path: Path) -> None:
+    """A version no durable store can hold fails validation: exit 1, a message, nothing written."""
+    good = tmp_path / "in.jsonl"
+    good.write_text(
+        json.dumps({"session_id": "s", "version": 2**70, "state": {}}) + "\n", encoding="utf-8"
+    )
+    url = f"sqlite:///{tmp_path}/x.db"
+    code, out = _run(url, "import", str(good))
+    assert code == 1 and "64-bit" in out and "Traceback" not in out
+    assert "no sessions" in _run(url, "list")[1]
