@@ -2,12 +2,22 @@
 
 ``bind_event`` binds platform, session_id, user_id and event_id for the duration of
 one event (structlog contextvars), so every line logged while handling it carries
-them without passing them around. Secrets never reach a log line: settings hold them
-as ``SecretStr``, and a processor masks any field whose name says it is a secret.
+them without passing them around.
+
+Secrets and state never reach a log line. Settings hold secrets as ``SecretStr``, and
+the ``redact_event`` processor, run on every event after exceptions are formatted:
+
+* masks any field named like a credential (``core.redaction``, the same list as
+  state dumps), at any depth of a dict or list;
+* withholds fields that carry session state (``state``, ``session_state``, ``changed``,
+  ``record``…) and stored records passed as values, leaving only their size;
+* masks ``key=value`` credentials, ``Bearer …`` tokens and URL passwords inside text
+  (the event message, errors, formatted tracebacks).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import sys
 from collections.abc import Iterator, MutableMapping
@@ -16,17 +26,51 @@ from typing import Any, TextIO
 
 import structlog
 
-_SECRET_WORDS = ("token", "secret", "password", "api_key", "apikey", "authorization")
+from core.redaction import REDACTED, is_sensitive, redact_text
+
+#: fields whose values are session state: logged as their size only
+STATE_FIELDS = frozenset(
+    {"state", "session_state", "changed", "delta", "values", "record", "records", "snapshot"}
+)
 _configured = False
 
 
-def mask_secrets(
+def _withheld(value: Any) -> str:
+    size = f"{len(value)} items" if isinstance(value, dict | list | tuple | set) else "value"
+    return f"<state withheld: {size}>"
+
+
+def _scrub(value: Any) -> Any:
+    """``value`` with credentials masked and state withheld, at any depth."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {k: _field(str(k), v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrub(item) for item in value]
+    if dataclasses.is_dataclass(value) and hasattr(value, "state"):
+        # a stored record or history entry: who and which version, never the content
+        name = type(value).__name__
+        return f"<{name} {getattr(value, 'session_id', '?')} v{getattr(value, 'version', '?')}>"
+    if isinstance(value, BaseException):
+        return redact_text(f"{type(value).__name__}: {value}")
+    return value
+
+
+def _field(key: str, value: Any) -> Any:
+    if key in STATE_FIELDS:
+        return _withheld(value)
+    if is_sensitive(key):
+        return REDACTED
+    return _scrub(value)
+
+
+def redact_event(
     _logger: Any, _method: str, event_dict: MutableMapping[str, Any]
 ) -> MutableMapping[str, Any]:
-    """Replace the value of any field named like a secret."""
-    for key in list(event_dict):
-        if any(word in key.lower() for word in _SECRET_WORDS):
-            event_dict[key] = "***"
+    """Mask credentials and withhold state values in every field of one event."""
+    for key, value in list(event_dict.items()):
+        event_dict[key] = _field(key, value)
     return event_dict
 
 
@@ -55,8 +99,8 @@ def configure_logging(
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            mask_secrets,
             structlog.processors.format_exc_info,
+            redact_event,  # after exceptions are text, so tracebacks are scrubbed too
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
