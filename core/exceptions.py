@@ -33,3 +33,21 @@ class UnknownToolError(RunError, LookupError):
 
 class ToolArgumentError(RunError, ValueError):
     """Arguments that do not fit a tool's parameters (bad JSON, wrong types, missing)."""
+
+
+class RunTimeoutError(RunError):
+    """A run passed its deadline (``run_timeout``) and was stopped.
+
+    Tool batches saved before the deadline stay saved (``saved`` says whether there
+    were any); the call in flight was undone and nothing was saved after the deadline.
+    """
+
+    def __init__(self, timeout: float, *, saved: bool, what: str = "the run") -> None:
+        kept = (
+            "changes saved before the deadline are kept; the step in progress was undone"
+            if saved
+            else "nothing was saved"
+        )
+        super().__init__(f"{what} took longer than {timeout:g} s and was stopped: {kept}")
+        self.timeout = timeout
+        self.saved = saved

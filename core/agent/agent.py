@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.loop import ContentSink, LoopSpec, run_loop
 from core.agent.prompt import PromptSpec
@@ -58,6 +59,8 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         session_id: str | None = None,
         user_id: str | None = None,
         tool_call_limit: int = 10,
+        run_timeout: float | None = DEFAULT_RUN_TIMEOUT,
+        tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
         enable_agentic_memory: bool = False,
         add_memories_to_context: bool = False,
     ) -> None:
@@ -74,6 +77,9 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         self.session_id = session_id or uuid.uuid4().hex
         self.user_id = user_id
         self.tool_call_limit = tool_call_limit
+        # not Agno arguments: the run's deadline and each tool call's (core.agent.deadline)
+        self.run_timeout = check_timeout("run_timeout", run_timeout)
+        self.tool_timeout = check_timeout("tool_timeout", tool_timeout)
         self.add_memories_to_context = add_memories_to_context
         self.tool_hooks = list(tool_hooks or [])
         extra_tools: list[Function] = []
@@ -102,6 +108,7 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             hooks=self.tool_hooks,
             prompt=self.prompt,
             tool_call_limit=self.tool_call_limit,
+            tool_timeout=self.tool_timeout,
             injected={"agent": self, **(injected or {})},
         )
 

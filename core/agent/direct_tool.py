@@ -10,6 +10,7 @@ import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from core.agent.deadline import DEFAULT_TOOL_TIMEOUT, run_deadline
 from core.agent.tool_calls import execute_tool_call, run_injections
 from core.exceptions import UnknownToolError
 from core.run.output import RunOutput
@@ -38,6 +39,7 @@ async def run_tool_on_session(
     hooks: Sequence[Callable[..., Any]],
     dependencies: Mapping[str, Any],
     injected: Mapping[str, Any],
+    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
 ) -> RunOutput:
     """Run one tool call on an open session and persist; the output carries its result."""
     run_context, values = run_injections(handle, dependencies=dependencies, extra=injected)
@@ -51,6 +53,7 @@ async def run_tool_on_session(
         run_context=run_context,
         injected=values,
         checkpoint=handle.tracker.known_checkpoint(),
+        tool_timeout=tool_timeout,
     )
     await handle.persist()
     output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
@@ -71,6 +74,8 @@ class DirectToolMethods:
     user_id: str | None
     functions: dict[str, Function]
     tool_hooks: list[Callable[..., Any]]
+    run_timeout: float | None
+    tool_timeout: float | None
 
     # provided by the owner class (and RunMethods)
     _dependencies: Callable[[Mapping[str, Any] | None], Mapping[str, Any]]
@@ -87,7 +92,10 @@ class DirectToolMethods:
         """Run one tool without the model: same hooks, validation, rollback, persistence."""
         check_direct_call(self.functions, name, arguments)
         user_id = user_id or self.user_id
-        async with self.open_run_session(session_id, user_id) as handle:
+        async with (
+            self.open_run_session(session_id, user_id) as handle,
+            run_deadline(handle, self.run_timeout),
+        ):
             return await run_tool_on_session(
                 handle,
                 owner_id=self.id,
@@ -97,6 +105,7 @@ class DirectToolMethods:
                 hooks=self.tool_hooks,
                 dependencies=self._dependencies(None),
                 injected={self.owner_param: self},
+                tool_timeout=self.tool_timeout,
             )
 
     def run_tool(self, name: str, arguments: Mapping[str, Any], **kwargs: Any) -> RunOutput:

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.agent.prompt import PromptSpec, build_system_message
 from core.agent.tool_calls import execute_tool_call, run_injections
 from core.exceptions import NoModelError, ToolCallLimitError
@@ -35,6 +36,8 @@ class LoopSpec:
     prompt: PromptSpec
     tool_call_limit: int = 10
     injected: Mapping[str, Any] = field(default_factory=dict)
+    #: seconds one tool call may take unless the tool sets its own (None: no limit)
+    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
 
 
 async def run_loop(
@@ -93,6 +96,7 @@ async def run_loop(
                 run_context=run_context,
                 injected=injected,
                 checkpoint=checkpoint,
+                tool_timeout=spec.tool_timeout,
             )
             output.tools.append(execution)
             output.metrics.tool_calls += 1

@@ -1,8 +1,9 @@
 """The run methods every session owner shares: ``run``, ``arun``, ``print_response``.
 
 A class that can run on an open session (``arun_on_session``) gets the rest from
-:class:`RunMethods`: opening its session with the precedence rules, persisting at the
-end (even after an error), streaming, and the sync twins. Agents, teams and
+:class:`RunMethods`: opening its session with the precedence rules, the run's deadline
+(``run_timeout``, see :mod:`core.agent.deadline`), persisting at the end (even after
+an error, never after the deadline), streaming, and the sync twins. Agents, teams and
 workflows all use it.
 """
 
@@ -13,6 +14,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping
 from typing import Any
 
+from core.agent.deadline import run_deadline
 from core.agent.loop import ContentSink
 from core.agent.streaming import stream_run
 from core.db.base import BaseDb, SessionMeta
@@ -32,6 +34,8 @@ class RunMethods:
     user_id: str | None
     session_state: dict[str, Any]
     overwrite_db_session_state: bool
+    #: seconds a run may take once it holds its session (None: no deadline)
+    run_timeout: float | None
 
     async def arun_on_session(
         self,
@@ -80,7 +84,10 @@ class RunMethods:
     ) -> RunOutput:
         self.check_runnable()  # a refused run must store nothing
         user_id = user_id or self.user_id
-        async with self.open_run_session(session_id, user_id, session_state) as handle:
+        async with (
+            self.open_run_session(session_id, user_id, session_state) as handle,
+            run_deadline(handle, self.run_timeout),
+        ):
             try:
                 output = await self.arun_on_session(
                     handle,

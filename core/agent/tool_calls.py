@@ -1,16 +1,25 @@
 """Executing one tool call against a session: validate, run hooks + tool, roll back on error.
 
 Whatever goes wrong — bad JSON, unknown tool, wrong argument types, a tool or hook
-that raises, a value that is not JSON — becomes an error result for the model, and
-the state is put back to what it was before that call.
+that raises, a value that is not JSON, a call past its timeout — becomes an error
+result for the model, and the state is put back to what it was before that call.
+
+A sync tool runs on a worker thread (so it never blocks the event loop) against a
+private copy of the state, adopted as the live state only when the call returns in
+time. A call past its timeout is abandoned: its thread may go on changing its copy,
+which nothing reads or saves any more. Async tools work on the live state; a timeout
+cancels them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.exceptions import ToolArgumentError
 from core.run.context import RunContext
 from core.run.output import ToolExecution
@@ -85,6 +94,22 @@ def _adopt_reassigned_state(handle: SessionHandle, run_context: RunContext) -> N
     run_context.session_state = handle.state
 
 
+def _private_copy(
+    handle: SessionHandle,
+    run_context: RunContext,
+    injected: Mapping[str, Any],
+    checkpoint: dict[str, str],
+) -> tuple[RunContext, dict[str, Any]]:
+    """Injected values over a copy of the state (rebuilt from its JSON checkpoint)."""
+    state = {k: json.loads(text) for k, text in checkpoint.items()}
+    state.update({k: handle.tracker.state[k] for k in TRANSIENT_KEYS if k in handle.tracker.state})
+    context = dataclasses.replace(run_context, session_state=state)
+    values = {**injected, "session_state": state, "run_context": context}
+    if "agent_state" in injected:
+        values["agent_state"] = AgentState(state)
+    return context, values
+
+
 async def execute_tool_call(
     *,
     call_id: str,
@@ -96,6 +121,7 @@ async def execute_tool_call(
     run_context: RunContext,
     injected: Mapping[str, Any],
     checkpoint: dict[str, str],
+    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
 ) -> tuple[ToolExecution, dict[str, str]]:
     """Run one call; returns its record and the state checkpoint after it."""
     function = functions.get(name)
@@ -108,13 +134,30 @@ async def execute_tool_call(
     except ToolArgumentError as exc:
         return ToolExecution(call_id, name, {}, f"Error: {exc}", error=True), checkpoint
     handle.tracker.touched()
+    call_context, values = run_context, injected
+    if not function.is_async:  # runs on a thread that may outlive the call
+        call_context, values = _private_copy(handle, run_context, injected, checkpoint)
+    timeout = function.timeout if function.timeout is not None else tool_timeout
+    scope = asyncio.timeout(timeout)
     try:
-        result = await run_tool_chain(function, arguments, hooks, injected)
-        _adopt_reassigned_state(handle, run_context)
+        async with scope:
+            result = await run_tool_chain(function, arguments, hooks, values)
+        _adopt_reassigned_state(handle, call_context)
         after = handle.tracker.checkpoint()
-    except Exception as exc:  # any failure of user code is reported, never fatal to the run
-        _adopt_reassigned_state(handle, run_context)
+    except asyncio.CancelledError:  # the run's deadline: undo the call in flight
         handle.tracker.rollback(checkpoint)
+        raise
+    except Exception as exc:  # any failure of user code is reported, never fatal to the run
+        if call_context is run_context:
+            _adopt_reassigned_state(handle, run_context)
+        handle.tracker.rollback(checkpoint)
+        if isinstance(exc, TimeoutError) and scope.expired():
+            reason = f"tool {name!r} timed out after {timeout:g} s"
+            logger.warning(
+                "tool_timed_out", tool=name, timeout=timeout, session_id=handle.session_id
+            )
+            text = f"Error: {reason}; its changes were undone."
+            return ToolExecution(call_id, name, arguments, text, error=True), checkpoint
         reason = str(exc) if isinstance(exc, StateValueError) else f"{type(exc).__name__}: {exc}"
         logger.warning("tool_failed", tool=name, error=reason, session_id=handle.session_id)
         text = f"Error: {reason}. The session state was left unchanged."

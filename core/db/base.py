@@ -55,6 +55,18 @@ class LockTimeoutError(StoreError):
     """Waiting for a session's run lock took longer than allowed; nothing was changed."""
 
 
+class SessionBusyError(LockTimeoutError):
+    """Too many runs already wait for this session; refused at once, nothing was changed."""
+
+    def __init__(self, session_id: str, max_waiters: int) -> None:
+        super().__init__(
+            f"session {session_id!r} is busy: {max_waiters} requests are already waiting "
+            "for it (max_waiters); nothing was changed, try again in a moment"
+        )
+        self.session_id = session_id
+        self.max_waiters = max_waiters
+
+
 class StateLimitError(StoreError):
     """A state exceeds a configured limit (size of a session, length of a key)."""
 
@@ -129,14 +141,24 @@ class UserMemory:
 
 @dataclass(slots=True)
 class Lease:
-    """Proof of holding a session's run lock; passed back on save for fencing."""
+    """Proof of holding a session's run lock; passed back on save for fencing.
+
+    ``renew_until`` (a ``time.monotonic()`` instant, set by the run that holds the
+    lease) is the run's deadline: a store that renews leases in the background stops
+    there and lets the lease go, so a hung run cannot hold its session past it.
+    """
 
     session_id: str
     token: str = ""
+    renew_until: float | None = None
 
 
 class _FifoLocks:
-    """Per-session asyncio locks, one table per event loop (locks are loop-bound)."""
+    """Per-session asyncio locks, one table per event loop (locks are loop-bound).
+
+    At most ``max_waiters`` runs wait per session; the next one is refused at once
+    with SessionBusyError, so a flood of messages to one session stays bounded.
+    """
 
     __slots__ = ("_by_loop",)
 
@@ -146,9 +168,15 @@ class _FifoLocks:
         ] = weakref.WeakKeyDictionary()
 
     @contextlib.asynccontextmanager
-    async def hold(self, session_id: str, timeout: float | None) -> AsyncIterator[Lease]:
+    async def hold(
+        self, session_id: str, timeout: float | None, *, max_waiters: int | None = None
+    ) -> AsyncIterator[Lease]:
         table = self._by_loop.setdefault(asyncio.get_running_loop(), {})
         lock, users = table.get(session_id, (asyncio.Lock(), 0))
+        # users = the holder (when locked) plus everyone waiting
+        waiting = users - 1 if lock.locked() else users
+        if max_waiters is not None and lock.locked() and waiting >= max_waiters:
+            raise SessionBusyError(session_id, max_waiters)
         table[session_id] = (lock, users + 1)
         try:
             try:
@@ -174,6 +202,8 @@ class BaseDb(abc.ABC):
 
     #: default seconds to wait for a session's run lock
     lock_timeout: float | None = 60.0
+    #: runs that may wait for one session; past it SessionBusyError (None: unbounded)
+    max_waiters: int | None = 100
 
     def __init__(self) -> None:
         self._locks = _FifoLocks()
@@ -253,8 +283,16 @@ class BaseDb(abc.ABC):
     def session_lock(
         self, session_id: str, timeout: float | None = None
     ) -> contextlib.AbstractAsyncContextManager[Lease]:
-        """Hold a session's run lock: runs of one session go one at a time, FIFO."""
-        return self._locks.hold(session_id, self.lock_timeout if timeout is None else timeout)
+        """Hold a session's run lock: runs of one session go one at a time, FIFO.
+
+        Raises SessionBusyError at once when ``max_waiters`` runs already wait, and
+        LockTimeoutError after ``timeout`` seconds (default ``lock_timeout``).
+        """
+        return self._locks.hold(
+            session_id,
+            self.lock_timeout if timeout is None else timeout,
+            max_waiters=self.max_waiters,
+        )
 
     # -- user memory ------------------------------------------------------------------
     @abc.abstractmethod

@@ -7,12 +7,15 @@ points live in one place.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import copy
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from core.db.base import BaseDb, Lease, SessionMeta
+from core.exceptions import RunTimeoutError
 from core.state.merge import deep_merge
 from core.state.tracker import StateTracker
 from core.state.values import dump_state
@@ -21,7 +24,18 @@ from core.state.values import dump_state
 class SessionHandle:
     """The live state of a session during one run, and how to persist it."""
 
-    __slots__ = ("db", "lease", "meta", "run_id", "session_id", "tracker", "user_id", "version")
+    __slots__ = (
+        "db",
+        "deadline",
+        "lease",
+        "meta",
+        "run_id",
+        "run_timeout",
+        "session_id",
+        "tracker",
+        "user_id",
+        "version",
+    )
 
     def __init__(
         self,
@@ -43,6 +57,9 @@ class SessionHandle:
         self.lease = lease
         self.version = version
         self.tracker = tracker
+        #: ``time.monotonic()`` past which nothing is saved (set by the run's deadline)
+        self.deadline: float | None = None
+        self.run_timeout: float | None = None
 
     @property
     def state(self) -> dict[str, Any]:
@@ -51,19 +68,35 @@ class SessionHandle:
         return self.tracker.state
 
     async def persist(self) -> None:
-        """Save the top-level keys that changed since the last save (nothing if none)."""
+        """Save the top-level keys that changed since the last save (nothing if none).
+
+        Refused with RunTimeoutError once the run's deadline has passed. A save that
+        started finishes even if the run is cancelled meanwhile, so whether it
+        happened is always known.
+        """
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise RunTimeoutError(self.run_timeout or 0.0, saved=False, what="the run")
         current = self.tracker.known_checkpoint()
         changed, removed = self.tracker.delta(current)
         if not changed and not removed and self.version > 0:
             return
-        self.version = await self.db.asave(
-            self.session_id,
-            expected_version=self.version,
-            changed=changed,
-            removed=removed,
-            meta=self.meta,
-            lease=self.lease,
+        save = asyncio.ensure_future(
+            self.db.asave(
+                self.session_id,
+                expected_version=self.version,
+                changed=changed,
+                removed=removed,
+                meta=self.meta,
+                lease=self.lease,
+            )
         )
+        try:
+            self.version = await asyncio.shield(save)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                self.version = await save
+                self.tracker.mark_saved(current)
+            raise
         self.tracker.mark_saved(current)
 
 

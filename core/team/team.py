@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.loop import ContentSink, LoopSpec, run_loop
 from core.agent.prompt import PromptSpec
@@ -60,6 +61,8 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         session_id: str | None = None,
         user_id: str | None = None,
         tool_call_limit: int = 10,
+        run_timeout: float | None = DEFAULT_RUN_TIMEOUT,
+        tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     ) -> None:
         self.members = check_members(members)
         self.model = model
@@ -78,6 +81,9 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         self.session_id = session_id or uuid.uuid4().hex
         self.user_id = user_id
         self.tool_call_limit = tool_call_limit
+        # not Agno arguments: the run's deadline and each tool call's (core.agent.deadline)
+        self.run_timeout = check_timeout("run_timeout", run_timeout)
+        self.tool_timeout = check_timeout("tool_timeout", tool_timeout)
         self.tool_hooks = list(tool_hooks or [])
         extra = [agentic_state_function()] if enable_agentic_state else []
         self.functions: dict[str, Function] = collect_functions([*(tools or []), *extra])
@@ -109,6 +115,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             hooks=self.tool_hooks,
             prompt=self.prompt,
             tool_call_limit=self.tool_call_limit,
+            tool_timeout=self.tool_timeout,
             injected={**(injected or {}), "team": self},
         )
 

@@ -63,6 +63,7 @@ class Function:
         "is_async",
         "name",
         "parameters",
+        "timeout",
     )
 
     def __init__(
@@ -71,8 +72,13 @@ class Function:
         *,
         name: str | None = None,
         description: str | None = None,
+        timeout: float | None = None,
     ) -> None:
+        if timeout is not None and not timeout > 0:
+            raise ValueError(f"tool timeout must be positive, not {timeout}")
         self.entrypoint = entrypoint
+        #: seconds one call may take; None: the agent's ``tool_timeout``
+        self.timeout = timeout
         self.name: str = name or str(getattr(entrypoint, "__name__", "tool"))
         summary, arg_docs = parse_docstring(inspect.getdoc(entrypoint))
         self.description = description or summary

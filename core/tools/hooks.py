@@ -4,16 +4,25 @@ The first hook is outermost. A hook proceeds by calling ``function_call(**argume
 (possibly with changed arguments), short-circuits by returning without calling it, or
 raises. Hooks and tools receive injected values (``session_state``, ``run_context``,
 ``agent``, ...) by parameter name, exactly as tools do.
+
+Sync code never runs on the event loop: a chain of only sync parts runs as a whole on
+a worker thread (:mod:`core.tools.workers`), a sync tool under async hooks runs on one,
+and a sync hook around async code runs on one while its ``function_call`` hands the
+inner layers back to the loop. Cancelling the chain (a timeout) cancels the async
+parts, abandons the threads, and refuses any later ``function_call`` from them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import inspect
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.tools.function import Function
+from core.tools.workers import run_in_worker
 
 
 def _wants(fn: Callable[..., Any]) -> tuple[frozenset[str], bool]:
@@ -36,7 +45,7 @@ async def run_tool_chain(
     hooks: Sequence[Callable[..., Any]],
     injected: Mapping[str, Any],
 ) -> Any:
-    """Run the hooks around the tool; sync-only chains run inline, in order."""
+    """Run the hooks around the tool, keeping sync code off the event loop."""
     tool_kwargs = {k: v for k, v in injected.items() if k in function.injected}
 
     def call_tool_sync(**args: Any) -> Any:
@@ -47,10 +56,14 @@ async def run_tool_chain(
         sync_chain: Callable[..., Any] = call_tool_sync
         for hook in reversed(hooks):
             sync_chain = _sync_layer(hook, function.name, sync_chain, injected)
-        return sync_chain(**arguments)
+        result = await run_in_worker(sync_chain, **arguments)
+        return await result if inspect.isawaitable(result) else result
 
     async def call_tool_async(**args: Any) -> Any:
-        result = function.entrypoint(**args, **tool_kwargs)
+        if function.is_async:
+            result = function.entrypoint(**args, **tool_kwargs)
+        else:
+            result = await run_in_worker(call_tool_sync, **args)
         return await result if inspect.isawaitable(result) else result
 
     chain: Callable[..., Any] = call_tool_async
@@ -80,11 +93,23 @@ def _async_layer(
         # A sync hook around async code runs in a worker thread; its function_call
         # hands the inner async layer back to this loop and waits for it.
         loop = asyncio.get_running_loop()
+        bridged: list[concurrent.futures.Future[Any]] = []
+        abandoned = threading.Event()
 
         def bridge(**inner_args: Any) -> Any:
-            return asyncio.run_coroutine_threadsafe(inner(**inner_args), loop).result()
+            if abandoned.is_set():
+                raise concurrent.futures.CancelledError(f"{name}: the call was abandoned")
+            future = asyncio.run_coroutine_threadsafe(inner(**inner_args), loop)
+            bridged.append(future)
+            return future.result()
 
         values = {**injected, "function_name": name, "function_call": bridge, "arguments": args}
-        return await asyncio.to_thread(call_with, hook, values)
+        try:
+            return await run_in_worker(call_with, hook, values)
+        except asyncio.CancelledError:
+            abandoned.set()  # the hook's thread may go on, but it reaches the tool no more
+            for future in bridged:
+                future.cancel()
+            raise
 
     return layer

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from core.agent.deadline import DEFAULT_RUN_TIMEOUT, check_timeout
 from core.agent.loop import ContentSink
 from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
@@ -49,6 +50,7 @@ class Workflow(RunMethods, SessionStateApi):
         user_id: str | None = None,
         dependencies: Mapping[str, Any] | None = None,
         overwrite_db_session_state: bool = False,
+        run_timeout: float | None = DEFAULT_RUN_TIMEOUT,
     ) -> None:
         entries = [steps] if callable(steps) else list(steps)
         if not entries:
@@ -63,6 +65,8 @@ class Workflow(RunMethods, SessionStateApi):
         self.user_id = user_id
         self.dependencies: dict[str, Any] = copy.deepcopy(dict(dependencies or {}))
         self.overwrite_db_session_state = overwrite_db_session_state
+        # not an Agno argument: the whole run's deadline (core.agent.deadline)
+        self.run_timeout = check_timeout("run_timeout", run_timeout)
 
     @property
     def functions(self) -> dict[str, Function]:
