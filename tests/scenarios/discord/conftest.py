@@ -14,7 +14,7 @@ with warnings.catch_warnings():
     warnings.filterwarnings("ignore", "'audioop' is deprecated", DeprecationWarning)
     import discord
 from discord_harness import Harness, MakeDiscord
-from discord_payloads import guild_create
+from discord_payloads import GUILD, guild_create
 from fakes.discord_api import FakeDiscordApi
 
 from bots.discord.client import StatebotDiscord
@@ -46,7 +46,9 @@ async def make_discord(fake_discord: FakeDiscordApi) -> AsyncIterator[MakeDiscor
         model = ScriptedModel(turns or [])
         service = ChatService(
             create_agents(model, InMemoryDb()),
-            settings=Settings(statebot_admin_ids=frozenset({ADMIN_ID}), redis_url=None),
+            settings=Settings(
+                statebot_admin_ids=frozenset({f"discord:{GUILD}:{ADMIN_ID}"}), redis_url=None
+            ),
             aliases=COMMAND_ALIASES,
         )
         client = StatebotDiscord(service)

@@ -11,6 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 from fakes.slack_api import FakeSlackApi
 from slack_harness import MakeBot, SlackBot, settle, start_bot
+from slack_payloads import TEAM
 
 from bots.service import ChatService
 from bots.settings import Scope, Settings
@@ -51,7 +52,7 @@ async def make_bot(fake_slack: FakeSlackApi, tmp_path: Path) -> AsyncIterator[Ma
         closables.append(db)
         model = ScriptedModel(turns or [])
         config = Settings(
-            statebot_admin_ids=frozenset({ADMIN}),
+            statebot_admin_ids=frozenset({f"slack:{TEAM}:{ADMIN}"}),  # a full user key
             statebot_agent_scopes=scopes or {},
             redis_url=None,
             **settings,
