@@ -1,7 +1,8 @@
 """Turn a run that failed into a short friendly reply, logged with its context.
 
-State already saved stays saved (the runtime persists after each tool batch), so
-every reply can promise that nothing was lost.
+Every reply says what happened to the user's message, and only what is known
+(ARCHITECTURE invariant 3): applied in part (the runtime saves after each tool batch,
+so what was done before a failure is kept), not applied (resend), or unknown.
 """
 
 from __future__ import annotations
@@ -11,10 +12,17 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from bots.replies import Reply
-from core.db.base import LockTimeoutError, StateLimitError, StoreError, StoreUnavailableError
+from core.db.base import (
+    LockTimeoutError,
+    StaleVersionError,
+    StateLimitError,
+    StoreError,
+    StoreUnavailableError,
+)
 from core.exceptions import (
     NoModelError,
     RunError,
+    RunTimeoutError,
     ToolArgumentError,
     ToolCallLimitError,
     UnknownToolError,
@@ -28,19 +36,38 @@ NO_MODEL = (
     "OpenAI-compatible server). Commands that work offline: {commands}"
 )
 MODEL_FAILED = (
-    "Sorry, the model {what}, so I could not finish. Nothing was lost: changes made "
-    "so far are saved. Please try again in a moment."
+    "Sorry, the model {what}, so I could not finish. Changes made before that are "
+    "saved; the rest of your request was not done. Please try again in a moment."
 )
 TOOL_LOOP = (
     "Sorry, the model kept calling tools without finishing, so I stopped it after "
-    "{limit} rounds. Nothing was lost: changes made so far are saved."
+    "{limit} rounds. Changes made before I stopped are saved; the rest was not done."
+)
+RUN_TIMEOUT_PARTIAL = (
+    "Sorry, that took longer than {seconds:g} s, so I stopped it. Changes saved before "
+    "the timeout are kept; the step in progress was not applied. Check the result "
+    "before resending."
+)
+RUN_TIMEOUT_NOTHING = (
+    "Sorry, that took longer than {seconds:g} s, so I stopped it; nothing was changed. "
+    "Please try again."
 )
 STORE_BUSY = "This conversation is busy with another request. Please try again in a moment."
 STORE_DOWN = "Storage is unavailable right now, so nothing was changed. Please try again shortly."
 STORE_LIMIT = "That would make this conversation's state too large ({detail}); nothing was changed."
-STORE_OTHER = "A storage error stopped this request; nothing was lost. It has been logged."
+STORE_STALE = (
+    "Your message was not applied: another change to this conversation was saved first. "
+    "Please resend it."
+)
+STORE_OTHER = (
+    "A storage error stopped this request, so it may not have been applied. Please check "
+    "before resending. It has been logged."
+)
 RUN_REFUSED = "I could not finish that: {detail}. Nothing from the failed step was saved."
-UNEXPECTED = "Something went wrong on my side; nothing was lost. It has been logged."
+UNEXPECTED = (
+    "Something went wrong on my side; your request may or may not have been applied, "
+    "so please check before resending. It has been logged."
+)
 
 
 async def guarded(
@@ -63,6 +90,10 @@ async def guarded(
         log.error("model_failed", agent=agent_id, error=repr(exc))
         what = "timed out" if isinstance(exc, ModelTimeoutError) else "did not answer"
         return Reply(MODEL_FAILED.format(what=what))
+    except RunTimeoutError as exc:
+        log.warning("run_timed_out", agent=agent_id, timeout=exc.timeout, saved=exc.saved)
+        template = RUN_TIMEOUT_PARTIAL if exc.saved else RUN_TIMEOUT_NOTHING
+        return Reply(template.format(seconds=exc.timeout))
     except (UnknownToolError, ToolArgumentError) as exc:
         log.info("bad_command", agent=agent_id, error=str(exc))
         hint = usage()
@@ -87,4 +118,6 @@ def _store_reply(exc: StoreError, agent_id: str) -> Reply:
         return Reply(STORE_DOWN)
     if isinstance(exc, StateLimitError):
         return Reply(STORE_LIMIT.format(detail=exc))
+    if isinstance(exc, StaleVersionError):  # also LeaseLostError: the save was refused
+        return Reply(STORE_STALE)
     return Reply(STORE_OTHER)

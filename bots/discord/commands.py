@@ -17,6 +17,7 @@ from discord import app_commands
 
 from bots.chunking import DISCORD_LIMIT, chunk_text
 from bots.discord.parse import parse_interaction
+from bots.errors import UNEXPECTED
 from bots.replies import Reply
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger(__name__)
 
-SORRY = "Sorry, something went wrong on my side. Nothing was lost; please try again."
+SORRY = UNEXPECTED  # the outcome is unknown, so the reply does not claim one
 _COMMAND_NAME = re.compile(r"^[-_a-z0-9]{1,32}$")
 NO_MENTIONS = discord.AllowedMentions.none()
 

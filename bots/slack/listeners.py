@@ -21,6 +21,7 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bots.chunking import SLACK_LIMIT, chunk_text
+from bots.errors import UNEXPECTED
 from bots.inbound import InboundMessage
 from bots.replies import Reply
 from bots.slack.flags import Flags
@@ -36,7 +37,7 @@ log = structlog.get_logger(__name__)
 DEDUPE_TTL = 24 * 3600
 # The bot keeps following a thread it spoke in for a week of inactivity.
 THREAD_TTL = 7 * 24 * 3600
-SORRY = "Sorry, something went wrong on my side. Nothing was lost; please try again."
+SORRY = UNEXPECTED  # the outcome is unknown, so the reply does not claim one
 
 Next = Callable[[], Awaitable[None]]
 

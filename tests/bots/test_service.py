@@ -82,7 +82,7 @@ async def test_model_error_gives_friendly_reply_state_unchanged(
     before = await _state(db, CHANNEL_SESSION)
     with capture_logs(processors=[structlog.contextvars.merge_contextvars]) as logs:
         reply = await service.handle_message(message("<@UBOT> add more", thread=None))
-    assert reply is not None and "Nothing was lost" in reply.text
+    assert reply is not None and "Changes made before that are saved" in reply.text
     assert "503" not in reply.text
     assert await _state(db, CHANNEL_SESSION) == before
     failure = next(entry for entry in logs if entry["event"] == "model_failed")

@@ -6,12 +6,13 @@ import asyncio
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from core.db.base import LockTimeoutError
+from core.db.base import LockTimeoutError, SessionBusyError
 from core.db.redis import LeaseLostError, RedisDb
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -213,3 +214,71 @@ async def test_waiter_process_killed_does_not_block_the_queue(
     await asyncio.wait_for(behind, timeout=20)
     record = await db.aload("w")
     assert record is not None and record.state == {"items": ["behind the dead waiter"]}
+
+
+async def test_lease_is_not_renewed_past_the_run_deadline(db: RedisDb) -> None:
+    """A holder whose run deadline passed stops renewing: the lease goes to the next run."""
+    await db.asave("dl", expected_version=0, changed={"n": 0})
+    async with db.session_lock("dl", timeout=5) as lease:
+        lease.renew_until = time.monotonic() + 0.2
+        # a hung run that swallowed its cancellation keeps the block open...
+        async with db.session_lock("dl", timeout=db.leases.lock_ttl * 4) as second:
+            assert second.token != lease.token  # ...yet the next run got the lease
+        with pytest.raises(LeaseLostError):
+            await db.asave("dl", expected_version=1, changed={"n": 1}, lease=lease)
+
+
+async def test_waiters_past_the_bound_are_refused_at_once(db: RedisDb) -> None:
+    """With max_waiters queued, a new arrival gets SessionBusyError without waiting."""
+    db.leases.max_waiters = 3
+    holder = await db.leases.acquire("full", timeout=5)
+    waiters = [asyncio.create_task(db.leases.acquire("full", timeout=30)) for _ in range(3)]
+    while await db.leases.waiting("full") < 3:
+        await asyncio.sleep(0.005)
+    with pytest.raises(SessionBusyError, match="3 requests are already waiting"):
+        await asyncio.wait_for(db.leases.acquire("full", timeout=30), timeout=5)
+    assert await db.leases.waiting("full") == 3
+    await db.leases.release(holder)
+    for waiter in waiters:  # the queued ones are still served, in order
+        await db.leases.release(await waiter)
+
+
+async def test_thousand_waiters_on_one_session_do_not_starve_others(
+    redis_url: str, key_prefix: str
+) -> None:
+    """1,000 runs queued on one session hold no pool connection; 20 other sessions all run."""
+    store = RedisDb(db_url=redis_url, key_prefix=key_prefix, lock_ttl=1.0, max_connections=50)
+    store.leases.max_waiters = 2000
+    try:
+        holder = await store.leases.acquire("hot", timeout=5)
+        queued = [
+            asyncio.create_task(store.leases.acquire("hot", timeout=120)) for _ in range(1000)
+        ]
+        while await store.leases.waiting("hot") < 1000:
+            await asyncio.sleep(0.05)
+        others = await asyncio.gather(
+            *(append_once(store, f"other-{n}", n) for n in range(20)), return_exceptions=True
+        )
+        assert [o for o in others if o is not None] == []
+        for n in range(20):
+            record = await store.aload(f"other-{n}")
+            assert record is not None and record.state == {"items": [n]}
+        for task in queued:
+            task.cancel()
+        await asyncio.gather(*queued, return_exceptions=True)
+        await store.leases.release(holder)
+        assert await store.leases.waiting("hot") == 0
+    finally:
+        await store.aclose()
+
+
+async def test_handoff_wakes_the_next_waiter_without_polling(db: RedisDb) -> None:
+    """Release hands the lease to the oldest waiter at once, through the wake-up channel."""
+    db.leases.poll = 30.0  # a waiter that relied on polling would not be served in time
+    holder = await db.leases.acquire("h", timeout=5)
+    waiter = asyncio.create_task(db.leases.acquire("h", timeout=60))
+    while await db.leases.waiting("h") < 1:
+        await asyncio.sleep(0.005)
+    await db.leases.release(holder)
+    lease = await asyncio.wait_for(waiter, timeout=5)
+    await db.leases.release(lease)

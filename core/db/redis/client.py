@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from redis.asyncio import ConnectionPool, Redis
+from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -74,12 +74,15 @@ class RedisClients:
         loop = asyncio.get_running_loop()
         client = self._by_loop.get(loop)
         if client is None:
-            pool = ConnectionPool.from_url(
+            # past max_connections a command waits (up to 10 s) for a free connection
+            # instead of failing, so a burst of runs queues rather than erroring out
+            pool = BlockingConnectionPool.from_url(
                 self.url,
                 decode_responses=True,
                 max_connections=self._max_connections,
+                timeout=10.0,
                 socket_connect_timeout=2.0,
-                socket_timeout=10.0,  # above the longest BLPOP a waiter issues
+                socket_timeout=10.0,
                 # a down Redis should fail fast; the caller decides whether to retry
                 retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), 1),
             )

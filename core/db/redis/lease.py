@@ -1,23 +1,36 @@
 """Run leases in Redis: runs of one session go one at a time, FIFO, across processes.
 
 A caller takes a ticket (an arrival number in the session's ``queue``) and the lease
-key when it is both free and the ticket is the oldest live one. Waiters block on a
-per-ticket wake list (BLPOP) and re-check every ``poll`` seconds, which also renews
-their heartbeat; a waiter that stops polling (its process died) is dropped after
-``stale`` seconds so it never blocks the queue. On release the holder hands the lease
-straight to the next waiter and wakes it. The lease expires after ``lock_ttl`` unless
-its live holder renews it; the token is checked by every save (fencing), so a holder
-whose lease expired and was taken over cannot write.
+key when it is both free and the ticket is the oldest live one. At most
+``max_waiters`` tickets queue per session; the next arrival is refused at once with
+SessionBusyError (checked inside the ACQUIRE script, so atomically across processes).
+
+Waiting holds no connection. Each process (each event loop) has one *wait room*: one
+pub/sub connection that hears every hand-off of this key prefix, and one heartbeat
+that refreshes all of the process's tickets of a session in one script call every
+``stale / 3`` seconds. On release the holder hands the lease straight to the oldest
+live waiter and publishes that waiter's ticket; the room wakes it and it confirms with
+one ACQUIRE. A waiter also re-checks every ``poll`` seconds, in case a message was
+missed. A ticket whose process stops its heartbeat (the process died) is dropped
+after ``stale`` seconds so it never blocks the queue, and a lease whose holder died
+expires after ``lock_ttl``; the next heartbeat of any waiting process then hands it on.
+
+The token is checked by every save (fencing), so a holder whose lease expired and was
+taken over cannot write. A holder's keep-alive renews the lease every ``lock_ttl / 3``
+seconds, but never past the run's deadline (``Lease.renew_until``): there it releases
+the lease, so a hung run cannot hold its session even if it ignores cancellation.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 import uuid
+import weakref
 from collections.abc import AsyncIterator
 
-from core.db.base import Lease, LockTimeoutError
+from core.db.base import Lease, LockTimeoutError, SessionBusyError
 from core.db.redis import lease_scripts as scripts
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import SessionKeys
@@ -27,45 +40,86 @@ from core.utils.log import log_warning
 class LeaseManager:
     """Acquire, renew and release session leases."""
 
-    __slots__ = ("_clients", "_prefix", "lock_ttl", "poll", "stale")
+    __slots__ = (
+        "_clients",
+        "_prefix",
+        "_rooms",
+        "channel",
+        "lock_ttl",
+        "max_waiters",
+        "poll",
+        "stale",
+    )
 
     def __init__(
-        self, clients: RedisClients, prefix: str, *, lock_ttl: float, stale: float = 3.0
+        self,
+        clients: RedisClients,
+        prefix: str,
+        *,
+        lock_ttl: float,
+        stale: float = 3.0,
+        max_waiters: int | None = 100,
     ) -> None:
         if lock_ttl <= 0:
             raise ValueError(f"lock_ttl must be positive, not {lock_ttl}")
+        if max_waiters is not None and max_waiters < 1:
+            raise ValueError(f"max_waiters must be at least 1 or None, not {max_waiters}")
         self._clients = clients
         self._prefix = prefix
         self.lock_ttl = lock_ttl
         self.stale = stale
-        self.poll = min(0.5, lock_ttl / 3, stale / 3)
+        self.max_waiters = max_waiters
+        #: seconds between a waiter's own re-checks (hand-offs wake it sooner)
+        self.poll = stale
+        #: pub/sub channel announcing hand-offs of this prefix (a channel, not a key)
+        self.channel = f"{prefix}lease:handoff"
+        self._rooms: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _WaitRoom] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def _ms(self, seconds: float) -> int:
         return max(1, int(seconds * 1000))
 
+    def _lease_keys(self, keys: SessionKeys) -> list[str]:
+        return [keys.lease, keys.queue, keys.alive, keys.seq]
+
+    def _room(self) -> _WaitRoom:
+        loop = asyncio.get_running_loop()
+        room = self._rooms.get(loop)
+        if room is None:
+            room = self._rooms[loop] = _WaitRoom(self)
+        return room
+
     async def acquire(self, session_id: str, timeout: float | None) -> Lease:
-        """Wait for the lease (FIFO); LockTimeoutError after ``timeout`` seconds."""
+        """Wait for the lease (FIFO); SessionBusyError at once past ``max_waiters``,
+        LockTimeoutError after ``timeout`` seconds."""
         keys = SessionKeys(self._prefix, session_id)
         ticket = uuid.uuid4().hex
-        wake = keys.wake(ticket)
         client = self._clients.get()
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
         me = asyncio.current_task()
-        acquire_keys = [keys.lease, keys.queue, keys.alive, keys.seq, keys.wake_prefix, wake]
-        acquire_args = [ticket, self._ms(self.lock_ttl), self._ms(self.stale)]
+        args = [ticket, self._ms(self.lock_ttl), self._ms(self.stale), self.max_waiters or 0]
+        room: _WaitRoom | None = None
         try:
             with self._clients.unavailable(f"lock session {session_id!r}"):
                 while True:
-                    if await scripts.ACQUIRE(client, acquire_keys, acquire_args) == 1:
+                    got = await scripts.ACQUIRE(client, self._lease_keys(keys), args)
+                    if got == 1:
                         return Lease(session_id, ticket)
+                    if got == -1:
+                        break
+                    if room is None:  # queued: from now on the room watches over us
+                        room = self._room()
+                        room.join(keys, ticket)
+                        await room.listening()
+                        continue  # a hand-off may have been announced before we listened
                     wait = self.poll
                     if deadline is not None:
                         wait = min(wait, deadline - loop.time())
                         if wait <= 0:
                             break
-                    # a hand-off pushes to our wake list; the next ACQUIRE confirms it
-                    await client.blpop([wake], timeout=max(wait, 0.01))
+                    await room.wait(ticket, wait)
                     if me is not None and me.cancelling():
                         # redis-py may swallow a cancellation that lands inside a command
                         raise asyncio.CancelledError
@@ -75,6 +129,11 @@ class LeaseManager:
                 if await asyncio.shield(self._cancel(keys, ticket)):
                     await asyncio.shield(self.release(Lease(session_id, ticket)))
             raise
+        finally:
+            if room is not None:
+                room.leave(ticket)
+        if got == -1:
+            raise SessionBusyError(session_id, self.max_waiters or 0)
         with self._clients.unavailable(f"stop waiting for session {session_id!r}"):
             if await self._cancel(keys, ticket):
                 return Lease(session_id, ticket)  # handed over at the last moment
@@ -87,8 +146,8 @@ class LeaseManager:
         return bool(
             await scripts.CANCEL(
                 self._clients.get(),
-                [keys.lease, keys.queue, keys.alive, keys.wake_prefix, keys.wake(ticket)],
-                [ticket, self._grant_ms()],
+                [keys.lease, keys.queue, keys.alive],
+                [ticket, self._grant_ms(), self.channel],
             )
         )
 
@@ -97,12 +156,23 @@ class LeaseManager:
         # that died while queued delays the others by at most ``stale``
         return self._ms(min(self.lock_ttl, self.stale))
 
-    async def renew(self, lease: Lease) -> bool:
-        """Extend a held lease; False when it was lost (expired and maybe taken over)."""
+    async def heartbeat(self, keys: SessionKeys, tickets: list[str]) -> int:
+        """Refresh this process's queued tickets of one session; hand on an expired lease."""
+        with self._clients.unavailable(f"keep waiting for session {keys.session_id!r}"):
+            return int(
+                await scripts.HEARTBEAT(
+                    self._clients.get(),
+                    self._lease_keys(keys),
+                    [self._ms(self.stale), self._grant_ms(), self.channel, *tickets],
+                )
+            )
+
+    async def renew(self, lease: Lease, ttl: float | None = None) -> bool:
+        """Extend a held lease (by ``lock_ttl``, or ``ttl``); False when it was lost."""
         keys = SessionKeys(self._prefix, lease.session_id)
         with self._clients.unavailable(f"renew the lease of session {lease.session_id!r}"):
             result = await scripts.RENEW(
-                self._clients.get(), [keys.lease], [lease.token, self._ms(self.lock_ttl)]
+                self._clients.get(), [keys.lease], [lease.token, self._ms(ttl or self.lock_ttl)]
             )
         return bool(result)
 
@@ -112,8 +182,8 @@ class LeaseManager:
         with self._clients.unavailable(f"release the lease of session {lease.session_id!r}"):
             result = await scripts.RELEASE(
                 self._clients.get(),
-                [keys.lease, keys.queue, keys.alive, keys.wake_prefix],
-                [lease.token, self._grant_ms()],
+                [keys.lease, keys.queue, keys.alive],
+                [lease.token, self._grant_ms(), self.channel],
             )
         return bool(result)
 
@@ -127,11 +197,23 @@ class LeaseManager:
         # stopped by an event, not by cancellation: redis-py may swallow a CancelledError
         # that lands inside a command, which would leave this loop running forever
         while True:
+            wait = self.lock_ttl / 3
+            if lease.renew_until is not None:
+                wait = min(wait, lease.renew_until - time.monotonic())
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.lock_ttl / 3)
+                await asyncio.wait_for(stop.wait(), max(wait, 0))
                 return
+            left = None if lease.renew_until is None else lease.renew_until - time.monotonic()
             try:
-                if not await self.renew(lease):
+                if left is not None and left <= 0:
+                    # the run's deadline: never renewed past it; the next run may start
+                    if await self.release(lease):
+                        log_warning(
+                            "run deadline passed while holding the lease; released it",
+                            session_id=lease.session_id,
+                        )
+                    return
+                if not await self.renew(lease, None if left is None else min(left, self.lock_ttl)):
                     log_warning("lease lost; saves under it fail", session_id=lease.session_id)
                     return
             except Exception as exc:  # a Redis blip: keep trying until the lease expires
@@ -153,3 +235,87 @@ class LeaseManager:
                 await asyncio.shield(self.release(lease))
             except Exception as exc:  # it expires by itself after lock_ttl
                 log_warning(f"could not release lease of session {session_id!r}: {exc}")
+
+
+class _WaitRoom:
+    """The waiters of one process (one event loop): one listener, one heartbeat.
+
+    Runs only while some ticket waits, so an idle process holds no pub/sub connection.
+    """
+
+    __slots__ = ("_leases", "_listening", "_task", "_tickets", "_wakes")
+
+    def __init__(self, leases: LeaseManager) -> None:
+        self._leases = leases
+        self._tickets: dict[str, SessionKeys] = {}
+        self._wakes: dict[str, asyncio.Event] = {}
+        self._listening = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def join(self, keys: SessionKeys, ticket: str) -> None:
+        """Watch over a queued ticket: heartbeat it, wake it on its hand-off."""
+        self._tickets[ticket] = keys
+        self._wakes[ticket] = asyncio.Event()
+        if self._task is None or self._task.done():
+            self._listening.clear()
+            self._task = asyncio.create_task(self._run())
+
+    def leave(self, ticket: str) -> None:
+        """Stop watching a ticket (it got the lease, gave up or failed)."""
+        self._tickets.pop(ticket, None)
+        self._wakes.pop(ticket, None)
+
+    async def listening(self) -> None:
+        """Wait (briefly) until hand-offs are heard; polling covers a slow or failed start."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._listening.wait(), 1.0)
+
+    async def wait(self, ticket: str, seconds: float) -> None:
+        """Until the ticket's hand-off is announced, or ``seconds`` pass."""
+        wake = self._wakes.get(ticket)
+        if wake is None:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(wake.wait(), max(seconds, 0.001))
+        wake.clear()
+
+    async def _run(self) -> None:
+        leases = self._leases
+        beat_every = leases.stale / 3
+        pubsub = leases._clients.get().pubsub()
+        try:
+            await pubsub.subscribe(leases.channel)
+        except Exception as exc:  # waiters fall back on polling
+            log_warning("cannot listen for lease hand-offs; waiters poll", error=str(exc))
+        self._listening.set()
+        next_beat = 0.0
+        loop = asyncio.get_running_loop()
+        try:
+            while self._tickets:
+                if loop.time() >= next_beat:
+                    next_beat = loop.time() + beat_every
+                    await self._beat()
+                try:
+                    message = await pubsub.get_message(
+                        ignore_subscribe_messages=True, timeout=min(beat_every, 0.2)
+                    )
+                except Exception:  # no subscription (Redis blip): wait, then beat on
+                    await asyncio.sleep(min(beat_every, 0.2))
+                    continue
+                if message is not None:
+                    wake = self._wakes.get(str(message["data"]))
+                    if wake is not None:
+                        wake.set()
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.aclose()
+
+    async def _beat(self) -> None:
+        by_session: dict[str, tuple[SessionKeys, list[str]]] = {}
+        for ticket, keys in list(self._tickets.items()):
+            by_session.setdefault(keys.lease, (keys, []))[1].append(ticket)
+        for keys, tickets in by_session.values():
+            try:
+                await self._leases.heartbeat(keys, tickets)
+            except Exception as exc:  # the next beat retries; tickets live for ``stale``
+                log_warning("lease heartbeat failed", session_id=keys.session_id, error=str(exc))

@@ -1,15 +1,18 @@
-"""Lua scripts of the run lease: acquire in FIFO order, renew, release with hand-off.
+"""Lua scripts of the run lease: acquire in FIFO order, heartbeat, renew, release with hand-off.
 
-Time comes from Redis (``TIME``), so clocks of the processes never matter. The wake
-key of a waiter is derived inside the scripts from ``wake_prefix``; it carries the
-session's hash tag, so it lives in the same Redis Cluster slot.
+Time comes from Redis (``TIME``), so clocks of the processes never matter. Every key a
+script touches belongs to one session and carries its hash tag (one Redis Cluster
+slot). A hand-off is announced on a pub/sub channel (a channel, not a key: classic
+PUBLISH reaches every node of a cluster) with the ticket it went to, so a waiter needs
+no connection of its own to learn that its turn came.
 """
 
 from __future__ import annotations
 
 from core.db.redis.scripts import LuaScript
 
-# Lease hand-off shared by RELEASE and CANCEL: give the lease to the oldest live waiter.
+# Lease hand-off shared by RELEASE, CANCEL and HEARTBEAT: give the lease to the oldest
+# live waiter and announce it.
 _HANDOFF = r"""
 local function now_ms()
   local t = redis.call('TIME')
@@ -22,33 +25,38 @@ local function prune(queue, alive)
     redis.call('ZREM', alive, d)
   end
 end
-local function handoff(lease, queue, alive, wake_prefix, grant_ms)
+local function handoff(lease, queue, alive, channel, grant_ms)
   prune(queue, alive)
   local head = redis.call('ZRANGE', queue, 0, 0)[1]
   if head then
     redis.call('SET', lease, head, 'PX', grant_ms)
     redis.call('ZREM', queue, head)
     redis.call('ZREM', alive, head)
-    redis.call('LPUSH', wake_prefix .. head, '1')
-    redis.call('PEXPIRE', wake_prefix .. head, grant_ms * 2)
+    redis.call('PUBLISH', channel, head)
   end
 end
 """
 
-# Try to take the lease. KEYS: lease queue alive seq wake_prefix wake
-# ARGV: ticket lock_ttl_ms stale_ms. Returns 1 held, 0 wait.
+# Try to take the lease. KEYS: lease queue alive seq
+# ARGV: ticket lock_ttl_ms stale_ms max_waiters (0: unbounded).
+# Returns 1 held, 0 wait (queued), -1 refused: max_waiters already wait.
 ACQUIRE = LuaScript(
     _HANDOFF
     + r"""
 local lease, queue, alive, seq = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local ticket, ttl, stale = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local max_waiters = tonumber(ARGV[4])
 if redis.call('GET', lease) == ticket then
   redis.call('PEXPIRE', lease, ttl)
-  redis.call('DEL', KEYS[6])
   return 1
 end
 prune(queue, alive)
 if not redis.call('ZSCORE', queue, ticket) then
+  if redis.call('EXISTS', lease) == 0 and redis.call('ZCARD', queue) == 0 then
+    redis.call('SET', lease, ticket, 'PX', ttl)
+    return 1
+  end
+  if max_waiters > 0 and redis.call('ZCARD', queue) >= max_waiters then return -1 end
   redis.call('ZADD', queue, redis.call('INCR', seq), ticket)
 end
 redis.call('ZADD', alive, now_ms() + stale, ticket)
@@ -62,6 +70,30 @@ return 1
 """
 )
 
+# One process's heartbeat for its waiters on one session; hands a lease that expired
+# (its holder died) to the next live waiter. KEYS: lease queue alive seq
+# ARGV: stale_ms grant_ms channel ticket... Returns how many tickets are still queued.
+HEARTBEAT = LuaScript(
+    _HANDOFF
+    + r"""
+local lease, queue, alive, seq = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local stale, grant, channel = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local until_ms = now_ms() + stale
+local queued = 0
+for i = 4, #ARGV do
+  if redis.call('ZSCORE', queue, ARGV[i]) then
+    redis.call('ZADD', alive, until_ms, ARGV[i])
+    queued = queued + 1
+  end
+end
+if queued > 0 then
+  for _, key in ipairs({queue, alive, seq}) do redis.call('PEXPIRE', key, stale * 10) end
+end
+if redis.call('EXISTS', lease) == 0 then handoff(lease, queue, alive, channel, grant) end
+return queued
+"""
+)
+
 # Keep a held lease. KEYS: lease  ARGV: token ttl_ms. Returns 1 kept, 0 lost.
 RENEW = LuaScript(
     r"""
@@ -71,19 +103,19 @@ return 1
 """
 )
 
-# Give the lease back and hand it to the next waiter. KEYS: lease queue alive wake_prefix
-# ARGV: token grant_ms. Returns 1 released, 0 not held any more.
+# Give the lease back and hand it to the next waiter. KEYS: lease queue alive
+# ARGV: token grant_ms channel. Returns 1 released, 0 not held any more.
 RELEASE = LuaScript(
     _HANDOFF
     + r"""
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
-handoff(KEYS[1], KEYS[2], KEYS[3], KEYS[4], tonumber(ARGV[2]))
+handoff(KEYS[1], KEYS[2], KEYS[3], ARGV[3], tonumber(ARGV[2]))
 return 1
 """
 )
 
-# Stop waiting. KEYS: lease queue alive wake_prefix wake  ARGV: ticket grant_ms.
+# Stop waiting. KEYS: lease queue alive  ARGV: ticket grant_ms channel.
 # Returns 1 when the lease had been handed over meanwhile (the caller holds it).
 CANCEL = LuaScript(
     _HANDOFF
@@ -91,9 +123,8 @@ CANCEL = LuaScript(
 if redis.call('GET', KEYS[1]) == ARGV[1] then return 1 end
 redis.call('ZREM', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('DEL', KEYS[5])
 if redis.call('EXISTS', KEYS[1]) == 0 then
-  handoff(KEYS[1], KEYS[2], KEYS[3], KEYS[4], tonumber(ARGV[2]))
+  handoff(KEYS[1], KEYS[2], KEYS[3], ARGV[3], tonumber(ARGV[2]))
 end
 return 0
 """

@@ -184,7 +184,7 @@ async def test_model_failure_gives_friendly_reply_and_keeps_state(
     assert len(replies) == 2
     assert (
         replies[1].startswith("Sorry, the model did not answer")
-        and "Nothing was lost" in replies[1]
+        and "Changes made before that are saved" in replies[1]
     )
     assert {c.params["thread_ts"] for c in fake_slack.named("chat.postMessage")} == {TS}
     assert await bot.state(TS) == before
