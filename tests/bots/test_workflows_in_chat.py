@@ -34,7 +34,7 @@ def set_colour_blue(run_context: RunContext) -> str:
 
 def service_with(workflow: Workflow, db: InMemoryDb) -> ChatService:
     agents: dict[str, Any] = {**create_agents(None, db), workflow.id: workflow}
-    settings = Settings(openai_api_key=None, openai_base_url=None, statebot_admin_ids="U1")
+    settings = Settings(openai_api_key=None, openai_base_url=None, statebot_admin_ids="slack:T1:U1")
     return ChatService(agents, settings=settings, aliases=COMMAND_ALIASES)
 
 
