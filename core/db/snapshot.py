@@ -2,12 +2,22 @@
 
 Each pass takes a batch of dirty sessions (each read atomically), writes them to the
 durable store with a version-guarded upsert, and only then retires each one from the
-dirty set, and only if its version did not move meanwhile (compare-and-remove). So:
+dirty set, and only if its version (and the save that made it) did not move meanwhile
+(compare-and-remove). So:
 
 * a change made while a snapshot is in flight keeps the session dirty: never lost;
 * a crash between the durable commit and the cleanup leaves the session dirty; the
   next pass upserts the same version again, which the guard turns into a no-op (no
   duplicate history row), and then retires it.
+
+Failures are isolated per session. When an upsert fails, the durable store is pinged:
+if it is down, the pass stops and nothing is counted against anyone; if it answers,
+the session itself was refused (an id it cannot hold, a version conflict, ...). Such
+a session is retried with exponential backoff while the others keep draining, and
+after ``max_attempts`` refusals it is *quarantined*: taken out of the dirty set, kept
+in the hot store without expiry, listed with its reason (``RedisDb.aquarantined``,
+``statebot snapshotter --status``), and logged as an error naming it. A later save of
+the session makes it dirty again, and so retried.
 
 It runs as a background task of the process owning the RedisDb (started on first
 save) or standalone (``statebot snapshotter``); several may run at once safely.
@@ -17,12 +27,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from core.db.base import BaseDb, SessionRecord
-from core.utils.log import log_debug, log_warning
+from core.db.base import BaseDb, SessionRecord, StoreUnavailableError
+from core.utils.log import log_debug, log_error, log_warning
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +42,16 @@ class CleanResult:
 
     record: SessionRecord
     outcome: Literal["clean", "moved", "deleted"]
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantineEntry:
+    """A session the durable store kept refusing, and why."""
+
+    session_id: str
+    version: int
+    reason: str
+    at: float
 
 
 class DirtySource(Protocol):
@@ -42,15 +63,38 @@ class DirtySource(Protocol):
     async def amark_clean(self, records: Iterable[SessionRecord]) -> list[CleanResult]:
         """Retire sessions whose version is still the one given."""
 
+    async def aquarantine(self, record: SessionRecord, reason: str) -> bool:
+        """Take a refused session out of the dirty set, with the reason."""
+
+
+@dataclass(slots=True)
+class _Failures:
+    """Refusals of one session so far, and when it may be tried again."""
+
+    count: int
+    retry_at: float
+
 
 #: called after the durable commit and before the cleanup (fault injection in tests)
 CommitHook = Callable[[list[SessionRecord]], Awaitable[None]]
 
 
 class Snapshotter:
-    """Drains a DirtySource into a durable store in batches."""
+    """Drains a DirtySource into a durable store in batches, isolating refused sessions."""
 
-    __slots__ = ("_stopping", "after_commit", "batch_size", "source", "target", "written")
+    __slots__ = (
+        "_failures",
+        "_stopping",
+        "after_commit",
+        "backoff",
+        "batch_size",
+        "clock",
+        "max_attempts",
+        "quarantined",
+        "source",
+        "target",
+        "written",
+    )
 
     def __init__(
         self,
@@ -59,36 +103,101 @@ class Snapshotter:
         *,
         batch_size: int = 200,
         after_commit: CommitHook | None = None,
+        max_attempts: int = 5,
+        backoff: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        if max_attempts < 1:
+            raise ValueError(f"max_attempts must be at least 1, not {max_attempts}")
         self.source = source
         self.target = target
         self.batch_size = batch_size
         self.after_commit = after_commit
+        self.max_attempts = max_attempts
+        #: seconds before the first retry of a refused session; doubles, capped at 5 min
+        self.backoff = backoff
+        self.clock = clock
         #: durable writes made (upserts that were not no-ops), for tests and metrics
         self.written = 0
+        #: sessions this snapshotter quarantined
+        self.quarantined = 0
+        self._failures: dict[str, _Failures] = {}
         self._stopping = asyncio.Event()
 
     async def drain_once(self) -> int:
-        """One batch; returns how many sessions left the dirty set."""
-        batch = await self.source.abatch(self.batch_size)
+        """One batch; returns how many sessions left the dirty set (or were parked)."""
+        now = self.clock()
+        batch = [
+            r
+            for r in await self.source.abatch(self.batch_size)
+            if self._failures.get(r.session_id, _Failures(0, 0.0)).retry_at <= now
+        ]
         if not batch:
             return 0
+        copied: list[SessionRecord] = []
+        parked = 0
         for record in batch:
-            if await self.target.aupsert_snapshot(record):
-                self.written += 1
+            try:
+                if await self.target.aupsert_snapshot(record):
+                    self.written += 1
+            except Exception as exc:
+                await self._raise_if_down(exc)
+                parked += await self._refused(record, exc)
+                continue
+            self._failures.pop(record.session_id, None)
+            copied.append(record)
         if self.after_commit is not None:
-            await self.after_commit(batch)
+            await self.after_commit(copied)
         retired = 0
-        for result in await self.source.amark_clean(batch):
+        for result in await self.source.amark_clean(copied):
             if result.outcome == "deleted":
                 # deleted while this snapshot was in flight: undo the resurrection
-                await self.target.adelete(result.record.session_id)
+                await self.target.adelete(
+                    result.record.session_id, upto_version=result.record.version
+                )
             if result.outcome != "moved":
                 retired += 1
-        log_debug("snapshot pass", sessions=len(batch), retired=retired)
-        return retired
+        log_debug("snapshot pass", sessions=len(batch), retired=retired, parked=parked)
+        return retired + parked
+
+    async def _raise_if_down(self, exc: Exception) -> None:
+        """Re-raise when the durable store itself is down: not the session's fault."""
+        try:
+            await self.target.aping()
+        except StoreUnavailableError as down:
+            raise down from exc
+
+    async def _refused(self, record: SessionRecord, exc: Exception) -> int:
+        """Count a refusal; quarantine at ``max_attempts``. 1 when it left the dirty set."""
+        reason = f"{type(exc).__name__}: {exc}"
+        failures = self._failures.setdefault(record.session_id, _Failures(0, 0.0))
+        failures.count += 1
+        if failures.count < self.max_attempts:
+            delay = min(self.backoff * 2 ** (failures.count - 1), 300.0)
+            failures.retry_at = self.clock() + delay
+            log_warning(
+                "snapshot refused; retrying later",
+                session_id=record.session_id,
+                attempt=failures.count,
+                retry_in_s=delay,
+                reason=reason,
+            )
+            return 0
+        del self._failures[record.session_id]
+        if not await self.source.aquarantine(record, reason):
+            return 0  # saved again meanwhile: the new version gets its own tries
+        self.quarantined += 1
+        log_error(
+            "snapshot quarantined: the durable store keeps refusing this session; it "
+            "stays in the hot store and is retried after its next change",
+            session_id=record.session_id,
+            version=record.version,
+            attempts=failures.count,
+            reason=reason,
+        )
+        return 1
 
     async def drain(self, *, max_passes: int = 1000) -> int:
         """Batches until nothing is dirty (or passes stop making progress)."""

@@ -91,7 +91,7 @@ async def test_session_keys_and_dirty_set_share_one_hash_tag(
 
 async def test_hostile_session_ids_stay_isolated(db: RedisDb) -> None:
     """Ids with ':', braces, unicode or 1 KB of text never share or break keys."""
-    hostile = [":", "a:b", "a}:{b", "{", "}", "{}", "ünï©ødé 🎉", "x" * 1024, "", "s\x00t"]
+    hostile = [":", "a:b", "a}:{b", "{", "}", "{}", "ünï©ødé 🎉", "x" * 1024, ""]
     for n, session_id in enumerate(hostile):
         await db.asave(session_id, expected_version=0, changed={"n": n})
     for n, session_id in enumerate(hostile):
@@ -209,8 +209,8 @@ async def test_a_retried_save_after_a_lost_reply_is_not_applied_twice(db: RedisD
 
     keys = SessionKeys(db.key_prefix, "s")
     args = save_args(
-        keys, 0, {"n": "1"}, set(), SessionMeta(), "",
-        ttl_ms=0, history_limit=5, max_bytes=1000, guard_dirty=False,
+        keys, 0, {"n": "1"}, set(), SessionMeta(), "", save_id="retried",
+        ttl_ms=0, history_limit=5, max_bytes=1000, guard_dirty=False, verify=False,
     )
     script_keys = [
         keys.state, keys.meta, keys.hist, keys.bucket.dirty, keys.bucket.index, keys.lease,

@@ -240,10 +240,10 @@ class BrokenDurable(InMemoryDb):
         raise ConnectionError("database is down")
 
 
-async def test_write_through_failure_is_clear_and_keeps_the_change_dirty(
+async def test_write_through_failure_undoes_the_save_and_says_nothing_was_written(
     redis_url: str, key_prefix: str
 ) -> None:
-    """A failed durable write says so; the change stays in Redis, marked for the snapshotter."""
+    """A durable write that failed before committing undoes the Redis save: a retry is safe."""
     store = RedisDb(
         db_url=redis_url,
         key_prefix=key_prefix,
@@ -252,10 +252,9 @@ async def test_write_through_failure_is_clear_and_keeps_the_change_dirty(
         run_snapshotter=False,
     )
     try:
-        with pytest.raises(StoreUnavailableError, match="stays marked dirty"):
+        with pytest.raises(StoreUnavailableError, match="undone; nothing was written"):
             await store.asave("s", expected_version=0, changed={"a": 1})
-        record = await store.aload("s")
-        assert record is not None and record.state == {"a": 1}
-        assert await store.dirty.count() == 1
+        assert await store.aload("s") is None
+        assert await store.dirty.count() == 0
     finally:
         await store.aclose()

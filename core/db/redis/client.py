@@ -16,6 +16,7 @@ from typing import Any
 from redis.asyncio import BlockingConnectionPool, ConnectionPool, Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
+from redis.exceptions import BusyLoadingError, OutOfMemoryError, ReadOnlyError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -103,9 +104,24 @@ class RedisClients:
 
     @contextlib.contextmanager
     def unavailable(self, action: str) -> Iterator[None]:
-        """Turn connection failures into StoreUnavailableError with a clear message."""
+        """Turn failures of the server, not of the request, into StoreUnavailableError.
+
+        Besides lost connections: out of memory (``maxmemory`` reached under
+        ``noeviction``), a read-only replica, and a server still loading its data set.
+        Each refuses the command before it runs, so nothing was written.
+        """
         try:
             yield
+        except OutOfMemoryError as exc:
+            raise StoreUnavailableError(
+                f"Redis at {self.location} is out of memory (maxmemory reached) while trying "
+                f"to {action}; nothing was written"
+            ) from exc
+        except (ReadOnlyError, BusyLoadingError) as exc:
+            raise StoreUnavailableError(
+                f"Redis at {self.location} cannot take writes right now while trying to "
+                f"{action} ({exc}); nothing was written"
+            ) from exc
         except (RedisConnectionError, RedisTimeoutError, OSError) as exc:
             raise StoreUnavailableError(
                 f"Redis at {self.location} is unavailable while trying to {action}: {exc}"

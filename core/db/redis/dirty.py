@@ -7,6 +7,8 @@ commit drop each one from its dirty set only if its version did not move meanwhi
 
 from __future__ import annotations
 
+import json
+import time
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Literal
@@ -16,7 +18,7 @@ from core.db.redis import scripts
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of
 from core.db.redis.records import record_from_hashes
-from core.db.snapshot import CleanResult
+from core.db.snapshot import CleanResult, QuarantineEntry
 
 
 class DirtyQueue:
@@ -54,7 +56,7 @@ class DirtyQueue:
         missing = [h for hashes in picked.values() for h in hashes if h not in found]
         if missing:
             # deleted (or flushed) while dirty: nothing to copy, just retire the entry
-            gone = [(SessionKeys(self._prefix, "", h), "") for h in missing]
+            gone = [(SessionKeys(self._prefix, "", h), "", "") for h in missing]
             await self._compare_and_remove(gone)
         return list(found.values())
 
@@ -88,8 +90,10 @@ class DirtyQueue:
     async def amark_clean(self, records: Iterable[SessionRecord]) -> list[CleanResult]:
         """Drop sessions from their dirty set if their version is still the snapshotted one."""
         items = list(records)
-        pairs = [(SessionKeys(self._prefix, r.session_id), str(r.version)) for r in items]
-        codes = await self._compare_and_remove(pairs)
+        entries = [
+            (SessionKeys(self._prefix, r.session_id), str(r.version), r.save_id) for r in items
+        ]
+        codes = await self._compare_and_remove(entries)
         names: dict[int, Literal["clean", "moved", "deleted"]] = {
             1: "clean",
             0: "moved",
@@ -97,26 +101,57 @@ class DirtyQueue:
         }
         return [CleanResult(r, names[c]) for r, c in zip(items, codes, strict=True)]
 
-    async def _compare_and_remove(self, pairs: list[tuple[SessionKeys, str]]) -> list[int]:
+    async def _compare_and_remove(self, entries: list[tuple[SessionKeys, str, str]]) -> list[int]:
         by_bucket: dict[int, list[int]] = defaultdict(list)
-        for i, (keys, _) in enumerate(pairs):
+        for i, (keys, _, _) in enumerate(entries):
             by_bucket[keys.bucket.bucket].append(i)
         calls: list[tuple[scripts.LuaScript, list[str], list[object]]] = []
         for bucket_no, idx in by_bucket.items():
-            keys_arg = [self._buckets[bucket_no].dirty]
+            bucket = self._buckets[bucket_no]
+            keys_arg = [bucket.dirty, bucket.quarantine]
             args: list[object] = []
             for i in idx:
-                keys, version = pairs[i]
+                keys, version, save_id = entries[i]
                 keys_arg += [keys.meta, keys.state, keys.hist, keys.gone]
-                args += [keys.hashed, version]
+                args += [keys.hashed, version, save_id]
             calls.append((scripts.MARK_CLEAN, keys_arg, args))
         with self._clients.unavailable("mark sessions clean"):
             replies = await scripts.run_many(self._clients.get(), calls)
-        codes = [0] * len(pairs)
+        codes = [0] * len(entries)
         for idx, reply in zip(by_bucket.values(), replies, strict=True):
             for i, code in zip(idx, reply, strict=True):
                 codes[i] = int(code)
         return codes
+
+    async def aquarantine(self, record: SessionRecord, reason: str) -> bool:
+        """Park a session the durable store keeps refusing; False if it moved on meanwhile."""
+        keys = SessionKeys(self._prefix, record.session_id)
+        entry = json.dumps(
+            {
+                "session_id": record.session_id,
+                "version": record.version,
+                "reason": reason,
+                "at": time.time(),
+            },
+            ensure_ascii=False,
+        )
+        with self._clients.unavailable(f"quarantine session {record.session_id!r}"):
+            parked = await scripts.QUARANTINE(
+                self._clients.get(),
+                [keys.bucket.dirty, keys.bucket.quarantine, keys.meta],
+                [keys.hashed, str(record.version), entry],
+            )
+        return bool(parked)
+
+    async def quarantined(self) -> list[QuarantineEntry]:
+        """Sessions parked because the durable store refused them, oldest first."""
+        with self._clients.unavailable("list quarantined sessions"):
+            pipe = self._clients.get().pipeline(transaction=False)
+            for bucket in self._buckets:
+                pipe.hvals(bucket.quarantine)
+            replies: list[list[str]] = await pipe.execute()
+        entries = [QuarantineEntry(**json.loads(raw)) for reply in replies for raw in reply]
+        return sorted(entries, key=lambda e: e.at)
 
     async def list_recent(self, *, owner_id: str | None, limit: int) -> list[SessionRecord]:
         """Sessions in Redis, most recently updated first (expired ones skipped)."""

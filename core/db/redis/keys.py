@@ -14,9 +14,11 @@ live in the same slot and one Lua script may touch them all::
     {prefix}{b<bucket>}:s:<hash>:alive   zset   waiting tickets by heartbeat deadline
     {prefix}{b<bucket>}:s:<hash>:seq     string arrival counter
     {prefix}{b<bucket>}:s:<hash>:wake:<ticket>  list  hand-off signal to one waiter
-    {prefix}{b<bucket>}:s:<hash>:gone    string tombstone after a delete
+    {prefix}{b<bucket>}:s:<hash>:gone    string tombstone after a delete (the deleted version)
+    {prefix}{b<bucket>}:s:<hash>:conflict string a Redis copy that reused a durable version
     {prefix}{b<bucket>}:dirty            set    hashes of sessions not yet snapshotted
     {prefix}{b<bucket>}:index            zset   hashes by last update (listing)
+    {prefix}{b<bucket>}:quarantine       hash   hash -> why the durable store refused it
 """
 
 from __future__ import annotations
@@ -49,13 +51,14 @@ def bucket_of(hashed: str) -> int:
 class BucketKeys:
     """Keys shared by every session of one bucket."""
 
-    __slots__ = ("bucket", "dirty", "index", "tag")
+    __slots__ = ("bucket", "dirty", "index", "quarantine", "tag")
 
     def __init__(self, prefix: str, bucket: int) -> None:
         self.bucket = bucket
         self.tag = f"{prefix}{{b{bucket}}}"
         self.dirty = f"{self.tag}:dirty"
         self.index = f"{self.tag}:index"
+        self.quarantine = f"{self.tag}:quarantine"
 
 
 class SessionKeys:
@@ -65,6 +68,7 @@ class SessionKeys:
         "alive",
         "base",
         "bucket",
+        "conflict",
         "gone",
         "hashed",
         "hist",
@@ -90,6 +94,7 @@ class SessionKeys:
         self.alive = f"{self.base}:alive"
         self.seq = f"{self.base}:seq"
         self.gone = f"{self.base}:gone"
+        self.conflict = f"{self.base}:conflict"
         self.wake_prefix = f"{self.base}:wake:"
 
     def wake(self, ticket: str) -> str:

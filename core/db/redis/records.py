@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,6 +29,7 @@ def record_from_hashes(
         user_id=meta.get("user"),
         created_at=float(meta.get("created", 0.0)),
         updated_at=float(meta.get("updated", 0.0)),
+        save_id=meta.get("save", ""),
     )
 
 
@@ -71,10 +71,12 @@ def save_args(
     meta: SessionMeta,
     token: str,
     *,
+    save_id: str,
     ttl_ms: int,
     history_limit: int,
     max_bytes: int,
     guard_dirty: bool,
+    verify: bool,
 ) -> list[Any]:
     """ARGV of the SAVE script (layout documented there)."""
     args: list[Any] = [
@@ -90,9 +92,10 @@ def save_args(
         "1" if meta.owner_id is not None else "0",
         meta.user_id or "",
         "1" if meta.user_id is not None else "0",
-        uuid.uuid4().hex,  # makes a retried save after a lost reply idempotent
+        save_id,  # makes a retried save after a lost reply idempotent
         max_bytes,
         "1" if guard_dirty else "0",
+        "1" if verify else "0",
         len(texts),
     ]
     for key, text in texts.items():
@@ -103,7 +106,7 @@ def save_args(
 
 
 def _record_head(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[Any]:
-    """The ARGV both SEED and UPSERT start with: identity, meta, TTL."""
+    """The ARGV both SEED and UPSERT start with: identity, meta, TTL, save id."""
     return [
         keys.hashed,
         record.session_id,
@@ -114,6 +117,7 @@ def _record_head(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[
         repr(record.created_at),
         repr(record.updated_at),
         ttl_ms,
+        record.save_id,
     ]
 
 

@@ -30,29 +30,69 @@ class LuaScript:
             return await client.eval(self.source, len(keys), *keys, *args)
 
 
+#: Lua: the run id of this Redis process. It changes on every restart and differs on a
+#: promoted replica, and unlike any key it is never restored from an RDB/AOF file: a
+#: session whose meta ``ep`` differs was last written by another Redis incarnation and
+#: must be checked against the durable store before it is served (see ``repair.py``).
+RUN_ID = r"""
+local function run_id()
+  return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+end
+"""
+
+# Load a session. KEYS: state meta dirty  ARGV: 1 hash 2 verify ('1': a durable store
+# can vouch for the session, so one from another Redis incarnation is not served).
+# Returns {0} absent | {1, state, meta} | {2, state, meta, is_dirty} unverified.
+LOAD = LuaScript(
+    RUN_ID
+    + r"""
+local meta = redis.call('HGETALL', KEYS[2])
+if #meta == 0 then return {0} end
+local state = redis.call('HGETALL', KEYS[1])
+local ep = run_id()
+if redis.call('HGET', KEYS[2], 'ep') ~= ep then
+  if ARGV[2] == '1' then
+    return {2, state, meta, redis.call('SISMEMBER', KEYS[3], ARGV[1])}
+  end
+  redis.call('HSET', KEYS[2], 'ep', ep)
+end
+return {1, state, meta}
+"""
+)
+
 # Save a delta. KEYS: state meta hist dirty index lease gone
 # ARGV: 1 expected  2 token  3 now  4 ttl_ms  5 hist_limit  6 hash  7 session_id  8 kind
 #       9 owner 10 has_owner 11 user 12 has_user 13 save_id 14 max_bytes 15 guard_dirty
-#       16 n_changed, then (key, json, key_bytes) * n_changed, then (key, key_bytes) * removed
+#       16 verify 17 n_changed, then (key, json, key_bytes) * n_changed, then
+#       (key, key_bytes) * removed
 # Returns {1, version} | {0, actual or -1} stale | {-1, version} lease lost | {-2, bytes}
+# | {-3, version} written by another Redis incarnation: verify it first (``repair.py``).
+# A new session after a delete continues from the deleted version (kept in ``gone``), so
+# a version number never names two different contents.
 SAVE = LuaScript(
-    r"""
+    RUN_ID
+    + r"""
 local state, meta = KEYS[1], KEYS[2]
 local expected = tonumber(ARGV[1])
 local cur = redis.call('HGET', meta, 'v')
 local version = cur and tonumber(cur) or 0
-if cur and version == expected + 1 and redis.call('HGET', meta, 'save') == ARGV[13] then
+if cur and redis.call('HGET', meta, 'save') == ARGV[13] then
   return {1, version}
 end
 if version ~= expected then return {0, cur and version or -1} end
+local ep = run_id()
+if cur and ARGV[16] == '1' and redis.call('HGET', meta, 'ep') ~= ep then
+  return {-3, version}
+end
 if ARGV[2] ~= '' and redis.call('GET', KEYS[6]) ~= ARGV[2] then return {-1, version} end
-local n = tonumber(ARGV[16])
-local sum = tonumber(redis.call('HGET', meta, 'sum') or '0')
+local n = tonumber(ARGV[17])
+local prev_sum = redis.call('HGET', meta, 'sum') or '0'
+local sum = tonumber(prev_sum)
 local count = redis.call('HLEN', state)
 local old = {}
 local fields = {}
 for i = 0, n - 1 do
-  local k, val, kb = ARGV[17 + 3 * i], ARGV[18 + 3 * i], tonumber(ARGV[19 + 3 * i])
+  local k, val, kb = ARGV[18 + 3 * i], ARGV[19 + 3 * i], tonumber(ARGV[20 + 3 * i])
   local prev = redis.call('HGET', state, k)
   if prev then sum = sum - kb - #prev else count = count + 1 end
   sum = sum + kb + #val
@@ -61,7 +101,7 @@ for i = 0, n - 1 do
   fields[#fields + 1] = val
 end
 local removed = {}
-for j = 17 + 3 * n, #ARGV, 2 do
+for j = 18 + 3 * n, #ARGV, 2 do
   local k, kb = ARGV[j], tonumber(ARGV[j + 1])
   local prev = redis.call('HGET', state, k)
   if prev then
@@ -75,15 +115,18 @@ local size = 2
 if count > 0 then size = 2 + count - 1 + sum end
 local max_bytes = tonumber(ARGV[14])
 if max_bytes > 0 and size > max_bytes then return {-2, size} end
+local base = version
+if version == 0 then base = tonumber(redis.call('GET', KEYS[7]) or '0') or 0 end
+local prev_save = redis.call('HGET', meta, 'save') or ''
 for i = 1, #removed, 500 do
   redis.call('HDEL', state, unpack(removed, i, math.min(i + 499, #removed)))
 end
 for i = 1, #fields, 1000 do
   redis.call('HSET', state, unpack(fields, i, math.min(i + 999, #fields)))
 end
-local new_version = version + 1
+local new_version = base + 1
 redis.call('HSET', meta, 'v', new_version, 'id', ARGV[7], 'kind', ARGV[8], 'updated', ARGV[3],
-  'sum', sum, 'save', ARGV[13], 'ttl', ARGV[4])
+  'sum', sum, 'save', ARGV[13], 'ttl', ARGV[4], 'ep', ep)
 if version == 0 then
   redis.call('HSET', meta, 'created', ARGV[3])
   redis.call('DEL', KEYS[7])
@@ -93,7 +136,8 @@ if ARGV[12] == '1' then redis.call('HSET', meta, 'user', ARGV[11])
 else redis.call('HDEL', meta, 'user') end
 local limit = tonumber(ARGV[5])
 if limit > 0 then
-  local undo = {v = new_version, t = ARGV[3], o = old}
+  local undo = {v = new_version, t = ARGV[3], o = old, s = prev_save, b = prev_sum}
+  if version == 0 then undo['n'] = 1 end
   if ARGV[12] == '1' then undo['u'] = ARGV[11] end
   redis.call('LPUSH', KEYS[3], cjson.encode(undo))
   redis.call('LTRIM', KEYS[3], 0, limit - 1)
@@ -109,14 +153,20 @@ return {1, new_version}
 """
 )
 
-# Seed a session read back from the durable store, unless Redis already has it.
-# KEYS: state meta index  ARGV: hash id v kind owner user created updated ttl_ms sum,
-# then (key, json) pairs. Returns 1 when seeded, 0 when Redis had the session.
+# Seed a session read back from the durable store, unless Redis already has it or it
+# was deleted (a tombstone at or past the durable version: the durable copy is a
+# snapshot that was in flight during the delete).
+# KEYS: state meta index gone  ARGV: hash id v kind owner user created updated ttl_ms save
+# sum, then (key, json) pairs. Returns {1} seeded, {0} Redis had the session,
+# {-1, deleted_version} tombstoned.
 SEED = LuaScript(
-    r"""
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+    RUN_ID
+    + r"""
+if redis.call('EXISTS', KEYS[2]) == 1 then return {0} end
+local gone = tonumber(redis.call('GET', KEYS[4]) or '-1') or 0
+if gone >= tonumber(ARGV[3]) then return {-1, gone} end
 local fields = {}
-for j = 11, #ARGV, 2 do
+for j = 12, #ARGV, 2 do
   fields[#fields + 1] = ARGV[j]
   fields[#fields + 1] = ARGV[j + 1]
 end
@@ -124,7 +174,7 @@ for i = 1, #fields, 1000 do
   redis.call('HSET', KEYS[1], unpack(fields, i, math.min(i + 999, #fields)))
 end
 redis.call('HSET', KEYS[2], 'id', ARGV[2], 'v', ARGV[3], 'kind', ARGV[4], 'created', ARGV[7],
-  'updated', ARGV[8], 'ttl', ARGV[9], 'sum', ARGV[10])
+  'updated', ARGV[8], 'ttl', ARGV[9], 'save', ARGV[10], 'sum', ARGV[11], 'ep', run_id())
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], 'owner', ARGV[5]) end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'user', ARGV[6]) end
 redis.call('ZADD', KEYS[3], ARGV[8], ARGV[1])
@@ -133,16 +183,17 @@ if ttl > 0 then
   redis.call('PEXPIRE', KEYS[1], ttl)
   redis.call('PEXPIRE', KEYS[2], ttl)
 end
-return 1
+return {1}
 """
 )
 
 # Replace a session by a whole record if it is newer (version-guarded upsert).
 # KEYS: state meta hist dirty index gone  ARGV: 1 hash 2 id 3 v 4 kind 5 owner 6 user
-# 7 created 8 updated 9 ttl_ms 10 hist_limit 11 guard_dirty 12 sum, then (key, json) pairs.
-# Returns 1 written, 0 when Redis has this version or a newer one.
+# 7 created 8 updated 9 ttl_ms 10 save 11 hist_limit 12 guard_dirty 13 sum, then (key, json)
+# pairs. Returns 1 written, 0 when Redis has this version or a newer one.
 UPSERT = LuaScript(
-    r"""
+    RUN_ID
+    + r"""
 local state, meta = KEYS[1], KEYS[2]
 local cur = redis.call('HGET', meta, 'v')
 if cur and tonumber(cur) >= tonumber(ARGV[3]) then return 0 end
@@ -150,7 +201,7 @@ local old = {}
 local prev = redis.call('HGETALL', state)
 for i = 1, #prev, 2 do old[prev[i]] = prev[i + 1] end
 local fields = {}
-for j = 13, #ARGV, 2 do
+for j = 14, #ARGV, 2 do
   if old[ARGV[j]] == nil then old[ARGV[j]] = false end
   fields[#fields + 1] = ARGV[j]
   fields[#fields + 1] = ARGV[j + 1]
@@ -159,12 +210,12 @@ redis.call('DEL', state, KEYS[6])
 for i = 1, #fields, 1000 do
   redis.call('HSET', state, unpack(fields, i, math.min(i + 999, #fields)))
 end
-redis.call('HDEL', meta, 'owner', 'user', 'save')
+redis.call('HDEL', meta, 'owner', 'user')
 redis.call('HSET', meta, 'id', ARGV[2], 'v', ARGV[3], 'kind', ARGV[4], 'created', ARGV[7],
-  'updated', ARGV[8], 'ttl', ARGV[9], 'sum', ARGV[12])
+  'updated', ARGV[8], 'ttl', ARGV[9], 'save', ARGV[10], 'sum', ARGV[13], 'ep', run_id())
 if ARGV[5] ~= '' then redis.call('HSET', meta, 'owner', ARGV[5]) end
 if ARGV[6] ~= '' then redis.call('HSET', meta, 'user', ARGV[6]) end
-local limit = tonumber(ARGV[10])
+local limit = tonumber(ARGV[11])
 if limit > 0 then
   local undo = {v = tonumber(ARGV[3]), t = ARGV[8], o = old}
   if ARGV[6] ~= '' then undo['u'] = ARGV[6] end
@@ -175,7 +226,7 @@ redis.call('SADD', KEYS[4], ARGV[1])
 redis.call('ZADD', KEYS[5], ARGV[8], ARGV[1])
 local ttl = tonumber(ARGV[9])
 for _, key in ipairs({state, meta, KEYS[3]}) do
-  if ARGV[11] == '1' or ttl <= 0 then redis.call('PERSIST', key)
+  if ARGV[12] == '1' or ttl <= 0 then redis.call('PERSIST', key)
   else redis.call('PEXPIRE', key, ttl) end
 end
 return 1
@@ -183,13 +234,18 @@ return 1
 )
 
 # Delete a session. KEYS: state meta hist dirty index gone  ARGV: hash
+# The tombstone keeps the version the session had reached, so a snapshot in flight
+# cannot be read back and a re-created session continues after it.
 DELETE = LuaScript(
     r"""
 local existed = redis.call('EXISTS', KEYS[2])
+local v = tonumber(redis.call('HGET', KEYS[2], 'v') or '0')
+local before = tonumber(redis.call('GET', KEYS[6]) or '0') or 0
+v = math.max(v, before)
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('SREM', KEYS[4], ARGV[1])
 redis.call('ZREM', KEYS[5], ARGV[1])
-redis.call('SET', KEYS[6], '1', 'PX', 3600000)
+redis.call('SET', KEYS[6], v, 'PX', 3600000)
 return existed
 """
 )
@@ -206,18 +262,20 @@ return out
 """
 )
 
-# Leave the dirty set only if the version did not move. KEYS: dirty, then
-# (meta, state, hist, gone) per session. ARGV: (hash, version) per session.
+# Leave the dirty set only if the version (and the save that made it) did not move.
+# KEYS: dirty quarantine, then (meta, state, hist, gone) per session.
+# ARGV: (hash, version, save_id) per session.
 # Returns per session: 1 clean, 0 moved on (stays dirty), 2 deleted meanwhile.
 MARK_CLEAN = LuaScript(
     r"""
 local out = {}
-for i = 0, (#ARGV / 2) - 1 do
-  local meta, state, hist, gone = KEYS[2 + 4 * i], KEYS[3 + 4 * i], KEYS[4 + 4 * i], KEYS[5 + 4 * i]
-  local h, v = ARGV[1 + 2 * i], ARGV[2 + 2 * i]
+for i = 0, (#ARGV / 3) - 1 do
+  local meta, state, hist, gone = KEYS[3 + 4 * i], KEYS[4 + 4 * i], KEYS[5 + 4 * i], KEYS[6 + 4 * i]
+  local h, v, save = ARGV[1 + 3 * i], ARGV[2 + 3 * i], ARGV[3 + 3 * i]
   local cur = redis.call('HGET', meta, 'v')
-  if cur == v then
+  if cur == v and (save == '' or redis.call('HGET', meta, 'save') == save) then
     redis.call('SREM', KEYS[1], h)
+    redis.call('HDEL', KEYS[2], h)
     local ttl = tonumber(redis.call('HGET', meta, 'ttl') or '0')
     if ttl > 0 then
       for _, key in ipairs({state, meta, hist}) do redis.call('PEXPIRE', key, ttl) end
@@ -225,12 +283,26 @@ for i = 0, (#ARGV / 2) - 1 do
     out[#out + 1] = 1
   elseif not cur then
     redis.call('SREM', KEYS[1], h)
+    redis.call('HDEL', KEYS[2], h)
     out[#out + 1] = redis.call('EXISTS', gone) == 1 and 2 or 1
   else
     out[#out + 1] = 0
   end
 end
 return out
+"""
+)
+
+# Park a session the durable store keeps refusing: out of the dirty set (so the others
+# drain), into the quarantine hash with the reason; its keys stay and never expire.
+# A later save makes it dirty again (and so retried). KEYS: dirty quarantine meta
+# ARGV: hash version entry_json. Returns 1 parked, 0 moved on meanwhile (stays dirty).
+QUARANTINE = LuaScript(
+    r"""
+if redis.call('HGET', KEYS[3], 'v') ~= ARGV[2] then return 0 end
+redis.call('SREM', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return 1
 """
 )
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from core.db.base import (
@@ -30,6 +32,7 @@ from core.db.limits import StateLimits, dump_delta
 from core.db.redis import scripts
 from core.db.redis.client import RedisClients, RoundTripCounter
 from core.db.redis.dirty import DirtyQueue
+from core.db.redis.eviction import check_eviction_policy
 from core.db.redis.keys import SessionKeys, check_prefix
 from core.db.redis.lease import LeaseManager
 from core.db.redis.memories import RedisMemories
@@ -40,7 +43,28 @@ from core.db.redis.records import (
     seed_args,
     upsert_args,
 )
-from core.db.snapshot import Snapshotter
+from core.db.redis.repair import check_against_durable
+from core.db.redis.write_through import copy_through
+from core.db.snapshot import QuarantineEntry, Snapshotter
+
+# LOAD script statuses, and the SAVE status for a session another Redis incarnation wrote
+_ABSENT, _SERVED, _UNVERIFIED = 0, 1, 2
+_UNVERIFIED_SAVE = -3
+#: checks of one session against the durable store before giving up (it kept changing)
+_MAX_CHECKS = 5
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    """What the LOAD script found."""
+
+    status: int
+    record: SessionRecord | None
+    dirty: bool = False
+
+
+def _pairs(flat: list[str]) -> dict[str, str]:
+    return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
 class LeaseLostError(StaleVersionError):
@@ -79,6 +103,9 @@ class RedisDb(BaseDb):
         super().__init__()
         if write_through and snapshot_to is None:
             raise ValueError("write_through=True needs a durable store in snapshot_to")
+        if write_through and history_limit < 1:
+            # a save the durable store refused is undone from its undo record
+            raise ValueError("write_through=True needs history_limit >= 1")
         self.db_url = db_url
         self.key_prefix = check_prefix(key_prefix)
         self.snapshot_to = snapshot_to
@@ -94,6 +121,7 @@ class RedisDb(BaseDb):
         self.dirty = DirtyQueue(self._clients, self.key_prefix)
         self._memories = RedisMemories(self._clients, self.key_prefix)
         self._snapshotter: Snapshotter | None = None
+        self._server_checked = False
         self._snapshot_task: asyncio.Task[None] | None = None
 
     @property
@@ -110,20 +138,53 @@ class RedisDb(BaseDb):
     def _ttl_ms(self) -> int:
         return int(self.ttl * 1000) if self.ttl else 0
 
+    # -- server -----------------------------------------------------------------------
+    async def acheck_server(self) -> str | None:
+        """Warn (and return why) when the eviction policy can lose unsnapshotted state."""
+        with self._clients.unavailable("read the server's eviction policy"):
+            return await check_eviction_policy(self._clients.get(), self.location)
+
+    async def aping(self) -> None:
+        with self._clients.unavailable("ping"):
+            await self._clients.get().ping()
+
+    async def aquarantined(self) -> list[QuarantineEntry]:
+        """Sessions the durable store kept refusing (see core/db/snapshot.py)."""
+        return await self.dirty.quarantined()
+
     # -- sessions ---------------------------------------------------------------------
     async def aload(self, session_id: str) -> SessionRecord | None:
-        record = await self._load_hot(SessionKeys(self.key_prefix, session_id))
-        if record is not None or self.snapshot_to is None:
-            return record
-        return await self._read_back(session_id)
+        if not self._server_checked:
+            self._server_checked = True  # once per store: the policy rarely changes
+            await self.acheck_server()
+        keys = SessionKeys(self.key_prefix, session_id)
+        for _ in range(_MAX_CHECKS):
+            loaded = await self._load_hot(keys)
+            if loaded.status == _ABSENT:
+                return await self._read_back(session_id) if self.snapshot_to else None
+            if loaded.status == _SERVED:
+                return loaded.record
+            assert self.snapshot_to is not None and loaded.record is not None
+            await check_against_durable(
+                self._clients, keys, loaded.record, loaded.dirty, self.snapshot_to, self._ttl_ms
+            )
+        raise StoreUnavailableError(
+            f"session {session_id!r} kept changing while it was checked against the "
+            "durable store after a Redis restart; try again"
+        )
 
-    async def _load_hot(self, keys: SessionKeys) -> SessionRecord | None:
+    async def _load_hot(self, keys: SessionKeys) -> _Loaded:
         with self._clients.unavailable(f"load session {keys.session_id!r}"):
-            pipe = self._clients.get().pipeline(transaction=True)
-            pipe.hgetall(keys.state)
-            pipe.hgetall(keys.meta)
-            state, meta = await pipe.execute()
-        return record_from_hashes(keys.session_id, state, meta)
+            reply = await scripts.LOAD(
+                self._clients.get(),
+                [keys.state, keys.meta, keys.bucket.dirty],
+                [keys.hashed, "1" if self.snapshot_to is not None else "0"],
+            )
+        status = int(reply[0])
+        if status == _ABSENT:
+            return _Loaded(_ABSENT, None)
+        record = record_from_hashes(keys.session_id, _pairs(reply[1]), _pairs(reply[2]))
+        return _Loaded(status, record, bool(status == _UNVERIFIED and int(reply[3])))
 
     async def _read_back(self, session_id: str) -> SessionRecord | None:
         """Copy a session from the durable store into Redis; Redis wins if it has one."""
@@ -134,9 +195,14 @@ class RedisDb(BaseDb):
         keys = SessionKeys(self.key_prefix, session_id)
         args = seed_args(keys, durable, self._ttl_ms)
         with self._clients.unavailable(f"read back session {session_id!r}"):
-            seed_keys = [keys.state, keys.meta, keys.bucket.index]
-            await scripts.SEED(self._clients.get(), seed_keys, args)
-        return await self._load_hot(keys)
+            seed_keys = [keys.state, keys.meta, keys.bucket.index, keys.gone]
+            reply = await scripts.SEED(self._clients.get(), seed_keys, args)
+        if int(reply[0]) == -1:
+            # deleted while a snapshot of it was in flight: that copy must not come back
+            await self.snapshot_to.adelete(session_id, upto_version=int(reply[1]))
+            return None
+        loaded = await self._load_hot(keys)
+        return loaded.record
 
     async def asave(
         self,
@@ -150,16 +216,16 @@ class RedisDb(BaseDb):
     ) -> int:
         texts = dump_delta(changed)  # non-JSON values fail here, before any I/O
         self.limits.check_keys(session_id, texts)
+        self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
         gone = set(removed) - set(texts)
         self.limits.check_size(session_id, texts)  # the delta alone already too big
         keys = SessionKeys(self.key_prefix, session_id)
         if expected_version == 0 and self.snapshot_to is not None:
             # an empty Redis must not start a session the durable store already has
-            hot = await self._load_hot(keys)
-            if hot is None and await self._read_back(session_id) is not None:
-                hot = await self._load_hot(keys)
-            if hot is not None:
-                raise StaleVersionError(session_id, expected_version, hot.version)
+            existing = await self.aload(session_id)
+            if existing is not None:
+                raise StaleVersionError(session_id, expected_version, existing.version)
+        save_id = uuid.uuid4().hex
         args = save_args(
             keys,
             expected_version,
@@ -167,22 +233,22 @@ class RedisDb(BaseDb):
             gone,
             meta,
             lease.token if lease is not None else "",
+            save_id=save_id,
             ttl_ms=self._ttl_ms,
             history_limit=self.history_limit,
             max_bytes=self.limits.max_state_bytes,
             guard_dirty=self.snapshot_to is not None,
+            verify=self.snapshot_to is not None,
         )
         status, value = await self._run_save(keys, args)
-        if (
-            status == 0
-            and value == -1
-            and expected_version > 0
-            and self.snapshot_to is not None
+        if self.snapshot_to is not None and (
+            status == _UNVERIFIED_SAVE
             # expired or flushed while the run was busy: read back and try once more
-            and await self._read_back(session_id) is not None
+            or (status == 0 and value == -1 and expected_version > 0)
         ):
+            await self.aload(session_id)  # reads back or checks against the durable copy
             status, value = await self._run_save(keys, args)
-        if status == 0:
+        if status == 0 or status == _UNVERIFIED_SAVE:
             raise StaleVersionError(session_id, expected_version, None if value == -1 else value)
         if status == -1:
             raise LeaseLostError(session_id, expected_version)
@@ -192,7 +258,7 @@ class RedisDb(BaseDb):
                 f"the limit is {self.limits.max_state_bytes:,}. Nothing was written."
             )
         if self.write_through:
-            await self._write_through(keys, value)
+            await self._write_through(keys, value, save_id)
         else:
             self._ensure_snapshotter()
         return int(value)
@@ -214,27 +280,20 @@ class RedisDb(BaseDb):
             )
         return int(status), int(value)
 
-    async def _write_through(self, keys: SessionKeys, version: int) -> None:
+    async def _write_through(self, keys: SessionKeys, version: int, save_id: str) -> None:
         assert self.snapshot_to is not None
-        records = await self.dirty.read([keys.hashed], keys.bucket.bucket)  # full state
-        record = records.get(keys.hashed)
-        if record is None or record.version != version:
-            return  # moved on already; the newer save (or the snapshotter) copies it
         try:
-            await self.snapshot_to.aupsert_snapshot(record)
-        except Exception as exc:
-            self._ensure_snapshotter()  # it retries the copy in the background
-            raise StoreUnavailableError(
-                f"session {keys.session_id!r} was saved in Redis at version {version} but "
-                f"the durable store failed ({exc}); it stays marked dirty and the "
-                "snapshotter will copy it"
-            ) from exc
-        await self.dirty.amark_clean([record])
+            await copy_through(
+                self._clients, self.dirty, self.snapshot_to, keys, version, save_id
+            )
+        finally:
+            self._ensure_snapshotter()  # anything left dirty is copied in the background
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
         """Write a whole record into Redis if it is newer (imports, restores)."""
         texts = dump_delta(record.state)
         self.limits.check_keys(record.session_id, texts)
+        self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
         self.limits.check_size(record.session_id, texts)
         keys = SessionKeys(self.key_prefix, record.session_id)
         args = upsert_args(
@@ -259,8 +318,12 @@ class RedisDb(BaseDb):
             self._ensure_snapshotter()
         return bool(written)
 
-    async def adelete(self, session_id: str) -> bool:
+    async def adelete(self, session_id: str, *, upto_version: int | None = None) -> bool:
         keys = SessionKeys(self.key_prefix, session_id)
+        if upto_version is not None:
+            hot = await self.aload(session_id)
+            if hot is not None and hot.version > upto_version:
+                return False
         with self._clients.unavailable(f"delete session {session_id!r}"):
             existed = await scripts.DELETE(
                 self._clients.get(),
@@ -274,7 +337,9 @@ class RedisDb(BaseDb):
                 ],
                 [keys.hashed],
             )
-        durable = await self.snapshot_to.adelete(session_id) if self.snapshot_to else False
+        durable = False
+        if self.snapshot_to is not None:
+            durable = await self.snapshot_to.adelete(session_id, upto_version=upto_version)
         return bool(existed) or durable
 
     async def alist_sessions(
@@ -292,6 +357,8 @@ class RedisDb(BaseDb):
 
     async def ahistory(self, session_id: str, *, limit: int = 20) -> list[HistoryEntry]:
         keys = SessionKeys(self.key_prefix, session_id)
+        if self.snapshot_to is not None:
+            await self.aload(session_id)  # a copy from an older Redis is checked first
         with self._clients.unavailable(f"read the history of session {session_id!r}"):
             pipe = self._clients.get().pipeline(transaction=True)
             pipe.hgetall(keys.state)

@@ -1,0 +1,127 @@
+"""Write-through: a save returns only once the durable store holds it, or says the truth.
+
+After the Redis save, the new version is copied to the durable store and retired from
+the dirty set. The caller is told what really happened:
+
+* durable commit done (even if retiring the dirty entry then fails): success;
+* the durable store refused or failed *before* committing: the Redis save is undone
+  (guarded by its version and save id) and StoreUnavailableError says nothing was
+  written, so a retry cannot apply the change twice;
+* the commit's outcome is unknown (the connection broke during COMMIT): the upsert is
+  retried, which is idempotent (same version and save id is a no-op); if it still
+  cannot be confirmed, the change is applied in Redis and stays dirty for the
+  snapshotter, and an error is logged. The save reports success: it *is* applied.
+"""
+
+from __future__ import annotations
+
+from tenacity import (
+    AsyncRetrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_exponential,
+)
+
+from core.db.base import BaseDb, OutcomeUnknownError, StoreUnavailableError
+from core.db.redis.client import RedisClients
+from core.db.redis.dirty import DirtyQueue
+from core.db.redis.keys import SessionKeys
+from core.db.redis.scripts import LuaScript
+from core.utils.log import log_error, log_warning
+
+# Undo one save, if it is still the current one. KEYS: state meta hist index dirty
+# ARGV: version save_id hash. The newest undo record holds what the save replaced.
+# Returns 1 undone, 0 the session moved on, -1 no undo record for that save.
+UNDO = LuaScript(
+    r"""
+local meta = KEYS[2]
+if redis.call('HGET', meta, 'v') ~= ARGV[1] or redis.call('HGET', meta, 'save') ~= ARGV[2] then
+  return 0
+end
+local raw = redis.call('LINDEX', KEYS[3], 0)
+if not raw then return -1 end
+local undo = cjson.decode(raw)
+if tostring(undo['v']) ~= ARGV[1] then return -1 end
+if undo['n'] then
+  redis.call('DEL', KEYS[1], meta, KEYS[3])
+  redis.call('ZREM', KEYS[4], ARGV[3])
+  redis.call('SREM', KEYS[5], ARGV[3])
+  return 1
+end
+for key, previous in pairs(undo['o']) do
+  if previous == false then redis.call('HDEL', KEYS[1], key)
+  else redis.call('HSET', KEYS[1], key, previous) end
+end
+redis.call('LPOP', KEYS[3])
+redis.call('HSET', meta, 'v', tonumber(ARGV[1]) - 1, 'save', undo['s'] or '',
+  'sum', undo['b'] or '0')
+return 1
+"""
+)
+
+#: confirming an unknown commit: 3 more tries over about a second
+_CONFIRM = AsyncRetrying(
+    retry=retry_if_exception_type(OutcomeUnknownError),
+    stop=stop_after_attempt(3),
+    wait=wait_exponential(multiplier=0.1, max=0.5),
+    reraise=True,
+)
+
+
+async def copy_through(
+    clients: RedisClients,
+    dirty: DirtyQueue,
+    durable: BaseDb,
+    keys: SessionKeys,
+    version: int,
+    save_id: str,
+) -> None:
+    """Copy the save ``(version, save_id)`` to ``durable``; raise only if it was undone."""
+    record = (await dirty.read([keys.hashed], keys.bucket.bucket)).get(keys.hashed)
+    if record is None or record.save_id != save_id:
+        return  # moved on already; the newer save (or the snapshotter) copies it
+    try:
+        await durable.aupsert_snapshot(record)
+    except OutcomeUnknownError:
+        try:
+            await _CONFIRM(durable.aupsert_snapshot, record)
+        except Exception as exc:
+            log_error(
+                "durable write not confirmed; the change is applied in Redis and stays "
+                "dirty for the snapshotter",
+                session_id=keys.session_id,
+                version=version,
+                error=str(exc),
+            )
+            return
+    except Exception as exc:
+        if await _undo(clients, keys, version, save_id):
+            raise StoreUnavailableError(
+                f"session {keys.session_id!r}: the durable store failed ({exc}), so the "
+                "change was undone; nothing was written"
+            ) from exc
+        log_error(
+            "durable write failed and the Redis save could not be undone; it is applied "
+            "in Redis and stays dirty for the snapshotter",
+            session_id=keys.session_id,
+            version=version,
+            error=str(exc),
+        )
+        return
+    try:
+        await dirty.amark_clean([record])
+    except Exception as exc:  # durable already: the snapshotter retires it later
+        log_warning("could not retire a written-through session", error=str(exc))
+
+
+async def _undo(clients: RedisClients, keys: SessionKeys, version: int, save_id: str) -> bool:
+    try:
+        with clients.unavailable(f"undo a save of session {keys.session_id!r}"):
+            result = await UNDO(
+                clients.get(),
+                [keys.state, keys.meta, keys.hist, keys.bucket.index, keys.bucket.dirty],
+                [version, save_id, keys.hashed],
+            )
+    except StoreUnavailableError:
+        return False
+    return int(result) == 1
