@@ -44,6 +44,7 @@ def build_store(settings: Settings, *, durable: BaseDb | None = None) -> BaseDb:
         db_url=settings.redis_url,
         snapshot_to=durable,
         run_snapshotter=settings.statebot_run_snapshotter,
+        ttl=settings.statebot_redis_ttl or None,
     )
 
 

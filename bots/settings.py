@@ -63,6 +63,9 @@ class Settings(BaseSettings):
     # with REDIS_URL: snapshot to the durable store from inside this process; turn it
     # off when a standalone `statebot snapshotter` serves several bot processes
     statebot_run_snapshotter: bool = True
+    # with REDIS_URL: seconds an idle session stays in Redis once it is snapshotted (it
+    # comes back from the durable store on next use); 0 keeps every session in Redis
+    statebot_redis_ttl: int = Field(default=7 * 86_400, ge=0)
     # Chat layer; admin ids: see bots/admin.py (check_admin_id)
     statebot_admin_ids: Annotated[frozenset[str], NoDecode] = frozenset()
     statebot_default_agent: str = "taskboard"

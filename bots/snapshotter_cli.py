@@ -8,7 +8,9 @@ version-guarded and a session leaves the dirty set only if its version did not m
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
+from typing import Any
 
 import click
 
@@ -49,6 +51,23 @@ async def run_snapshotter(
         await durable.aclose()
 
 
+async def snapshot_status(redis_url: str, *, key_prefix: str = "statebot:") -> dict[str, Any]:
+    """Sessions waiting for a snapshot, and the ones the durable store kept refusing."""
+    hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, run_snapshotter=False)
+    try:
+        parked = await hot.aquarantined()
+        return {
+            "dirty": await hot.dirty.count(),
+            "quarantined": len(parked),
+            "quarantined_sessions": [
+                {"session_id": e.session_id, "version": e.version, "reason": e.reason}
+                for e in parked
+            ],
+        }
+    finally:
+        await hot.aclose()
+
+
 @click.command("snapshotter")
 @click.option("--redis-url", help="Redis holding the sessions [env REDIS_URL]")
 @click.option("--db-url", help="durable store, sqlite:///… or postgresql://… [env STATEBOT_DB_URL]")
@@ -56,6 +75,11 @@ async def run_snapshotter(
 @click.option("--interval", default=1.0, show_default=True, help="seconds between idle passes")
 @click.option("--batch-size", default=200, show_default=True)
 @click.option("--once", is_flag=True, help="drain what is dirty now, then exit")
+@click.option(
+    "--status",
+    is_flag=True,
+    help="print how many sessions wait for a snapshot and which are quarantined, then exit",
+)
 def snapshotter(
     redis_url: str | None,
     db_url: str | None,
@@ -63,6 +87,7 @@ def snapshotter(
     interval: float,
     batch_size: int,
     once: bool,
+    status: bool,
 ) -> None:
     """Copy changed sessions from Redis to SQLite/PostgreSQL in batches."""
     if redis_url is None or db_url is None:
@@ -73,6 +98,13 @@ def snapshotter(
         db_url = db_url or settings.statebot_db_url
     if not redis_url:
         raise click.UsageError("no Redis URL: pass --redis-url or set REDIS_URL")
+    if status:
+        try:
+            report = asyncio.run(snapshot_status(redis_url, key_prefix=key_prefix))
+        except Exception as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        return
     try:
         count = asyncio.run(
             run_snapshotter(

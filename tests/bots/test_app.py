@@ -70,3 +70,14 @@ async def test_build_app_registers_the_catalog_with_aliases() -> None:
     cmd = SlashCommand("console", "local", "c", None, "u", "shopping", "add milk", "e")
     reply = await app.service.handle_command(cmd)
     assert "milk" in reply.text
+
+
+async def test_shipped_redis_store_expires_idle_snapshotted_sessions() -> None:
+    """The bots' RedisDb has a TTL (7 days by default; STATEBOT_REDIS_TTL=0 turns it off)."""
+    from core.db.redis import RedisDb
+
+    redis = {**OFFLINE, "redis_url": "redis://127.0.0.1:1/0"}
+    store = build_store(Settings(**redis), durable=InMemoryDb())
+    assert isinstance(store, RedisDb) and store.ttl == 7 * 86_400
+    kept = build_store(Settings(**redis, statebot_redis_ttl=0), durable=InMemoryDb())
+    assert isinstance(kept, RedisDb) and kept.ttl is None

@@ -76,3 +76,27 @@ async def test_bad_db_url_is_a_clear_error(redis_url: str, key_prefix: str) -> N
     )
     assert proc.returncode != 0
     assert "unknown database URL scheme 'mongodb'" in proc.stderr
+
+
+async def test_status_reports_dirty_and_quarantined_sessions(
+    redis_url: str, key_prefix: str
+) -> None:
+    """--status prints the dirty count and each quarantined session with its reason."""
+    import json
+
+    from core.db.base import SessionRecord
+
+    hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, run_snapshotter=False)
+    await hot.asave("ok", expected_version=0, changed={"n": 1})
+    await hot.asave("bad", expected_version=0, changed={"n": 2})
+    assert await hot.dirty.aquarantine(SessionRecord("bad", {"n": 2}, 1), "refused: test")
+    proc = subprocess.run(
+        [*CLI, "--redis-url", redis_url, "--key-prefix", key_prefix, "--status"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["dirty"] == 1 and report["quarantined"] == 1
+    assert report["quarantined_sessions"][0]["session_id"] == "bad"
+    assert report["quarantined_sessions"][0]["reason"] == "refused: test"
+    await hot.aclose()

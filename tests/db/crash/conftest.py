@@ -16,15 +16,20 @@ import pytest
 
 
 class RedisServer:
-    """One throwaway redis-server without persistence (a restart comes back empty)."""
+    """One throwaway redis-server without automatic persistence.
 
-    def __init__(self, workdir: Path) -> None:
+    A restart comes back empty, unless the test wrote an RDB file with :meth:`save_rdb`:
+    then it comes back with the data of that moment (an "older RDB").
+    """
+
+    def __init__(self, workdir: Path, *extra: str) -> None:
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
         self.workdir = workdir
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.extra = list(extra)
 
     def start(self) -> None:
         """Start (or restart, empty) the server and wait until it accepts connections."""
@@ -36,6 +41,7 @@ class RedisServer:
                 "--save", "",
                 "--appendonly", "no",
                 "--dir", str(self.workdir),
+                *self.extra,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -50,6 +56,18 @@ class RedisServer:
                 pass
             time.sleep(0.01)
         raise RuntimeError(f"redis-server on port {self.port} did not start")
+
+    def save_rdb(self) -> None:
+        """Write an RDB file now (SAVE); the next restart loads it."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as conn:
+            conn.sendall(b"SAVE\r\n")
+            if not conn.recv(16).startswith(b"+OK"):
+                raise RuntimeError("SAVE failed")
+
+    def restart(self) -> None:
+        """kill -9 and start again (from the last RDB written by save_rdb, if any)."""
+        self.kill()
+        self.start()
 
     def kill(self) -> None:
         """kill -9 this server (and only this one)."""

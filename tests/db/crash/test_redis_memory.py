@@ -1,0 +1,63 @@
+"""Redis memory settings: an unsafe eviction policy is reported, a full Redis is "unavailable"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.db.base import StoreUnavailableError
+from core.db.redis import RedisDb
+from core.db.redis.eviction import eviction_problem
+from tests.db.crash.conftest import RedisServer
+
+
+@pytest.mark.parametrize(
+    ("policy", "safe"),
+    [
+        ("noeviction", True),
+        ("volatile-lru", True),
+        ("volatile-ttl", True),
+        ("allkeys-lru", False),
+        ("allkeys-random", False),
+    ],
+)
+def test_eviction_policies_that_can_drop_unsnapshotted_state_are_named(
+    policy: str, safe: bool
+) -> None:
+    """Only allkeys-* can evict a dirty session (dirty sessions carry no TTL)."""
+    assert (eviction_problem(policy) is None) is safe
+
+
+async def test_an_allkeys_lru_server_is_reported_at_first_use(tmp_path: Path) -> None:
+    """A RedisDb on an allkeys-lru server warns once, at its first load."""
+    server = RedisServer(tmp_path, "--maxmemory-policy", "allkeys-lru")
+    server.start()
+    store = RedisDb(db_url=server.url)
+    try:
+        problem = await store.acheck_server()
+        assert problem is not None and "allkeys-lru" in problem
+        assert await store.aload("s") is None  # serving still works
+    finally:
+        await store.aclose()
+        server.kill()
+
+
+async def test_out_of_memory_is_storage_unavailable_and_writes_nothing(tmp_path: Path) -> None:
+    """maxmemory reached under noeviction: a clear StoreUnavailableError, the old state kept."""
+    server = RedisServer(tmp_path, "--maxmemory", "2mb", "--maxmemory-policy", "noeviction")
+    server.start()
+    store = RedisDb(db_url=server.url)
+    try:
+        await store.asave("s", expected_version=0, changed={"n": 0})
+        version = 1
+        with pytest.raises(StoreUnavailableError, match="out of memory"):
+            for n in range(1, 1000):
+                version = await store.asave(
+                    f"filler-{n}", expected_version=0, changed={"blob": "x" * 50_000}
+                )
+        record = await store.aload("s")
+        assert record is not None and record.state == {"n": 0} and version >= 1
+    finally:
+        await store.aclose()
+        server.kill()
