@@ -9,6 +9,7 @@ import pytest
 
 from core.db.base import (
     BaseDb,
+    InvalidIdError,
     SessionMeta,
     SessionRecord,
     StaleVersionError,
@@ -309,3 +310,23 @@ async def test_load_many_returns_existing_sessions_only(store: BaseDb) -> None:
     assert set(found) == {"s1", "s2"}
     assert found["s2"].state == {"n": 2}
     assert await store.aload_many([]) == {}
+
+
+@pytest.mark.parametrize(
+    ("session_id", "user_id", "reason"),
+    [
+        ("s\x00t", None, "NUL"),
+        ("s", "u\x00", "NUL"),
+        ("slack:T1:C1:" + "x" * 1100, None, "1,024"),
+    ],
+)
+async def test_ids_no_durable_store_can_hold_are_refused_everywhere(
+    store: BaseDb, session_id: str, user_id: str | None, reason: str
+) -> None:
+    """A NUL or an over-long id is refused by every store before anything is written."""
+    meta = SessionMeta(user_id=user_id)
+    with pytest.raises(InvalidIdError, match=reason):
+        await store.asave(session_id, expected_version=0, changed={"n": 1}, meta=meta)
+    with pytest.raises(InvalidIdError, match=reason):
+        await store.aupsert_snapshot(SessionRecord(session_id, {"n": 1}, 1, user_id=user_id))
+    assert await store.aload(session_id) is None

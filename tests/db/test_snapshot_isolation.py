@@ -6,7 +6,7 @@ import secrets
 
 import pytest
 
-from core.db.base import InvalidIdError, SessionMeta, StoreUnavailableError
+from core.db.base import StoreUnavailableError
 from core.db.limits import StateLimits
 from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
@@ -116,18 +116,3 @@ async def test_a_durable_store_that_is_down_blames_no_session(
     finally:
         await hot.aclose()
         await durable.aclose()
-
-
-async def test_ids_no_durable_store_can_hold_are_refused_at_save(
-    redis_url: str, key_prefix: str
-) -> None:
-    """With default limits a NUL or over-long id is refused up front, nothing written."""
-    hot = RedisDb(db_url=redis_url, key_prefix=key_prefix)
-    try:
-        with pytest.raises(InvalidIdError, match="1,024"):
-            await hot.asave(LONG_ID, expected_version=0, changed={"n": 1})
-        with pytest.raises(InvalidIdError, match="NUL"):
-            await hot.asave("s", expected_version=0, changed={"n": 1}, meta=SessionMeta(user_id="u\x00"))
-        assert await hot.aload(LONG_ID) is None and await hot.aload("s") is None
-    finally:
-        await hot.aclose()
