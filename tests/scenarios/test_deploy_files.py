@@ -51,3 +51,16 @@ def test_dockerfile_is_slim_and_unprivileged() -> None:
     assert dockerfile.startswith("#") and "FROM python:3.11-slim" in dockerfile
     assert "pip install ." in dockerfile
     assert re.search(r"^USER statebot$", dockerfile, flags=re.MULTILINE)
+
+
+def test_compose_redis_keeps_unsnapshotted_sessions() -> None:
+    """The shipped Redis persists (AOF, fsync every second) and never evicts sessions."""
+    import yaml
+
+    from core.db.redis.eviction import eviction_problem
+
+    compose = yaml.safe_load((ROOT / "deploy" / "compose.yaml").read_text())
+    command = compose["services"]["redis"]["command"]
+    options = dict(zip(command[1::2], command[2::2], strict=True))
+    assert options["--appendonly"] == "yes" and options["--appendfsync"] == "everysec"
+    assert eviction_problem(options["--maxmemory-policy"]) is None
