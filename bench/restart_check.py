@@ -36,7 +36,6 @@ from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
 
 
-
 @contextlib.contextmanager
 def private_redis() -> Iterator[str]:
     """A redis-server of its own on a free port, so its command stats are this run's only."""
@@ -105,7 +104,7 @@ async def main() -> None:
             print("  by command: " + ", ".join(f"{k[8:]} {v:.1f}" for k, v in top))
             # the first load after a restart: a session stamped by another run id
             repaired = 0.0
-            if hasattr(store, "aquarantined"):  # only builds with the restart check
+            if hasattr(store, "asnapshot_status"):  # only builds with the restart check
                 for n in range(200):
                     sid = f"r{n}"
                     await agent.arun_tool("add_task", {"title": "t"}, session_id=sid)

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from core.db import admin
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
 from core.db.url import open_store
@@ -51,21 +52,19 @@ async def run_snapshotter(
         await durable.aclose()
 
 
-async def snapshot_status(redis_url: str, *, key_prefix: str = "statebot:") -> dict[str, Any]:
-    """Sessions waiting for a snapshot, and the ones the durable store kept refusing."""
-    hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, run_snapshotter=False)
+async def snapshot_status(
+    redis_url: str, db_url: str, *, key_prefix: str = "statebot:"
+) -> dict[str, Any]:
+    """``core.db.admin.health`` of the deployment: reachable, dirty and quarantined."""
+    durable = open_store(db_url)
+    hot = RedisDb(
+        db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
+    )
     try:
-        parked = await hot.aquarantined()
-        return {
-            "dirty": await hot.dirty.count(),
-            "quarantined": len(parked),
-            "quarantined_sessions": [
-                {"session_id": e.session_id, "version": e.version, "reason": e.reason}
-                for e in parked
-            ],
-        }
+        return await admin.health(hot)
     finally:
         await hot.aclose()
+        await durable.aclose()
 
 
 @click.command("snapshotter")
@@ -100,7 +99,7 @@ def snapshotter(
         raise click.UsageError("no Redis URL: pass --redis-url or set REDIS_URL")
     if status:
         try:
-            report = asyncio.run(snapshot_status(redis_url, key_prefix=key_prefix))
+            report = asyncio.run(snapshot_status(redis_url, db_url, key_prefix=key_prefix))
         except Exception as exc:
             raise click.ClickException(str(exc)) from exc
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))

@@ -77,6 +77,16 @@ def state(ctx: click.Context, db_url: str, redis_url: str | None) -> None:
     ctx.obj = {"db_url": db_url, "redis_url": (redis_url or "").strip() or None}
 
 
+@state.command()
+@click.pass_context
+def health(ctx: click.Context) -> None:
+    """Check the stores and show snapshot lag and quarantined sessions (exit 1 if down)."""
+    report = _with_store(ctx, admin.health)
+    _print_json(report)
+    if not report["reachable"]:
+        ctx.exit(1)
+
+
 @state.command("list")
 @click.option("--owner", default=None, help="Only sessions of this agent/team/workflow id.")
 @click.option("--limit", default=100, show_default=True)

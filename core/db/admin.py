@@ -161,6 +161,24 @@ def summary(record: SessionRecord) -> dict[str, Any]:
     }
 
 
+async def health(db: BaseDb) -> dict[str, Any]:
+    """Is the store reachable, how far do its snapshots lag, which sessions are parked."""
+    report: dict[str, Any] = {"reachable": True}
+    try:
+        await db.aping()
+        status = await db.asnapshot_status()
+    except StoreError as exc:
+        return {"reachable": False, "error": redact_text(str(exc))}
+    if status is not None:
+        report["dirty"] = status.dirty
+        report["quarantined"] = len(status.quarantined)
+        report["quarantined_sessions"] = [
+            {"session_id": e.session_id, "version": e.version, "reason": redact_text(e.reason)}
+            for e in status.quarantined
+        ]
+    return report
+
+
 async def list_sessions(
     db: BaseDb, *, owner_id: str | None = None, limit: int = 100
 ) -> list[dict[str, Any]]:

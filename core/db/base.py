@@ -109,6 +109,24 @@ class SessionRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class QuarantineEntry:
+    """A session the durable store kept refusing, and why (see core/db/snapshot.py)."""
+
+    session_id: str
+    version: int
+    reason: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotStatus:
+    """How far a hot store's snapshots lag: sessions waiting, and sessions parked."""
+
+    dirty: int
+    quarantined: tuple[QuarantineEntry, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class SessionMeta:
     """Who is saving: written alongside every save."""
 
@@ -306,6 +324,10 @@ class BaseDb(abc.ABC):
     @abc.abstractmethod
     async def adelete_memory(self, user_id: str, memory_id: str) -> bool:
         """Forget one fact; True when it existed."""
+
+    async def asnapshot_status(self) -> SnapshotStatus | None:
+        """Snapshot lag of a hot store; None for a store that is itself durable."""
+        return None
 
     # -- lifecycle ------------------------------------------------------------------
     async def aping(self) -> None:  # noqa: B027 - in-process stores are always reachable

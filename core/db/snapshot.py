@@ -15,8 +15,8 @@ if it is down, the pass stops and nothing is counted against anyone; if it answe
 the session itself was refused (an id it cannot hold, a version conflict, ...). Such
 a session is retried with exponential backoff while the others keep draining, and
 after ``max_attempts`` refusals it is *quarantined*: taken out of the dirty set, kept
-in the hot store without expiry, listed with its reason (``RedisDb.aquarantined``,
-``statebot snapshotter --status``), and logged as an error naming it. A later save of
+in the hot store without expiry, listed with its reason (``asnapshot_status()``,
+``statebot state health``), and logged as an error naming it. A later save of
 the session makes it dirty again, and so retried.
 
 It runs as a background task of the process owning the RedisDb (started on first
@@ -42,16 +42,6 @@ class CleanResult:
 
     record: SessionRecord
     outcome: Literal["clean", "moved", "deleted"]
-
-
-@dataclass(frozen=True, slots=True)
-class QuarantineEntry:
-    """A session the durable store kept refusing, and why."""
-
-    session_id: str
-    version: int
-    reason: str
-    at: float
 
 
 class DirtySource(Protocol):

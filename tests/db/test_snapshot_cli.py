@@ -79,7 +79,7 @@ async def test_bad_db_url_is_a_clear_error(redis_url: str, key_prefix: str) -> N
 
 
 async def test_status_reports_dirty_and_quarantined_sessions(
-    redis_url: str, key_prefix: str
+    redis_url: str, key_prefix: str, tmp_path: Path
 ) -> None:
     """--status prints the dirty count and each quarantined session with its reason."""
     import json
@@ -90,13 +90,14 @@ async def test_status_reports_dirty_and_quarantined_sessions(
     await hot.asave("ok", expected_version=0, changed={"n": 1})
     await hot.asave("bad", expected_version=0, changed={"n": 2})
     assert await hot.dirty.aquarantine(SessionRecord("bad", {"n": 2}, 1), "refused: test")
+    args = ["--redis-url", redis_url, "--db-url", f"sqlite:///{tmp_path / 'd.db'}"]
     proc = subprocess.run(
-        [*CLI, "--redis-url", redis_url, "--key-prefix", key_prefix, "--status"],
+        [*CLI, *args, "--key-prefix", key_prefix, "--status"],
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)
-    assert report["dirty"] == 1 and report["quarantined"] == 1
+    assert report["reachable"] and report["dirty"] == 1 and report["quarantined"] == 1
     assert report["quarantined_sessions"][0]["session_id"] == "bad"
     assert report["quarantined_sessions"][0]["reason"] == "refused: test"
     await hot.aclose()

@@ -6,7 +6,7 @@ import secrets
 
 import pytest
 
-from core.db.base import StoreUnavailableError
+from core.db.base import SnapshotStatus, StoreUnavailableError
 from core.db.limits import StateLimits
 from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
@@ -54,7 +54,9 @@ async def test_poison_sessions_among_50_do_not_stop_the_others(
             copy = await durable.aload(f"s{n}")
             assert copy is not None and copy.state == {"n": n}
         assert await hot.dirty.count() == 0
-        parked = {e.session_id: e for e in await hot.aquarantined()}
+        status = await hot.asnapshot_status()
+        assert status is not None
+        parked = {e.session_id: e for e in status.quarantined}
         assert set(parked) == {LONG_ID, "nul-user"}
         assert "NUL" in parked["nul-user"].reason
         assert snapshotter.quarantined == 2
@@ -86,11 +88,13 @@ async def test_a_refused_session_is_retried_with_backoff_before_quarantine(
         snapshotter = Snapshotter(hot.dirty, durable, max_attempts=2, backoff=5.0, clock=clock)
         assert await snapshotter.drain_once() == 0  # refused once: stays dirty
         assert await snapshotter.drain_once() == 0  # backing off: not even tried
-        assert await hot.dirty.count() == 1 and await hot.aquarantined() == []
+        assert await hot.asnapshot_status() == SnapshotStatus(dirty=1)
         clock.now += 5.0
         assert await snapshotter.drain_once() == 1  # second refusal: parked
         assert await hot.dirty.count() == 0
-        [entry] = await hot.aquarantined()
+        status = await hot.asnapshot_status()
+        assert status is not None and status.dirty == 0
+        [entry] = status.quarantined
         assert entry.session_id == LONG_ID and "InvalidIdError" in entry.reason
         # a later save makes it dirty again, so it is retried
         await hot.asave(LONG_ID, expected_version=1, changed={"n": 2})
@@ -112,7 +116,7 @@ async def test_a_durable_store_that_is_down_blames_no_session(
         snapshotter = Snapshotter(hot.dirty, durable, max_attempts=1)
         with pytest.raises(StoreUnavailableError):
             await snapshotter.drain_once()
-        assert await hot.dirty.count() == 3 and await hot.aquarantined() == []
+        assert await hot.dirty.count() == 3 and await hot.dirty.quarantined() == []
     finally:
         await hot.aclose()
         await durable.aclose()

@@ -214,3 +214,18 @@ def test_import_of_an_out_of_range_version_is_a_clean_message(tmp_path: Path) ->
     code, out = _run(url, "import", str(good))
     assert code == 1 and "64-bit" in out and "Traceback" not in out
     assert "no sessions" in _run(url, "list")[1]
+
+
+def test_health_of_a_durable_store_says_it_is_reachable(db_url: str) -> None:
+    """`state health` on SQLite alone: reachable, no snapshot fields (nothing to snapshot)."""
+    code, output = _run(db_url, "health")
+    assert code == 0, output
+    assert json.loads(output) == {"reachable": True}
+
+
+def test_health_of_an_unreachable_store_exits_1() -> None:
+    """`state health` on a PostgreSQL that is not there: a clear report and exit code 1."""
+    code, output = _run("postgresql://postgres@127.0.0.1:1/none", "health")
+    assert code == 1
+    report = json.loads(output)
+    assert report["reachable"] is False and "unavailable" in report["error"]

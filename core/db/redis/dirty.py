@@ -13,12 +13,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Literal
 
-from core.db.base import SessionRecord
+from core.db.base import QuarantineEntry, SessionRecord
 from core.db.redis import scripts
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of
 from core.db.redis.records import record_from_hashes
-from core.db.snapshot import CleanResult, QuarantineEntry
+from core.db.snapshot import CleanResult
 
 
 class DirtyQueue:

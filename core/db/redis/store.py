@@ -22,6 +22,7 @@ from core.db.base import (
     Lease,
     SessionMeta,
     SessionRecord,
+    SnapshotStatus,
     StaleVersionError,
     StateLimitError,
     StoreError,
@@ -45,7 +46,7 @@ from core.db.redis.records import (
 )
 from core.db.redis.repair import check_against_durable
 from core.db.redis.write_through import copy_through
-from core.db.snapshot import QuarantineEntry, Snapshotter
+from core.db.snapshot import Snapshotter
 
 # LOAD script statuses, and the SAVE status for a session another Redis incarnation wrote
 _ABSENT, _SERVED, _UNVERIFIED = 0, 1, 2
@@ -145,12 +146,18 @@ class RedisDb(BaseDb):
             return await check_eviction_policy(self._clients.get(), self.location)
 
     async def aping(self) -> None:
+        """Both stores a save may need: Redis, and the durable store behind it."""
         with self._clients.unavailable("ping"):
             await self._clients.get().ping()
+        if self.snapshot_to is not None:
+            await self.snapshot_to.aping()
 
-    async def aquarantined(self) -> list[QuarantineEntry]:
-        """Sessions the durable store kept refusing (see core/db/snapshot.py)."""
-        return await self.dirty.quarantined()
+    async def asnapshot_status(self) -> SnapshotStatus | None:
+        if self.snapshot_to is None:
+            return None  # Redis alone, a cache by choice: nothing to snapshot
+        return SnapshotStatus(
+            dirty=await self.dirty.count(), quarantined=tuple(await self.dirty.quarantined())
+        )
 
     # -- sessions ---------------------------------------------------------------------
     async def aload(self, session_id: str) -> SessionRecord | None:
