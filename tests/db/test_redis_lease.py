@@ -164,6 +164,9 @@ def _hold_lease_script(redis_url: str, key_prefix: str, session_id: str, wait: b
         async def main():
             store = RedisDb(db_url={redis_url!r}, key_prefix={key_prefix!r}, lock_ttl=0.6)
             if {wait!r}:
+                # counted as alive long after its death, so the test can queue behind it
+                # however slow the machine; a hand-off to it still expires after lock_ttl
+                store.leases.stale = 30.0
                 task = asyncio.create_task(store.leases.acquire({session_id!r}, timeout=60))
                 while await store.leases.waiting({session_id!r}) < 1:
                     await asyncio.sleep(0.005)
@@ -185,7 +188,9 @@ async def test_holder_process_killed_lease_expires_and_next_run_proceeds(
     """kill -9 of the process holding the lease: the lease expires and the next run gets it."""
     proc = subprocess.Popen(
         [sys.executable, "-c", _hold_lease_script(redis_url, key_prefix, "k", wait=False)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "holding"
     proc.kill()
@@ -202,7 +207,9 @@ async def test_waiter_process_killed_does_not_block_the_queue(
     holder = await db.leases.acquire("w", timeout=5)
     proc = subprocess.Popen(
         [sys.executable, "-c", _hold_lease_script(redis_url, key_prefix, "w", wait=True)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "queued"
     proc.kill()

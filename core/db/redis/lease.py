@@ -69,8 +69,9 @@ class LeaseManager:
         self.lock_ttl = lock_ttl
         self.stale = stale
         self.max_waiters = max_waiters
-        #: seconds between a waiter's own re-checks (hand-offs wake it sooner)
-        self.poll = stale
+        #: seconds between a waiter's own re-checks: only a safety net for a missed
+        #: hand-off message (heartbeats keep tickets alive and hand on expired leases)
+        self.poll = stale * 5
         #: pub/sub channel announcing hand-offs of this prefix (a channel, not a key)
         self.channel = f"{prefix}lease:handoff"
         self._rooms: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _WaitRoom] = (
