@@ -13,6 +13,12 @@ class PostgresDb(SqlDb):
 
     Plain ``postgresql://`` URLs use the psycopg 3 driver. ``schema`` puts the tables
     (and their migration record) in that schema, created when missing.
+
+    Runs of one session are serialized across store instances and processes by a
+    lease row (``lock_ttl`` seconds, renewed by the live holder; a waiter gives up
+    after ``lock_timeout`` seconds, None waits forever). Waiters hold no connection
+    while they wait, so the pool (``pool_size`` + ``max_overflow`` connections, a
+    checkout waits ``pool_timeout`` seconds) only serves the running statements.
     """
 
     def __init__(
@@ -25,12 +31,24 @@ class PostgresDb(SqlDb):
         limits: StateLimits | None = None,
         connect_timeout: int = 5,
         pool_size: int = 10,
+        max_overflow: int = 10,
+        pool_timeout: float = 30.0,
+        lock_ttl: float = 30.0,
+        lock_timeout: float | None = 60.0,
     ) -> None:
-        engine = postgres_engine(db_url, connect_timeout=connect_timeout, pool_size=pool_size)
+        engine = postgres_engine(
+            db_url,
+            connect_timeout=connect_timeout,
+            pool_size=pool_size,
+            max_overflow=max_overflow,
+            pool_timeout=pool_timeout,
+        )
         self.schema = schema
         super().__init__(
             engine,
             names=TableNames.for_session_table(session_table, schema),
             history_limit=history_limit,
             limits=limits,
+            lock_ttl=lock_ttl,
+            lock_timeout=lock_timeout,
         )

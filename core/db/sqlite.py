@@ -21,6 +21,11 @@ class SqliteDb(SqlDb):
     ``sqlite://`` is a private in-memory database). Parent directories of the file
     are created. ``session_table`` names the sessions table; history and memories
     get tables named after it.
+
+    Runs of one session are serialized across store instances and processes by a
+    lease in the file (``lock_ttl`` seconds, renewed by the live holder; a waiter gives
+    up after ``lock_timeout`` seconds, None waits forever). A private in-memory
+    database uses an in-process lock instead.
     """
 
     def __init__(
@@ -33,6 +38,8 @@ class SqliteDb(SqlDb):
         limits: StateLimits | None = None,
         busy_timeout: float = 30.0,
         synchronous: str = "FULL",
+        lock_ttl: float = 30.0,
+        lock_timeout: float | None = 60.0,
     ) -> None:
         path = sqlite_path(db_file, db_url)
         if path is not None:
@@ -46,6 +53,8 @@ class SqliteDb(SqlDb):
             history_limit=history_limit,
             limits=limits,
             serialize=path is None,
+            lock_ttl=lock_ttl,
+            lock_timeout=lock_timeout,
         )
 
 

@@ -22,6 +22,21 @@ async def test_fresh_sqlite_database_gets_head_revision(tmp_path: Path) -> None:
             assert current_revision(conn, TableNames.for_session_table(None)) == head_revision()
             tables = set(sa.inspect(conn).get_table_names())
         assert {"sessions", "session_history", "user_memories", "alembic_version"} <= tables
+        assert {"session_leases", "session_lease_waiters"} <= tables
+    finally:
+        await db.aclose()
+
+
+async def test_named_table_set_gets_its_own_lease_tables(tmp_path: Path) -> None:
+    """session_table="x" puts its run leases in x_leases and x_lease_waiters."""
+    db = SqliteStorage(table_name="x", db_file=tmp_path / "named.db")
+    try:
+        async with db.session_lock("s", timeout=1) as lease:
+            assert lease.token
+        with db.connection() as conn:
+            tables = set(sa.inspect(conn).get_table_names())
+        assert {"x_leases", "x_lease_waiters"} <= tables
+        assert "session_leases" not in tables
     finally:
         await db.aclose()
 

@@ -3,7 +3,10 @@
 SQLite: WAL journal and a busy timeout, so several processes can share one file;
 transactions that write start with ``BEGIN IMMEDIATE`` (taking the write lock up
 front), because a read-then-write transaction under WAL cannot upgrade its lock when
-another process committed meanwhile. PostgreSQL: the psycopg 3 driver, connections
+another process committed meanwhile. Run-lease transactions (``relaxed_writer``) commit
+without waiting for the disk (SQLite ``synchronous=NORMAL``, PostgreSQL
+``synchronous_commit=off``): a lease lost in a power cut is only an expired lease, and
+fencing refuses any save under it. PostgreSQL: the psycopg 3 driver, connections
 checked before use so a restarted server is picked up again. Statement parameters
 (session state, user ids) are hidden from error messages, which end up in logs.
 """
@@ -23,6 +26,9 @@ from sqlalchemy.pool import StaticPool
 from core.db.base import StoreUnavailableError
 
 _BEGIN_OPTION = "statebot_sqlite_begin"
+_SYNC_OPTION = "statebot_sqlite_synchronous"
+_RELAXED_OPTION = "statebot_relaxed_commit"
+_SYNC_LEVELS = ("OFF", "NORMAL", "FULL", "EXTRA")
 
 #: errors that mean "the database cannot be reached (right now)", not "the data is bad"
 UNAVAILABLE_ERRORS = (
@@ -63,11 +69,11 @@ def sqlite_engines(
     else:
         url = sa.URL.create("sqlite", database=str(path))
         engine = sa.create_engine(url, connect_args=connect_args, hide_parameters=True)
-    if synchronous.upper() not in {"OFF", "NORMAL", "FULL", "EXTRA"}:
+    if synchronous.upper() not in _SYNC_LEVELS:
         raise ValueError(f"synchronous={synchronous!r}: use OFF, NORMAL, FULL or EXTRA")
 
     @event.listens_for(engine, "connect")
-    def _configure(dbapi_connection: Any, _record: Any) -> None:
+    def _configure(dbapi_connection: Any, record: Any) -> None:
         # SQLAlchemy emits BEGIN itself (below); pysqlite must not start transactions
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -75,13 +81,26 @@ def sqlite_engines(
         cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
         cursor.execute(f"PRAGMA synchronous={synchronous.upper()}")
         cursor.close()
+        record.info[_SYNC_OPTION] = synchronous.upper()
 
     @event.listens_for(engine, "begin")
     def _begin(conn: sa.Connection) -> None:
-        mode = conn.get_execution_options().get(_BEGIN_OPTION, "")
-        conn.exec_driver_sql(f"BEGIN {mode}".strip())
+        options = conn.get_execution_options()
+        level = synchronous.upper()
+        if options.get(_RELAXED_OPTION) and _SYNC_LEVELS.index(level) > 1:
+            level = "NORMAL"  # in WAL mode: durable at the next checkpoint, never corrupt
+        info = conn.connection.info
+        if info.get(_SYNC_OPTION) != level:  # set only when it changes: no cost in a row
+            conn.exec_driver_sql(f"PRAGMA synchronous={level}")
+            info[_SYNC_OPTION] = level
+        conn.exec_driver_sql(f"BEGIN {options.get(_BEGIN_OPTION, '')}".strip())
 
     return engine, engine.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
+
+
+def relaxed_writer(writer: sa.Engine) -> sa.Engine:
+    """``writer`` whose commits do not wait for the disk (run-lease transactions only)."""
+    return writer.execution_options(**{_RELAXED_OPTION: True})
 
 
 def postgres_url(db_url: str) -> sa.URL:
@@ -94,12 +113,28 @@ def postgres_url(db_url: str) -> sa.URL:
     return url
 
 
-def postgres_engine(db_url: str, *, connect_timeout: int, pool_size: int) -> sa.Engine:
+def postgres_engine(
+    db_url: str,
+    *,
+    connect_timeout: int,
+    pool_size: int,
+    max_overflow: int = 10,
+    pool_timeout: float = 30.0,
+) -> sa.Engine:
     """An engine on psycopg 3 that re-checks pooled connections before use."""
-    return sa.create_engine(
+    engine = sa.create_engine(
         postgres_url(db_url),
         pool_pre_ping=True,
         pool_size=pool_size,
+        max_overflow=max_overflow,
+        pool_timeout=pool_timeout,
         hide_parameters=True,  # error messages must never carry state values into logs
         connect_args={"connect_timeout": connect_timeout},
     )
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: sa.Connection) -> None:
+        if conn.get_execution_options().get(_RELAXED_OPTION):
+            conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
+
+    return engine

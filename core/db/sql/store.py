@@ -2,14 +2,17 @@
 
 Every blocking call runs in a worker thread (``asyncio.to_thread``), so a store is
 usable from any event loop, and the engine is created eagerly but the schema is
-migrated lazily, on first use. A save is one transaction: version check, merge of the
-changed and removed top-level keys, version bump, history row, history trim.
+migrated lazily, on first use. A save is one transaction: lease check (fencing),
+version check, merge of the changed and removed top-level keys, version bump, history
+row, history trim. Runs of one session are serialized across store instances and
+processes by a lease in the database (``core/db/sql/lease.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import threading
 import time
@@ -32,7 +35,9 @@ from core.db.base import (
     VersionConflictError,
 )
 from core.db.limits import StateLimits, dump_delta
-from core.db.sql.engine import UNAVAILABLE_ERRORS, unavailable_as_store_error
+from core.db.sql.engine import UNAVAILABLE_ERRORS, relaxed_writer, unavailable_as_store_error
+from core.db.sql.lease import LeaseLostError, SqlLeases
+from core.db.sql.lease_sql import LeaseStatements
 from core.db.sql.migrate import upgrade_to_head
 from core.db.sql.tables import TableNames, build_tables
 
@@ -58,8 +63,11 @@ class SqlDb(BaseDb):
         history_limit: int = 50,
         limits: StateLimits | None = None,
         serialize: bool = False,
+        lock_ttl: float = 30.0,
+        lock_timeout: float | None = 60.0,
     ) -> None:
         super().__init__()
+        self.lock_timeout = lock_timeout
         self.history_limit = history_limit
         self.limits = limits or StateLimits()
         self._engine = engine
@@ -73,6 +81,15 @@ class SqlDb(BaseDb):
         self._serial: contextlib.AbstractContextManager[Any] = (
             threading.Lock() if serialize else contextlib.nullcontext()
         )
+        # a private database lives in this store only: the in-process FIFO lock suffices
+        self._private = serialize
+        self._lease_sql = LeaseStatements(self._tables, engine.dialect.name)
+        self.leases = SqlLeases(
+            self._lease_sql,
+            write=functools.partial(self._transact, relaxed_writer(self._writer)),
+            read=functools.partial(self._transact, self._engine),
+            lock_ttl=lock_ttl,
+        )
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._where!r}, table={self._names.sessions!r})"
@@ -85,6 +102,15 @@ class SqlDb(BaseDb):
         with unavailable_as_store_error(self._where), self._serial:
             self._ensure_schema()
             return fn(*args)
+
+    async def _transact(self, engine: sa.Engine, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        """Run ``fn(conn, *args)`` inside one transaction on ``engine``, off the loop."""
+        return await self._run(self._in_transaction, engine, functools.partial(fn, **kw), *args)
+
+    @staticmethod
+    def _in_transaction(engine: sa.Engine, fn: Callable[..., T], *args: Any) -> T:
+        with engine.begin() as conn:
+            return fn(conn, *args)
 
     def _ensure_schema(self) -> None:
         if self._migrated:
@@ -140,7 +166,10 @@ class SqlDb(BaseDb):
         self.limits.check_keys(session_id, changed)
         self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
         values = dict(changed)
-        return await self._run(self._save, session_id, expected_version, values, set(removed), meta)
+        token = lease.token if lease is not None else ""
+        return await self._run(
+            self._save, session_id, expected_version, values, set(removed), meta, token
+        )
 
     def _save(
         self,
@@ -149,10 +178,14 @@ class SqlDb(BaseDb):
         changed: dict[str, Any],
         removed: set[str],
         meta: SessionMeta,
+        token: str,
     ) -> int:
         s = self._tables.sessions
         try:
             with self._writer.begin() as conn:
+                # fencing first: a run whose lease expired must not write, whatever version
+                if token and not self._lease_sql.holds(conn, session_id, token):
+                    raise LeaseLostError(session_id, expected)
                 row = conn.execute(
                     sa.select(s.c.version, s.c.state, s.c.owner_id).where(
                         s.c.session_id == session_id
@@ -342,6 +375,16 @@ class SqlDb(BaseDb):
     def _rows(self, query: sa.Select[Any], convert: Callable[[Any], T]) -> list[T]:
         with self._engine.connect() as conn:
             return [convert(row) for row in conn.execute(query)]
+
+    # -- run serialization ------------------------------------------------------------
+    def session_lock(
+        self, session_id: str, timeout: float | None = None
+    ) -> contextlib.AbstractAsyncContextManager[Lease]:
+        """A lease in the database: runs of one session go one at a time, FIFO, across
+        store instances and processes (a private in-memory database: in-process FIFO)."""
+        if self._private:
+            return super().session_lock(session_id, timeout)
+        return self.leases.hold(session_id, self.lock_timeout if timeout is None else timeout)
 
     # -- user memory ------------------------------------------------------------------
     async def aget_memories(self, user_id: str) -> list[UserMemory]:

@@ -2,7 +2,8 @@
 
 Table names derive from one ``session_table`` name, so several independent stores
 (Agno's ``SqliteStorage(table_name=...)``) can share one database file; each set of
-tables carries its own Alembic version table.
+tables carries its own Alembic version table. The two run-lease tables (see
+``core/db/sql/lease.py``) are named after the sessions table as well.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 DEFAULT_SESSION_TABLE = "sessions"
+
+#: arrival number of a queued run: BIGSERIAL on PostgreSQL, the rowid on SQLite
+TICKET_SEQ = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +38,20 @@ class TableNames:
             return cls("sessions", "session_history", "user_memories", "alembic_version", schema)
         return cls(name, f"{name}_history", f"{name}_memories", f"{name}_alembic_version", schema)
 
+    @property
+    def leases(self) -> str:
+        """Run leases: one row per session whose lease is (or was) held."""
+        return self._derived("leases")
+
+    @property
+    def lease_waiters(self) -> str:
+        """Run-lease tickets: one row per run queued for a session, in arrival order."""
+        return self._derived("lease_waiters")
+
+    def _derived(self, suffix: str) -> str:
+        base = "session" if self.sessions == DEFAULT_SESSION_TABLE else self.sessions
+        return f"{base}_{suffix}"
+
 
 @dataclass(frozen=True, slots=True)
 class Tables:
@@ -42,6 +60,8 @@ class Tables:
     sessions: sa.Table
     history: sa.Table
     memories: sa.Table
+    leases: sa.Table
+    lease_waiters: sa.Table
 
 
 def build_tables(names: TableNames) -> Tables:
@@ -79,4 +99,20 @@ def build_tables(names: TableNames) -> Tables:
         sa.Column("topics", sa.Text, nullable=False),
         sa.Column("created_at", sa.Double, nullable=False),
     )
-    return Tables(sessions, history, memories)
+    leases = sa.Table(
+        names.leases,
+        metadata,
+        sa.Column("session_id", sa.Text, primary_key=True),
+        sa.Column("token", sa.Text, nullable=False),
+        sa.Column("expires_at", sa.Double, nullable=False),
+    )
+    lease_waiters = sa.Table(
+        names.lease_waiters,
+        metadata,
+        sa.Column("seq", TICKET_SEQ, primary_key=True, autoincrement=True),
+        sa.Column("session_id", sa.Text, nullable=False),
+        sa.Column("ticket", sa.Text, nullable=False, unique=True),
+        sa.Column("alive_until", sa.Double, nullable=False),
+        sa.Index(f"ix_{names.lease_waiters}_session_seq", "session_id", "seq"),
+    )
+    return Tables(sessions, history, memories, leases, lease_waiters)

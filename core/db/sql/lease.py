@@ -1,0 +1,216 @@
+"""Run leases in SQL (SQLite, PostgreSQL): one run of a session at a time, FIFO, across
+store instances and processes, with expiry and fencing like RedisDb's leases.
+
+Two tables (migration 0003): ``leases`` holds the current holder of each session
+(token, ``expires_at``) and ``lease_waiters`` the queued tickets in arrival order
+(``seq``) with a heartbeat (``alive_until``).
+
+* **Acquire** is one short transaction: the lease is taken when it is free (absent or
+  expired) and no live ticket is ahead; otherwise a ticket is queued. Uncontended,
+  that is one select and one guarded upsert.
+* **Waiting** never holds a connection: a waiter sleeps, then reads (no write lock)
+  whether the lease is free and how many live tickets are ahead; only when it is
+  first in line and the lease is free, or its heartbeat is due (every ``stale / 3``),
+  does it run the acquire transaction again. The first in line polls with a short
+  backoff (2 ms up to ``poll``); the others poll less often the further back they
+  are. A release in this process wakes the next waiter at once if it lives in this
+  process (any store instance); other processes notice on their next poll.
+* **Dead waiters** (no heartbeat for ``stale`` seconds, their process died) are pruned
+  and never block the queue.
+* **Expiry**: the lease lasts ``lock_ttl`` seconds; the live holder renews it every
+  ``lock_ttl / 3`` in a background task. A holder that dies stops renewing, and
+  after ``lock_ttl`` the first live waiter takes the lease.
+* **Fencing**: a save under a lease checks, in the save's own transaction, that its
+  token is still the live holder (PostgreSQL locks the lease row until the commit);
+  otherwise it raises :class:`LeaseLostError` and writes nothing.
+* **Bounded wait**: after ``timeout`` the ticket is removed and LockTimeoutError says
+  which session stayed busy and that nothing was changed.
+
+All times are the database's clock, so process clocks never matter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+from core.db.base import Lease, LockTimeoutError, StaleVersionError, StoreError
+from core.db.sql.lease_sql import Attempt, LeaseStatements
+from core.utils.log import log_warning
+
+T = TypeVar("T")
+
+#: runs ``fn(conn, *args)`` in one transaction off the event loop
+Transact = Callable[..., Awaitable[Any]]
+
+_FIRST_POLL = 0.002
+
+# tickets waiting in this process -> how to wake them (any store instance, any loop)
+_wakers: dict[str, Callable[[], None]] = {}
+_wakers_lock = threading.Lock()
+
+
+class LeaseLostError(StaleVersionError):
+    """A save under a lease that expired (and may have been taken over); nothing written."""
+
+    def __init__(self, session_id: str, version: int) -> None:
+        StoreError.__init__(
+            self,
+            f"session {session_id!r}: the run lease expired before the save; another run "
+            "may hold it now, so nothing was written",
+        )
+        self.session_id = session_id
+        self.expected = version
+        self.actual = version
+
+
+class SqlLeases:
+    """Acquire, renew and release session leases stored in SQL tables."""
+
+    __slots__ = ("_read", "_sql", "_write", "lock_ttl", "poll", "stale")
+
+    def __init__(
+        self,
+        statements: LeaseStatements,
+        *,
+        write: Transact,
+        read: Transact,
+        lock_ttl: float,
+        stale: float = 3.0,
+    ) -> None:
+        if lock_ttl <= 0:
+            raise ValueError(f"lock_ttl must be positive, not {lock_ttl}")
+        self._sql = statements
+        self._write = write
+        self._read = read
+        self.lock_ttl = lock_ttl
+        self.stale = stale
+        self.poll = min(0.05, lock_ttl / 3)
+
+    def _interval(self, ahead: int, polls: int) -> float:
+        """Seconds to sleep before the next look: short for the first in line."""
+        if ahead == 0:
+            return min(self.poll, _FIRST_POLL * 2**polls)
+        return min(self.stale / 3, self.poll * (ahead + 1))
+
+    async def acquire(self, session_id: str, timeout: float | None) -> Lease:
+        """Wait for the lease (FIFO); LockTimeoutError after ``timeout`` seconds."""
+        ticket = uuid.uuid4().hex
+        loop = asyncio.get_running_loop()
+        deadline = None if timeout is None else loop.time() + timeout
+        woken = asyncio.Event()
+
+        def wake() -> None:  # called from any thread or loop in this process
+            loop.call_soon_threadsafe(woken.set)
+
+        with _wakers_lock:
+            _wakers[ticket] = wake
+        try:
+            attempt = await _settled(self._try(session_id, ticket))
+            beat, polls = loop.time(), 0
+            while not attempt.held:
+                wait = self._interval(attempt.ahead, polls)
+                if deadline is not None:
+                    wait = min(wait, deadline - loop.time())
+                    if wait <= 0:
+                        break
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(woken.wait(), wait)
+                polls += 1
+                if not woken.is_set() and loop.time() - beat < self.stale / 3:
+                    free, ahead = await _settled(self._read(self._sql.peek, session_id, ticket))
+                    if not (free and ahead == 0) and ahead is not None:
+                        if ahead != attempt.ahead:
+                            attempt, polls = Attempt(held=False, ahead=ahead), 0
+                        continue
+                woken.clear()
+                attempt = await _settled(self._try(session_id, ticket))
+                beat = loop.time()
+        except BaseException:
+            # cancelled or the database failed: leave no ticket behind (and no lease)
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._write(self._sql.cancel, session_id, ticket))
+            raise
+        finally:
+            with _wakers_lock:
+                _wakers.pop(ticket, None)
+        if attempt.held:
+            return Lease(session_id, ticket)
+        await asyncio.shield(self._write(self._sql.cancel, session_id, ticket))
+        raise LockTimeoutError(
+            f"session {session_id!r} stayed busy for more than {timeout}s: another run "
+            "holds its lease; nothing was changed, try again later"
+        )
+
+    def _try(self, session_id: str, ticket: str) -> Awaitable[Attempt]:
+        return self._write(self._sql.try_acquire, session_id, ticket, self.lock_ttl, self.stale)
+
+    async def renew(self, lease: Lease) -> bool:
+        """Extend a held lease; False when it was lost (expired, released, taken over)."""
+        return bool(
+            await self._write(self._sql.renew, lease.session_id, lease.token, self.lock_ttl)
+        )
+
+    async def release(self, lease: Lease) -> bool:
+        """Give the lease back and wake the next waiter if it waits in this process."""
+        released, head = await self._write(
+            self._sql.release, lease.session_id, lease.token, want_head=bool(_wakers)
+        )
+        if head is not None:
+            with _wakers_lock:
+                wake = _wakers.get(head)
+            if wake is not None:
+                wake()
+        return bool(released)
+
+    async def waiting(self, session_id: str) -> int:
+        """How many tickets are queued for a session (for tests and admin)."""
+        return int(await self._read(self._sql.waiting, session_id))
+
+    async def _keep_alive(self, lease: Lease, stop: asyncio.Event) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.lock_ttl / 3)
+                return
+            try:
+                if not await self.renew(lease):
+                    log_warning("lease lost; saves under it fail", session_id=lease.session_id)
+                    return
+            except Exception as exc:  # a database blip: keep trying until the lease expires
+                log_warning("could not renew lease", session_id=lease.session_id, error=str(exc))
+
+    @contextlib.asynccontextmanager
+    async def hold(self, session_id: str, timeout: float | None) -> AsyncIterator[Lease]:
+        """Hold the lease for the duration of a run, renewing it in the background."""
+        lease = await self.acquire(session_id, timeout)
+        stop = asyncio.Event()
+        renewer = asyncio.create_task(self._keep_alive(lease, stop))
+        try:
+            yield lease
+        finally:
+            stop.set()
+            with contextlib.suppress(Exception):
+                await renewer
+            try:
+                await asyncio.shield(self.release(lease))
+            except Exception as exc:  # it expires by itself after lock_ttl
+                log_warning(f"could not release lease of session {session_id!r}: {exc}")
+
+
+async def _settled(call: Awaitable[T]) -> T:
+    """Await a call that runs in a thread; if cancelled, let it finish first.
+
+    A transaction already running in its thread commits whatever the caller does; the
+    caller's clean-up must come after it, or it could miss a lease granted meanwhile.
+    """
+    task = asyncio.ensure_future(call)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            await task
+        raise
