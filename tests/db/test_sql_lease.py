@@ -10,6 +10,7 @@ import asyncio
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 
 from core.agent import Agent
-from core.db.base import LockTimeoutError, StaleVersionError
+from core.db.base import LockTimeoutError, SessionBusyError, StaleVersionError
 from core.db.postgres import PostgresDb
 from core.db.sql.lease import LeaseLostError
 from core.db.sql.store import SqlDb
@@ -103,6 +104,7 @@ def _script(spec: Spec, body: str) -> str:
     return header + textwrap.indent(textwrap.dedent(body).strip("\n"), "    ") + "\n\n" + footer
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("processes", [2, 4])
 async def test_hundred_runs_across_processes_are_all_kept(spec: Spec, processes: int) -> None:
     """100 concurrent tool runs on one session from 2 or 4 processes: 100 kept, 0 refused."""
@@ -328,6 +330,39 @@ async def test_waiter_process_killed_does_not_block_the_queue(spec: Spec) -> Non
     assert record is not None and record.state == {"items": ["behind the dead waiter"]}
     assert await db.leases.waiting("w") == 0
     await db.aclose()
+
+
+async def test_waiters_past_the_bound_are_refused_at_once(spec: Spec) -> None:
+    """With max_waiters tickets queued (any store instance), the next run gets SessionBusyError."""
+    first, second = open_store(spec, lock_ttl=5), open_store(spec, lock_ttl=5)
+    first.max_waiters = second.max_waiters = 2
+    holder = await first.leases.acquire("b", timeout=5)
+    queued = [
+        asyncio.create_task(store.leases.acquire("b", timeout=10, max_waiters=2))
+        for store in (first, second)
+    ]
+    while await first.leases.waiting("b") < 2:
+        await asyncio.sleep(0.005)
+    with pytest.raises(SessionBusyError, match="2 requests are already waiting"):
+        async with second.session_lock("b", timeout=5):
+            pass
+    assert await first.leases.waiting("b") == 2  # the refused run left no ticket
+    await first.leases.release(holder)
+    for task, store in zip(queued, (first, second), strict=True):
+        await store.leases.release(await asyncio.wait_for(task, timeout=10))
+    await first.aclose()
+    await second.aclose()
+
+
+async def test_lease_is_not_renewed_past_the_run_deadline(db: SqlDb) -> None:
+    """A holder whose run deadline passed lets the lease go; the next run gets in."""
+    async with db.session_lock("h", timeout=5) as lease:
+        lease.renew_until = time.monotonic() + 0.1  # the run's deadline
+        async with db.session_lock("h", timeout=5) as next_lease:  # would wait forever
+            assert next_lease.token != lease.token
+        with pytest.raises(LeaseLostError):
+            await db.asave("h", expected_version=0, changed={"late": True}, lease=lease)
+    assert await db.aload("h") is None
 
 
 async def test_waiters_hold_no_pool_connection(postgres_schema: tuple[str, str]) -> None:

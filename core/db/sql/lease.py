@@ -34,11 +34,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
-from core.db.base import Lease, LockTimeoutError, StaleVersionError, StoreError
+from core.db.base import Lease, LockTimeoutError, SessionBusyError, StaleVersionError, StoreError
 from core.db.sql.lease_sql import Attempt, LeaseStatements
 from core.utils.log import log_warning
 
@@ -49,8 +50,10 @@ Transact = Callable[..., Awaitable[Any]]
 
 _FIRST_POLL = 0.002
 
-# tickets waiting in this process -> how to wake them (any store instance, any loop)
-_wakers: dict[str, Callable[[], None]] = {}
+# tickets waiting in this process -> how to wake them (any store instance, any loop);
+# the argument says whether the lease may be free for it now (True) or only that it
+# became the oldest waiting ticket of its store (False: it starts polling)
+_wakers: dict[str, Callable[[bool], None]] = {}
 _wakers_lock = threading.Lock()
 
 
@@ -71,7 +74,17 @@ class LeaseLostError(StaleVersionError):
 class SqlLeases:
     """Acquire, renew and release session leases stored in SQL tables."""
 
-    __slots__ = ("_read", "_sql", "_write", "lock_ttl", "poll", "stale")
+    __slots__ = (
+        "_beat_at",
+        "_local",
+        "_lock",
+        "_read",
+        "_sql",
+        "_write",
+        "lock_ttl",
+        "poll",
+        "stale",
+    )
 
     def __init__(
         self,
@@ -90,30 +103,74 @@ class SqlLeases:
         self.lock_ttl = lock_ttl
         self.stale = stale
         self.poll = min(0.05, lock_ttl / 3)
+        # this store's waiting tickets: session -> {ticket: seq}; only the oldest polls
+        self._local: dict[str, dict[str, int]] = {}
+        self._lock = threading.Lock()
+        self._beat_at = 0.0  # time.monotonic() of the last heartbeat of all tickets
 
     def _interval(self, ahead: int, polls: int) -> float:
         """Seconds to sleep before the next look: short for the first in line."""
-        if ahead == 0:
-            return min(self.poll, _FIRST_POLL * 2**polls)
-        return min(self.stale / 3, self.poll * (ahead + 1))
+        return min(self.poll * (ahead + 1), self.stale / 3, _FIRST_POLL * 2**polls)
 
-    async def acquire(self, session_id: str, timeout: float | None) -> Lease:
-        """Wait for the lease (FIFO); LockTimeoutError after ``timeout`` seconds."""
+    def _oldest_here(self, session_id: str, ticket: str) -> bool:
+        with self._lock:
+            queued = self._local.get(session_id, {})
+            return bool(queued) and min(queued, key=queued.__getitem__) == ticket
+
+    def _leave(self, session_id: str, ticket: str) -> None:
+        """Drop a ticket from the local queue and let the next oldest one poll."""
+        with self._lock:
+            queued = self._local.get(session_id, {})
+            queued.pop(ticket, None)
+            following = min(queued, key=queued.__getitem__) if queued else None
+            if not queued:
+                self._local.pop(session_id, None)
+        if following is not None:
+            _wake(following, lease_free=False)
+
+    async def _beat_if_due(self) -> None:
+        """One statement keeps every waiting ticket of this store alive."""
+        now = time.monotonic()
+        if now - self._beat_at < self.stale / 3:
+            return
+        self._beat_at = now
+        with self._lock:
+            tickets = [t for queued in self._local.values() for t in queued]
+        if tickets:
+            await _settled(self._write(self._sql.beat, tickets, self.stale))
+
+    async def acquire(
+        self, session_id: str, timeout: float | None, *, max_waiters: int | None = None
+    ) -> Lease:
+        """Wait for the lease (FIFO); SessionBusyError at once when ``max_waiters``
+        tickets already wait, LockTimeoutError after ``timeout`` seconds."""
         ticket = uuid.uuid4().hex
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
         woken = asyncio.Event()
+        handed = False  # a release woke us: the lease is probably free for us
 
-        def wake() -> None:  # called from any thread or loop in this process
-            loop.call_soon_threadsafe(woken.set)
+        def on_loop(lease_free: bool) -> None:
+            nonlocal handed
+            handed = handed or lease_free
+            woken.set()
+
+        def wake(lease_free: bool) -> None:  # called from any thread or loop in this process
+            loop.call_soon_threadsafe(on_loop, lease_free)
 
         with _wakers_lock:
             _wakers[ticket] = wake
         try:
-            attempt = await _settled(self._try(session_id, ticket))
-            beat, polls = loop.time(), 0
+            attempt = await _settled(self._try(session_id, ticket, max_waiters))
+            if attempt.busy:
+                raise SessionBusyError(session_id, max_waiters or 0)
+            with self._lock:
+                self._local.setdefault(session_id, {})[ticket] = attempt.seq
+            polls = 0
             while not attempt.held:
-                wait = self._interval(attempt.ahead, polls)
+                first = self._oldest_here(session_id, ticket)
+                # later tickets of this store wait for the oldest one to leave
+                wait = self._interval(attempt.ahead, polls) if first else self.stale / 3
                 if deadline is not None:
                     wait = min(wait, deadline - loop.time())
                     if wait <= 0:
@@ -121,15 +178,21 @@ class SqlLeases:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(woken.wait(), wait)
                 polls += 1
-                if not woken.is_set() and loop.time() - beat < self.stale / 3:
-                    free, ahead = await _settled(self._read(self._sql.peek, session_id, ticket))
-                    if not (free and ahead == 0) and ahead is not None:
-                        if ahead != attempt.ahead:
-                            attempt, polls = Attempt(held=False, ahead=ahead), 0
-                        continue
+                await self._beat_if_due()
                 woken.clear()
-                attempt = await _settled(self._try(session_id, ticket))
-                beat = loop.time()
+                if not handed:
+                    if not self._oldest_here(session_id, ticket):
+                        continue
+                    free, ahead = await _settled(self._read(self._sql.peek, session_id, ticket))
+                    if ahead is not None and not (free and ahead == 0):
+                        if ahead != attempt.ahead:
+                            attempt, polls = Attempt(held=False, ahead=ahead, seq=attempt.seq), 0
+                        continue
+                handed = False
+                attempt = await _settled(self._try(session_id, ticket, None))
+                with self._lock:  # a ticket pruned meanwhile was queued again, at the end
+                    if not attempt.held and session_id in self._local:
+                        self._local[session_id][ticket] = attempt.seq
         except BaseException:
             # cancelled or the database failed: leave no ticket behind (and no lease)
             with contextlib.suppress(Exception):
@@ -138,6 +201,7 @@ class SqlLeases:
         finally:
             with _wakers_lock:
                 _wakers.pop(ticket, None)
+            self._leave(session_id, ticket)
         if attempt.held:
             return Lease(session_id, ticket)
         await asyncio.shield(self._write(self._sql.cancel, session_id, ticket))
@@ -146,14 +210,16 @@ class SqlLeases:
             "holds its lease; nothing was changed, try again later"
         )
 
-    def _try(self, session_id: str, ticket: str) -> Awaitable[Attempt]:
-        return self._write(self._sql.try_acquire, session_id, ticket, self.lock_ttl, self.stale)
-
-    async def renew(self, lease: Lease) -> bool:
-        """Extend a held lease; False when it was lost (expired, released, taken over)."""
-        return bool(
-            await self._write(self._sql.renew, lease.session_id, lease.token, self.lock_ttl)
+    def _try(self, session_id: str, ticket: str, max_waiters: int | None) -> Awaitable[Attempt]:
+        return self._write(
+            self._sql.try_acquire, session_id, ticket, self.lock_ttl, self.stale, max_waiters
         )
+
+    async def renew(self, lease: Lease, ttl: float | None = None) -> bool:
+        """Extend a held lease (by ``lock_ttl`` or ``ttl``); False when it was lost
+        (expired, released, taken over)."""
+        extend = self.lock_ttl if ttl is None else ttl
+        return bool(await self._write(self._sql.renew, lease.session_id, lease.token, extend))
 
     async def release(self, lease: Lease) -> bool:
         """Give the lease back and wake the next waiter if it waits in this process."""
@@ -161,10 +227,7 @@ class SqlLeases:
             self._sql.release, lease.session_id, lease.token, want_head=bool(_wakers)
         )
         if head is not None:
-            with _wakers_lock:
-                wake = _wakers.get(head)
-            if wake is not None:
-                wake()
+            _wake(head, lease_free=True)
         return bool(released)
 
     async def waiting(self, session_id: str) -> int:
@@ -173,20 +236,34 @@ class SqlLeases:
 
     async def _keep_alive(self, lease: Lease, stop: asyncio.Event) -> None:
         while True:
+            wait = self.lock_ttl / 3
+            if lease.renew_until is not None:
+                wait = min(wait, lease.renew_until - time.monotonic())
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.lock_ttl / 3)
+                await asyncio.wait_for(stop.wait(), max(wait, 0))
                 return
+            left = None if lease.renew_until is None else lease.renew_until - time.monotonic()
             try:
-                if not await self.renew(lease):
+                if left is not None and left <= 0:
+                    # the run's deadline: never renewed past it; the next run may start
+                    if await self.release(lease):
+                        log_warning(
+                            "run deadline passed while holding the lease; released it",
+                            session_id=lease.session_id,
+                        )
+                    return
+                if not await self.renew(lease, None if left is None else min(left, self.lock_ttl)):
                     log_warning("lease lost; saves under it fail", session_id=lease.session_id)
                     return
             except Exception as exc:  # a database blip: keep trying until the lease expires
                 log_warning("could not renew lease", session_id=lease.session_id, error=str(exc))
 
     @contextlib.asynccontextmanager
-    async def hold(self, session_id: str, timeout: float | None) -> AsyncIterator[Lease]:
+    async def hold(
+        self, session_id: str, timeout: float | None, *, max_waiters: int | None = None
+    ) -> AsyncIterator[Lease]:
         """Hold the lease for the duration of a run, renewing it in the background."""
-        lease = await self.acquire(session_id, timeout)
+        lease = await self.acquire(session_id, timeout, max_waiters=max_waiters)
         stop = asyncio.Event()
         renewer = asyncio.create_task(self._keep_alive(lease, stop))
         try:
@@ -199,6 +276,14 @@ class SqlLeases:
                 await asyncio.shield(self.release(lease))
             except Exception as exc:  # it expires by itself after lock_ttl
                 log_warning(f"could not release lease of session {session_id!r}: {exc}")
+
+
+def _wake(ticket: str, *, lease_free: bool) -> None:
+    """Wake a ticket that waits in this process (any store instance, any loop)."""
+    with _wakers_lock:
+        wake = _wakers.get(ticket)
+    if wake is not None:
+        wake(lease_free)
 
 
 async def _settled(call: Awaitable[T]) -> T:

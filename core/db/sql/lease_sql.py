@@ -21,10 +21,13 @@ from core.db.sql.tables import Tables
 
 @dataclass(frozen=True, slots=True)
 class Attempt:
-    """The outcome of one try: held, or queued with ``ahead`` live tickets before ours."""
+    """One try: held; or queued as ``seq`` with ``ahead`` live tickets before it; or
+    refused because ``max_waiters`` tickets already wait (``busy``)."""
 
     held: bool
     ahead: int = 0
+    seq: int = 0
+    busy: bool = False
 
 
 def db_now(dialect: str) -> sa.ColumnElement[float]:
@@ -43,12 +46,14 @@ class LeaseStatements:
 
     __slots__ = (
         "_ahead",
+        "_beat",
         "_cancel_lease",
         "_cancel_ticket",
         "_count",
         "_enqueue",
         "_heartbeat",
         "_holds",
+        "_live",
         "_look",
         "_next",
         "_peek",
@@ -102,6 +107,12 @@ class LeaseStatements:
         self._heartbeat = (
             sa.update(waiters).where(waiters.c.ticket == ticket).values(alive_until=now + stale)
         )
+        self._beat = (
+            sa.update(waiters)
+            .where(waiters.c.ticket.in_(sa.bindparam("tickets", expanding=True)))
+            .values(alive_until=now + stale)
+        )
+        self._live = sa.select(sa.func.count()).where(live_ticket)
         self._prune = sa.delete(waiters).where(
             waiters.c.session_id == session_id, waiters.c.alive_until < now
         )
@@ -124,9 +135,16 @@ class LeaseStatements:
         self._count = sa.select(sa.func.count()).where(waiters.c.session_id == session_id)
 
     def try_acquire(
-        self, conn: sa.Connection, session_id: str, ticket: str, ttl: float, stale: float
+        self,
+        conn: sa.Connection,
+        session_id: str,
+        ticket: str,
+        ttl: float,
+        stale: float,
+        max_waiters: int | None = None,
     ) -> Attempt:
-        """Take the lease when it is free and ``ticket`` is first in line, else queue it."""
+        """Take the lease when it is free and ``ticket`` is first in line, else queue it
+        (unless ``max_waiters`` live tickets already wait: then ``busy``)."""
         ids = {"sid": session_id, "ticket_id": ticket}
         row = conn.execute(self._look, ids).one()
         if (
@@ -137,12 +155,23 @@ class LeaseStatements:
             if row.mine is not None:
                 conn.execute(self._taken, ids)
             return Attempt(held=True)
-        if row.mine is None:
-            conn.execute(self._enqueue, {**ids, "stale": stale})
+        seq = row.mine
+        if seq is None:
+            full = max_waiters is not None and (
+                conn.execute(self._live, ids).scalar_one() >= max_waiters
+            )
+            if full:
+                return Attempt(held=False, busy=True)
+            seq = conn.execute(self._enqueue, {**ids, "stale": stale}).scalar_one()
         else:  # the heartbeat: a waiter that stops polling is pruned after ``stale``
             conn.execute(self._heartbeat, {**ids, "stale": stale})
         conn.execute(self._prune, ids)
-        return Attempt(held=False, ahead=int(conn.execute(self._ahead, ids).scalar_one()))
+        ahead = int(conn.execute(self._ahead, ids).scalar_one())
+        return Attempt(held=False, ahead=ahead, seq=int(seq))
+
+    def beat(self, conn: sa.Connection, tickets: list[str], stale: float) -> None:
+        """Keep many waiting tickets alive with one statement (one process's heartbeat)."""
+        conn.execute(self._beat, {"tickets": tickets, "stale": stale})
 
     def peek(self, conn: sa.Connection, session_id: str, ticket: str) -> tuple[bool, int | None]:
         """Read only: (is the lease free, live tickets ahead of ours or None if not queued)."""

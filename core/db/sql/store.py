@@ -384,7 +384,11 @@ class SqlDb(BaseDb):
         store instances and processes (a private in-memory database: in-process FIFO)."""
         if self._private:
             return super().session_lock(session_id, timeout)
-        return self.leases.hold(session_id, self.lock_timeout if timeout is None else timeout)
+        return self.leases.hold(
+            session_id,
+            self.lock_timeout if timeout is None else timeout,
+            max_waiters=self.max_waiters,
+        )
 
     # -- user memory ------------------------------------------------------------------
     async def aget_memories(self, user_id: str) -> list[UserMemory]:
