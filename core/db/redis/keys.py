@@ -13,7 +13,6 @@ live in the same slot and one Lua script may touch them all::
     {prefix}{b<bucket>}:s:<hash>:queue   zset   waiting tickets by arrival number
     {prefix}{b<bucket>}:s:<hash>:alive   zset   waiting tickets by heartbeat deadline
     {prefix}{b<bucket>}:s:<hash>:seq     string arrival counter
-    {prefix}{b<bucket>}:s:<hash>:wake:<ticket>  list  hand-off signal to one waiter
     {prefix}{b<bucket>}:s:<hash>:gone    string tombstone after a delete (the deleted version)
     {prefix}{b<bucket>}:s:<hash>:conflict string a Redis copy that reused a durable version
     {prefix}{b<bucket>}:dirty            set    hashes of sessions not yet snapshotted
@@ -78,7 +77,6 @@ class SessionKeys:
         "seq",
         "session_id",
         "state",
-        "wake_prefix",
     )
 
     def __init__(self, prefix: str, session_id: str, hashed: str | None = None) -> None:
@@ -95,8 +93,3 @@ class SessionKeys:
         self.seq = f"{self.base}:seq"
         self.gone = f"{self.base}:gone"
         self.conflict = f"{self.base}:conflict"
-        self.wake_prefix = f"{self.base}:wake:"
-
-    def wake(self, ticket: str) -> str:
-        """The list a waiter blocks on until the lease is handed to it."""
-        return f"{self.wake_prefix}{ticket}"

@@ -100,6 +100,7 @@ class RedisDb(BaseDb):
         history_limit: int = 20,
         run_snapshotter: bool = True,
         max_connections: int = 1000,
+        max_waiters: int | None = 100,
     ) -> None:
         super().__init__()
         if write_through and snapshot_to is None:
@@ -118,7 +119,9 @@ class RedisDb(BaseDb):
         self.history_limit = history_limit
         self.run_snapshotter = run_snapshotter and snapshot_to is not None
         self._clients = RedisClients(db_url, max_connections=max_connections)
-        self.leases = LeaseManager(self._clients, self.key_prefix, lock_ttl=lock_ttl)
+        self.leases = LeaseManager(
+            self._clients, self.key_prefix, lock_ttl=lock_ttl, max_waiters=max_waiters
+        )
         self.dirty = DirtyQueue(self._clients, self.key_prefix)
         self._memories = RedisMemories(self._clients, self.key_prefix)
         self._snapshotter: Snapshotter | None = None
