@@ -51,6 +51,20 @@ class StaleVersionError(StoreError):
         self.actual = actual
 
 
+class LeaseLostError(StaleVersionError):
+    """A save under a run lease that expired (and may have been taken over); nothing written."""
+
+    def __init__(self, session_id: str, version: int) -> None:
+        StoreError.__init__(
+            self,
+            f"session {session_id!r}: the run lease expired before the save; another run "
+            "may hold it now, so nothing was written",
+        )
+        self.session_id = session_id
+        self.expected = version
+        self.actual = version
+
+
 class LockTimeoutError(StoreError):
     """Waiting for a session's run lock took longer than allowed; nothing was changed."""
 

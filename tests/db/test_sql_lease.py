@@ -18,9 +18,8 @@ from typing import Any
 import pytest
 
 from core.agent import Agent
-from core.db.base import LockTimeoutError, SessionBusyError, StaleVersionError
+from core.db.base import LeaseLostError, LockTimeoutError, SessionBusyError, StaleVersionError
 from core.db.postgres import PostgresDb
-from core.db.sql.lease import LeaseLostError
 from core.db.sql.store import SqlDb
 from core.db.sqlite import SqliteDb
 

@@ -20,6 +20,7 @@ from core.db.base import (
     BaseDb,
     HistoryEntry,
     Lease,
+    LeaseLostError,
     SessionMeta,
     SessionRecord,
     SnapshotStatus,
@@ -66,20 +67,6 @@ class _Loaded:
 
 def _pairs(flat: list[str]) -> dict[str, str]:
     return dict(zip(flat[::2], flat[1::2], strict=True))
-
-
-class LeaseLostError(StaleVersionError):
-    """A save under a lease that expired (and may have been taken over); nothing written."""
-
-    def __init__(self, session_id: str, version: int) -> None:
-        StoreError.__init__(
-            self,
-            f"session {session_id!r}: the run lease expired before the save; another run "
-            "may hold it now, so nothing was written",
-        )
-        self.session_id = session_id
-        self.expected = version
-        self.actual = version
 
 
 class RedisDb(BaseDb):

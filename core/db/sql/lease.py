@@ -39,7 +39,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
-from core.db.base import Lease, LockTimeoutError, SessionBusyError, StaleVersionError, StoreError
+from core.db.base import Lease, LockTimeoutError, SessionBusyError
 from core.db.sql.lease_sql import Attempt, LeaseStatements
 from core.utils.log import log_warning
 
@@ -55,20 +55,6 @@ _FIRST_POLL = 0.002
 # became the oldest waiting ticket of its store (False: it starts polling)
 _wakers: dict[str, Callable[[bool], None]] = {}
 _wakers_lock = threading.Lock()
-
-
-class LeaseLostError(StaleVersionError):
-    """A save under a lease that expired (and may have been taken over); nothing written."""
-
-    def __init__(self, session_id: str, version: int) -> None:
-        StoreError.__init__(
-            self,
-            f"session {session_id!r}: the run lease expired before the save; another run "
-            "may hold it now, so nothing was written",
-        )
-        self.session_id = session_id
-        self.expected = version
-        self.actual = version
 
 
 class SqlLeases:

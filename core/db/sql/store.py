@@ -27,6 +27,7 @@ from core.db.base import (
     BaseDb,
     HistoryEntry,
     Lease,
+    LeaseLostError,
     OutcomeUnknownError,
     SessionMeta,
     SessionRecord,
@@ -36,7 +37,7 @@ from core.db.base import (
 )
 from core.db.limits import StateLimits, dump_delta
 from core.db.sql.engine import UNAVAILABLE_ERRORS, relaxed_writer, unavailable_as_store_error
-from core.db.sql.lease import LeaseLostError, SqlLeases
+from core.db.sql.lease import SqlLeases
 from core.db.sql.lease_sql import LeaseStatements
 from core.db.sql.migrate import upgrade_to_head
 from core.db.sql.tables import TableNames, build_tables
@@ -145,6 +146,9 @@ class SqlDb(BaseDb):
     def _load_many(self, session_ids: list[str]) -> dict[str, SessionRecord]:
         s = self._tables.sessions
         found: dict[str, SessionRecord] = {}
+        # an id with NUL can never have been stored (check_ids), and PostgreSQL refuses
+        # to even compare with one
+        session_ids = [sid for sid in session_ids if "\x00" not in sid]
         with self._engine.connect() as conn:
             for start in range(0, len(session_ids), _IDS_PER_QUERY):
                 chunk = session_ids[start : start + _IDS_PER_QUERY]
@@ -203,11 +207,12 @@ class SqlDb(BaseDb):
                 owner = meta.owner_id
                 if owner is None and row is not None:
                     owner = row.owner_id  # a save without an owner keeps the stored one
+                save_id = uuid.uuid4().hex
                 fields = {
                     "kind": meta.kind,
                     "owner_id": owner,
                     "user_id": meta.user_id,
-                    "save_id": uuid.uuid4().hex,
+                    "save_id": save_id,
                 }
                 if row is None:
                     conn.execute(
@@ -228,9 +233,7 @@ class SqlDb(BaseDb):
                     )
                     if result.rowcount != 1:  # another writer committed after our read
                         raise StaleVersionError(session_id, expected, None)
-                self._add_history(
-                    conn, session_id, expected + 1, text, meta.user_id, now, fields["save_id"]
-                )
+                self._add_history(conn, session_id, expected + 1, text, meta.user_id, now, save_id)
         except sa.exc.IntegrityError as exc:  # two creators raced; the other one won
             raise StaleVersionError(session_id, expected, None) from exc
         return expected + 1
@@ -334,7 +337,9 @@ class SqlDb(BaseDb):
             and record.save_id
             and row.save_id != record.save_id
         ):
-            raise VersionConflictError(record.session_id, record.version, row.save_id, record.save_id)
+            raise VersionConflictError(
+                record.session_id, record.version, row.save_id, record.save_id
+            )
 
     async def adelete(self, session_id: str, *, upto_version: int | None = None) -> bool:
         return await self._run(self._delete, session_id, upto_version)
