@@ -39,7 +39,7 @@ async def test_poison_sessions_among_50_do_not_stop_the_others(
     try:
         for n in range(48):
             await hot.asave(f"s{n}", expected_version=0, changed={"n": n})
-        await hot.asave(LONG_ID, expected_version=0, changed={"n": -1})
+        await hot.asave(LONG_ID, expected_version=0, changed={"n": -1, "api_token": "sk-9f3e"})
         await hot.asave("nul-user", expected_version=0, changed={"n": -2})
         # a NUL in the user id, as written by an older version that did not check ids
         await hot._clients.get().hset(SessionKeys(key_prefix, "nul-user").meta, "user", "u\x00")
@@ -59,10 +59,11 @@ async def test_poison_sessions_among_50_do_not_stop_the_others(
         parked = {e.session_id: e for e in status.quarantined}
         assert set(parked) == {LONG_ID, "nul-user"}
         assert "NUL" in parked["nul-user"].reason
+        assert "sk-9f3e" not in parked[LONG_ID].reason  # errors never carry state values
         assert snapshotter.quarantined == 2
         # parked sessions stay served from Redis, and never expire there
         record = await hot.aload(LONG_ID)
-        assert record is not None and record.state == {"n": -1}
+        assert record is not None and record.state["n"] == -1
         assert await hot._clients.get().pttl(SessionKeys(key_prefix, LONG_ID).meta) == -1
     finally:
         await hot.aclose()
