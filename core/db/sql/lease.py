@@ -40,8 +40,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
 from core.db.base import Lease, LockTimeoutError, SessionBusyError
+from core.db.lease_holding import holding
 from core.db.sql.lease_sql import Attempt, LeaseStatements
-from core.utils.log import log_warning
 
 T = TypeVar("T")
 
@@ -220,48 +220,14 @@ class SqlLeases:
         """How many tickets are queued for a session (for tests and admin)."""
         return int(await self._read(self._sql.waiting, session_id))
 
-    async def _keep_alive(self, lease: Lease, stop: asyncio.Event) -> None:
-        while True:
-            wait = self.lock_ttl / 3
-            if lease.renew_until is not None:
-                wait = min(wait, lease.renew_until - time.monotonic())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), max(wait, 0))
-                return
-            left = None if lease.renew_until is None else lease.renew_until - time.monotonic()
-            try:
-                if left is not None and left <= 0:
-                    # the run's deadline: never renewed past it; the next run may start
-                    if await self.release(lease):
-                        log_warning(
-                            "run deadline passed while holding the lease; released it",
-                            session_id=lease.session_id,
-                        )
-                    return
-                if not await self.renew(lease, None if left is None else min(left, self.lock_ttl)):
-                    log_warning("lease lost; saves under it fail", session_id=lease.session_id)
-                    return
-            except Exception as exc:  # a database blip: keep trying until the lease expires
-                log_warning("could not renew lease", session_id=lease.session_id, error=str(exc))
-
     @contextlib.asynccontextmanager
     async def hold(
         self, session_id: str, timeout: float | None, *, max_waiters: int | None = None
     ) -> AsyncIterator[Lease]:
         """Hold the lease for the duration of a run, renewing it in the background."""
         lease = await self.acquire(session_id, timeout, max_waiters=max_waiters)
-        stop = asyncio.Event()
-        renewer = asyncio.create_task(self._keep_alive(lease, stop))
-        try:
-            yield lease
-        finally:
-            stop.set()
-            with contextlib.suppress(Exception):
-                await renewer
-            try:
-                await asyncio.shield(self.release(lease))
-            except Exception as exc:  # it expires by itself after lock_ttl
-                log_warning(f"could not release lease of session {session_id!r}: {exc}")
+        async with holding(self, lease) as held:
+            yield held
 
 
 def _wake(ticket: str, *, lease_free: bool) -> None:
