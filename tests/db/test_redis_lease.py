@@ -55,6 +55,9 @@ async def test_two_processes_appending_lose_nothing(redis_url: str, key_prefix: 
         f"""
         import asyncio, sys
         sys.path.insert(0, {str(ROOT)!r})
+        # a watchdog: a process its test failed to kill exits by itself
+        import os, threading
+        _dog = threading.Timer(120, os._exit, (3,)); _dog.daemon = True; _dog.start()
         from core.db.redis import RedisDb
         from tests.db.test_redis_lease import append_once
 
@@ -159,6 +162,9 @@ def _hold_lease_script(redis_url: str, key_prefix: str, session_id: str, wait: b
         f"""
         import asyncio, sys
         sys.path.insert(0, {str(ROOT)!r})
+        # a watchdog: a process its test failed to kill exits by itself
+        import os, threading
+        _dog = threading.Timer(120, os._exit, (3,)); _dog.daemon = True; _dog.start()
         from core.db.redis import RedisDb
 
         async def main():

@@ -94,6 +94,9 @@ def _script(spec: Spec, body: str) -> str:
         f"""\
         import asyncio, sys
         sys.path.insert(0, {str(ROOT)!r})
+        # a watchdog: a process its test failed to kill exits by itself
+        import os, threading
+        _dog = threading.Timer(120, os._exit, (3,)); _dog.daemon = True; _dog.start()
         from tests.db.test_sql_lease import *
 
         async def main(store, arg):

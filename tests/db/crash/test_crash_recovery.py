@@ -56,6 +56,9 @@ async def test_snapshotter_killed_between_commit_and_cleanup(
         f"""
         import asyncio, os, signal, sys
         sys.path.insert(0, {str(ROOT)!r})
+        # a watchdog: a process its test failed to kill exits by itself
+        import os, threading
+        _dog = threading.Timer(120, os._exit, (3,)); _dog.daemon = True; _dog.start()
         from core.db.redis import RedisDb
         from core.db.snapshot import Snapshotter
         from core.db.sqlite import SqliteDb
