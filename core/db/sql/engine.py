@@ -77,8 +77,10 @@ def sqlite_engines(
         # SQLAlchemy emits BEGIN itself (below); pysqlite must not start transactions
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        # the busy timeout first: switching a new file to WAL takes a lock that another
+        # connection opening it at the same moment must wait for, not fail on
         cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout * 1000)}")
+        cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA synchronous={synchronous.upper()}")
         cursor.close()
         record.info[_SYNC_OPTION] = synchronous.upper()
