@@ -120,6 +120,9 @@ class SessionRecord:
     updated_at: float = 0.0
     #: id of the save that produced this version: content identity ("" when unknown)
     save_id: str = ""
+    #: the session's own data besides its state (run history, name): a JSON object as
+    #: text, decoded only by the code that needs it ("" when there is none)
+    data: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,12 +258,15 @@ class BaseDb(abc.ABC):
         removed: frozenset[str] | set[str] = frozenset(),
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
+        data: str | None = None,
     ) -> int:
         """Write a delta atomically and return the new version.
 
-        ``expected_version`` 0 creates the session. Raises StaleVersionError when the
-        stored version differs (nothing is written), StateLimitError when a limit would
-        be exceeded, StoreUnavailableError when the service is down.
+        ``data`` replaces the session's data (a JSON object as text; None keeps it),
+        in the same atomic write. ``expected_version`` 0 creates the session. Raises
+        StaleVersionError when the stored version differs (nothing is written),
+        StateLimitError when a limit would be exceeded, StoreUnavailableError when the
+        service is down.
         """
 
     @abc.abstractmethod

@@ -38,6 +38,7 @@ class _Stored:
     created_at: float
     updated_at: float
     save_id: str
+    data: str = ""
 
     def record(self, session_id: str) -> SessionRecord:
         return SessionRecord(
@@ -50,6 +51,7 @@ class _Stored:
             created_at=self.created_at,
             updated_at=self.updated_at,
             save_id=self.save_id,
+            data=self.data,
         )
 
 
@@ -85,10 +87,12 @@ class InMemoryDb(BaseDb):
         removed: frozenset[str] | set[str] = frozenset(),
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
+        data: str | None = None,
     ) -> int:
         delta = dump_delta(changed)  # rejects non-JSON values before touching anything
         self.limits.check_keys(session_id, delta)
         self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
+        self.limits.check_data(session_id, data)
         current = self._sessions.get(session_id)
         actual = current.version if current else 0
         if actual != expected_version:
@@ -110,6 +114,7 @@ class InMemoryDb(BaseDb):
                 created_at=current.created_at if current else now,
                 updated_at=now,
                 save_id=uuid.uuid4().hex,
+                data=data if data is not None else (current.data if current else ""),
             ),
         )
         return actual + 1
@@ -136,6 +141,7 @@ class InMemoryDb(BaseDb):
                 created_at=record.created_at,
                 updated_at=record.updated_at,
                 save_id=record.save_id,
+                data=record.data,
             ),
         )
         return True

@@ -26,6 +26,21 @@ class StateLimits:
     #: hold at most ~2.7 KB, so a longer id would be accepted by Redis and SQLite and
     #: then refused by every snapshot into PostgreSQL
     max_id_bytes: int = 1024
+    #: UTF-8 bytes of a session's own data (run history, name); the runtime trims the
+    #: history to ``max_runs`` and this size before saving
+    max_data_bytes: int = 262_144
+    max_runs: int = 20
+
+    def check_data(self, session_id: str, data: str | None) -> None:
+        """StateLimitError when a session's data (JSON text) is too large."""
+        if data is None:
+            return
+        size = _utf8_len(data)
+        if size > self.max_data_bytes:
+            raise StateLimitError(
+                f"session {session_id!r}: its run history and data would be {size:,} bytes; "
+                f"the limit is {self.max_data_bytes:,}. Nothing was written."
+            )
 
     def check_ids(self, session_id: str, *others: str | None) -> None:
         """InvalidIdError for an id no durable store can hold (too long, NUL, not text)."""

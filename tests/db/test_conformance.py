@@ -16,6 +16,7 @@ from core.db.base import (
     StateLimitError,
     UserMemory,
 )
+from core.db.limits import StateLimits
 from core.state.values import StateValueError
 
 HOSTILE_IDS = [
@@ -330,3 +331,39 @@ async def test_ids_no_durable_store_can_hold_are_refused_everywhere(
     with pytest.raises(InvalidIdError, match=reason):
         await store.aupsert_snapshot(SessionRecord(session_id, {"n": 1}, 1, user_id=user_id))
     assert await store.aload(session_id) is None
+
+
+async def test_session_data_is_saved_with_the_state_and_kept_until_replaced(
+    store: BaseDb,
+) -> None:
+    """``data`` is written atomically with a save, kept by saves without it, replaced whole."""
+    runs = '{"runs":[{"run_id":"r1","input":"hi"}]}'
+    await store.asave("s", expected_version=0, changed={"n": 1}, data=runs)
+    await store.asave("s", expected_version=1, changed={"n": 2})
+    record = await store.aload("s")
+    assert record is not None and record.data == runs and record.state == {"n": 2}
+    await store.asave("s", expected_version=2, changed={}, data='{"runs":[]}')
+    record = await store.aload("s")
+    assert record is not None and record.data == '{"runs":[]}' and record.version == 3
+
+
+async def test_session_data_travels_with_snapshots_and_goes_with_deletes(store: BaseDb) -> None:
+    """A snapshot carries the data; a delete removes it with the session."""
+    snap = SessionRecord("s", {"a": 1}, 4, data='{"name":"standup"}')
+    assert await store.aupsert_snapshot(snap)
+    record = await store.aload("s")
+    assert record is not None and record.data == '{"name":"standup"}'
+    assert await store.adelete("s")
+    await store.asave("s", expected_version=0, changed={"a": 2})
+    record = await store.aload("s")
+    assert record is not None and record.data == ""
+
+
+async def test_session_data_over_its_limit_writes_nothing(store: BaseDb) -> None:
+    """Data larger than ``max_data_bytes`` is refused with the state change."""
+    limit = StateLimits().max_data_bytes  # every store defaults to the same limits
+    await store.asave("s", expected_version=0, changed={"n": 1})
+    with pytest.raises(StateLimitError, match="run history"):
+        await store.asave("s", expected_version=1, changed={"n": 2}, data="x" * (limit + 1))
+    record = await store.aload("s")
+    assert record is not None and record.state == {"n": 1} and record.version == 1

@@ -91,3 +91,24 @@ async def test_write_through_that_cannot_confirm_reports_the_applied_save(
     assert [e.version for e in await durable.ahistory("s")] == [1]
     await hot.aclose()
     await durable.aclose()
+
+
+async def test_session_data_reaches_the_durable_store_and_comes_back(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """Run history saved in Redis is snapshotted and read back with the state."""
+    durable = SqliteDb(db_file=tmp_path / "d.db")
+    hot = RedisDb(
+        db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
+    )
+    data = '{"runs":[{"run_id":"r1"}]}'
+    await hot.asave("s", expected_version=0, changed={"n": 1}, data=data)
+    await hot.aflush()
+    copy = await durable.aload("s")
+    assert copy is not None and copy.data == data
+    await hot._clients.get().delete(*[k async for k in hot._clients.get().scan_iter(
+        match=f"*{key_prefix}*")])
+    record = await hot.aload("s")  # read back from the durable store
+    assert record is not None and record.data == data and record.state == {"n": 1}
+    await hot.aclose()
+    await durable.aclose()

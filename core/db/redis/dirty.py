@@ -72,7 +72,7 @@ class DirtyQueue:
             keys = [SessionKeys(self._prefix, "", h) for h in hashes]
             flat: list[str] = []
             for k in keys:
-                flat += [k.state, k.meta]
+                flat += [k.state, k.meta, k.data]
             calls.append((scripts.READ, flat, []))
             groups.append(keys)
         with self._clients.unavailable("read sessions"):
@@ -80,9 +80,11 @@ class DirtyQueue:
         found: dict[str, SessionRecord] = {}
         for keys, reply in zip(groups, replies, strict=True):
             for i, k in enumerate(keys):
-                meta = _pairs(reply[2 * i + 1])
+                meta = _pairs(reply[3 * i + 1])
                 if "id" in meta:
-                    record = record_from_hashes(meta["id"], _pairs(reply[2 * i]), meta)
+                    record = record_from_hashes(
+                        meta["id"], _pairs(reply[3 * i]), meta, reply[3 * i + 2]
+                    )
                     if record is not None:
                         found[k.hashed] = record
         return found
@@ -112,7 +114,7 @@ class DirtyQueue:
             args: list[object] = []
             for i in idx:
                 keys, version, save_id = entries[i]
-                keys_arg += [keys.meta, keys.state, keys.hist, keys.gone]
+                keys_arg += [keys.meta, keys.state, keys.hist, keys.gone, keys.data]
                 args += [keys.hashed, version, save_id]
             calls.append((scripts.MARK_CLEAN, keys_arg, args))
         with self._clients.unavailable("mark sessions clean"):

@@ -8,6 +8,7 @@ live in the same slot and one Lua script may touch them all::
 
     {prefix}{b<bucket>}:s:<hash>:state   hash   one field per top-level key (JSON text)
     {prefix}{b<bucket>}:s:<hash>:meta    hash   id, v, kind, owner, user, created, updated, ...
+    {prefix}{b<bucket>}:s:<hash>:data    string the session's own data: run history, name (JSON)
     {prefix}{b<bucket>}:s:<hash>:hist    list   recent saves (undo records), newest first
     {prefix}{b<bucket>}:s:<hash>:lease   string token of the run lease holder (PX lock_ttl)
     {prefix}{b<bucket>}:s:<hash>:queue   zset   waiting tickets by arrival number
@@ -68,6 +69,7 @@ class SessionKeys:
         "base",
         "bucket",
         "conflict",
+        "data",
         "gone",
         "hashed",
         "hist",
@@ -86,6 +88,7 @@ class SessionKeys:
         self.base = f"{self.bucket.tag}:s:{self.hashed}"
         self.state = f"{self.base}:state"
         self.meta = f"{self.base}:meta"
+        self.data = f"{self.base}:data"
         self.hist = f"{self.base}:hist"
         self.lease = f"{self.base}:lease"
         self.queue = f"{self.base}:queue"

@@ -13,7 +13,7 @@ from core.db.redis.keys import SessionKeys
 
 
 def record_from_hashes(
-    session_id: str, state: dict[str, str], meta: dict[str, str]
+    session_id: str, state: dict[str, str], meta: dict[str, str], data: str = ""
 ) -> SessionRecord | None:
     """A record from the ``state`` and ``meta`` hashes; None when the session is absent."""
     if not meta or "v" not in meta:
@@ -30,6 +30,7 @@ def record_from_hashes(
         created_at=float(meta.get("created", 0.0)),
         updated_at=float(meta.get("updated", 0.0)),
         save_id=meta.get("save", ""),
+        data=data,
     )
 
 
@@ -77,6 +78,7 @@ def save_args(
     max_bytes: int,
     guard_dirty: bool,
     verify: bool,
+    data: str | None = None,
 ) -> list[Any]:
     """ARGV of the SAVE script (layout documented there)."""
     args: list[Any] = [
@@ -96,6 +98,8 @@ def save_args(
         max_bytes,
         "1" if guard_dirty else "0",
         "1" if verify else "0",
+        "0" if data is None else "1",
+        data or "",
         len(texts),
     ]
     for key, text in texts.items():
@@ -118,6 +122,7 @@ def _record_head(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[
         repr(record.updated_at),
         ttl_ms,
         record.save_id,
+        record.data,
     ]
 
 

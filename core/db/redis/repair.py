@@ -40,10 +40,10 @@ from core.utils.log import log_error, log_warning
 
 Verdict = Literal["keep", "redirty", "drop", "adopt"]
 
-# KEYS: state meta hist dirty index conflict
+# KEYS: state meta hist dirty index conflict data
 # ARGV: 1 hash 2 seen_version 3 seen_save 4 verdict 5 ttl_ms 6 conflict_json, and for
-# adopt: 7 id 8 v 9 kind 10 owner 11 user 12 created 13 updated 14 save 15 sum, then
-# (key, json) pairs. Returns 1 applied, 0 the session changed meanwhile (check again).
+# adopt: 7 id 8 v 9 kind 10 owner 11 user 12 created 13 updated 14 save 15 sum 16 data,
+# then (key, json) pairs. Returns 1 applied, 0 the session changed meanwhile (check again).
 REPAIR = LuaScript(
     RUN_ID
     + r"""
@@ -58,16 +58,17 @@ if verdict == 'keep' then
 elseif verdict == 'redirty' then
   redis.call('HSET', meta, 'ep', ep)
   redis.call('SADD', dirty, ARGV[1])
-  for _, key in ipairs({state, meta, hist}) do redis.call('PERSIST', key) end
+  for _, key in ipairs({state, meta, hist, KEYS[7]}) do redis.call('PERSIST', key) end
 elseif verdict == 'drop' then
-  redis.call('DEL', state, meta, hist)
+  redis.call('DEL', state, meta, hist, KEYS[7])
   redis.call('SREM', dirty, ARGV[1])
   redis.call('ZREM', index, ARGV[1])
 else
   if ARGV[6] ~= '' then redis.call('SET', KEYS[6], ARGV[6]) end
-  redis.call('DEL', state, meta, hist)
+  redis.call('DEL', state, meta, hist, KEYS[7])
+  if ARGV[16] ~= '' then redis.call('SET', KEYS[7], ARGV[16]) end
   local fields = {}
-  for j = 16, #ARGV, 2 do
+  for j = 17, #ARGV, 2 do
     fields[#fields + 1] = ARGV[j]
     fields[#fields + 1] = ARGV[j + 1]
   end
@@ -81,7 +82,7 @@ else
   redis.call('SREM', dirty, ARGV[1])
   redis.call('ZADD', index, ARGV[13], ARGV[1])
   local ttl = tonumber(ARGV[5])
-  for _, key in ipairs({state, meta}) do
+  for _, key in ipairs({state, meta, KEYS[7]}) do
     if ttl > 0 then redis.call('PEXPIRE', key, ttl) else redis.call('PERSIST', key) end
   end
 end
@@ -148,6 +149,7 @@ async def check_against_durable(
             repr(durable.updated_at),
             durable.save_id,
             sum(entry_bytes(k, t) for k, t in texts.items()),
+            durable.data,
         ]
         for key, text in texts.items():
             args += [key, text]
@@ -158,6 +160,7 @@ async def check_against_durable(
         keys.bucket.dirty,
         keys.bucket.index,
         keys.conflict,
+        keys.data,
     ]
     with clients.unavailable(f"repair session {keys.session_id!r}"):
         applied = await REPAIR(clients.get(), script_keys, args)

@@ -40,31 +40,32 @@ local function run_id()
 end
 """
 
-# Load a session. KEYS: state meta dirty  ARGV: 1 hash 2 verify ('1': a durable store
-# can vouch for the session, so one from another Redis incarnation is not served).
-# Returns {0} absent | {1, state, meta} | {2, state, meta, is_dirty} unverified.
+# Load a session. KEYS: state meta dirty data  ARGV: 1 hash 2 verify ('1': a durable
+# store can vouch for the session, so one from another Redis incarnation is not served).
+# Returns {0} absent | {1, state, meta, data} | {2, state, meta, data, is_dirty} unverified.
 LOAD = LuaScript(
     RUN_ID
     + r"""
 local meta = redis.call('HGETALL', KEYS[2])
 if #meta == 0 then return {0} end
 local state = redis.call('HGETALL', KEYS[1])
+local data = redis.call('GET', KEYS[4]) or ''
 local ep = run_id()
 if redis.call('HGET', KEYS[2], 'ep') ~= ep then
   if ARGV[2] == '1' then
-    return {2, state, meta, redis.call('SISMEMBER', KEYS[3], ARGV[1])}
+    return {2, state, meta, data, redis.call('SISMEMBER', KEYS[3], ARGV[1])}
   end
   redis.call('HSET', KEYS[2], 'ep', ep)
 end
-return {1, state, meta}
+return {1, state, meta, data}
 """
 )
 
-# Save a delta. KEYS: state meta hist dirty index lease gone
+# Save a delta. KEYS: state meta hist dirty index lease gone data
 # ARGV: 1 expected  2 token  3 now  4 ttl_ms  5 hist_limit  6 hash  7 session_id  8 kind
 #       9 owner 10 has_owner 11 user 12 has_user 13 save_id 14 max_bytes 15 guard_dirty
-#       16 verify 17 n_changed, then (key, json, key_bytes) * n_changed, then
-#       (key, key_bytes) * removed
+#       16 verify 17 has_data 18 data 19 n_changed, then (key, json, key_bytes) * n_changed,
+#       then (key, key_bytes) * removed
 # Returns {1, version} | {0, actual or -1} stale | {-1, version} lease lost | {-2, bytes}
 # | {-3, version} written by another Redis incarnation: verify it first (``repair.py``).
 # A new session after a delete continues from the deleted version (kept in ``gone``), so
@@ -85,14 +86,14 @@ if cur and ARGV[16] == '1' and redis.call('HGET', meta, 'ep') ~= ep then
   return {-3, version}
 end
 if ARGV[2] ~= '' and redis.call('GET', KEYS[6]) ~= ARGV[2] then return {-1, version} end
-local n = tonumber(ARGV[17])
+local n = tonumber(ARGV[19])
 local prev_sum = redis.call('HGET', meta, 'sum') or '0'
 local sum = tonumber(prev_sum)
 local count = redis.call('HLEN', state)
 local old = {}
 local fields = {}
 for i = 0, n - 1 do
-  local k, val, kb = ARGV[18 + 3 * i], ARGV[19 + 3 * i], tonumber(ARGV[20 + 3 * i])
+  local k, val, kb = ARGV[20 + 3 * i], ARGV[21 + 3 * i], tonumber(ARGV[22 + 3 * i])
   local prev = redis.call('HGET', state, k)
   if prev then sum = sum - kb - #prev else count = count + 1 end
   sum = sum + kb + #val
@@ -101,7 +102,7 @@ for i = 0, n - 1 do
   fields[#fields + 1] = val
 end
 local removed = {}
-for j = 18 + 3 * n, #ARGV, 2 do
+for j = 20 + 3 * n, #ARGV, 2 do
   local k, kb = ARGV[j], tonumber(ARGV[j + 1])
   local prev = redis.call('HGET', state, k)
   if prev then
@@ -118,6 +119,11 @@ if max_bytes > 0 and size > max_bytes then return {-2, size} end
 local base = version
 if version == 0 then base = tonumber(redis.call('GET', KEYS[7]) or '0') or 0 end
 local prev_save = redis.call('HGET', meta, 'save') or ''
+local prev_data = false
+if ARGV[17] == '1' then
+  prev_data = redis.call('GET', KEYS[8]) or ''
+  if ARGV[18] == '' then redis.call('DEL', KEYS[8]) else redis.call('SET', KEYS[8], ARGV[18]) end
+end
 for i = 1, #removed, 500 do
   redis.call('HDEL', state, unpack(removed, i, math.min(i + 499, #removed)))
 end
@@ -137,6 +143,7 @@ else redis.call('HDEL', meta, 'user') end
 local limit = tonumber(ARGV[5])
 if limit > 0 then
   local undo = {v = new_version, t = ARGV[3], o = old, s = prev_save, b = prev_sum}
+  if prev_data then undo['d'] = prev_data end
   if version == 0 then undo['n'] = 1 end
   if ARGV[12] == '1' then undo['u'] = ARGV[11] end
   redis.call('LPUSH', KEYS[3], cjson.encode(undo))
@@ -145,7 +152,7 @@ end
 redis.call('SADD', KEYS[4], ARGV[6])
 redis.call('ZADD', KEYS[5], ARGV[3], ARGV[6])
 local ttl = tonumber(ARGV[4])
-for _, key in ipairs({state, meta, KEYS[3]}) do
+for _, key in ipairs({state, meta, KEYS[3], KEYS[8]}) do
   if ARGV[15] == '1' or ttl <= 0 then redis.call('PERSIST', key)
   else redis.call('PEXPIRE', key, ttl) end
 end
@@ -156,8 +163,8 @@ return {1, new_version}
 # Seed a session read back from the durable store, unless Redis already has it or it
 # was deleted (a tombstone at or past the durable version: the durable copy is a
 # snapshot that was in flight during the delete).
-# KEYS: state meta index gone  ARGV: hash id v kind owner user created updated ttl_ms save
-# sum, then (key, json) pairs. Returns {1} seeded, {0} Redis had the session,
+# KEYS: state meta index gone data  ARGV: hash id v kind owner user created updated ttl_ms
+# save data sum, then (key, json) pairs. Returns {1} seeded, {0} Redis had the session,
 # {-1, deleted_version} tombstoned.
 SEED = LuaScript(
     RUN_ID
@@ -166,31 +173,31 @@ if redis.call('EXISTS', KEYS[2]) == 1 then return {0} end
 local gone = tonumber(redis.call('GET', KEYS[4]) or '-1') or 0
 if gone >= tonumber(ARGV[3]) then return {-1, gone} end
 local fields = {}
-for j = 12, #ARGV, 2 do
+for j = 13, #ARGV, 2 do
   fields[#fields + 1] = ARGV[j]
   fields[#fields + 1] = ARGV[j + 1]
 end
 for i = 1, #fields, 1000 do
   redis.call('HSET', KEYS[1], unpack(fields, i, math.min(i + 999, #fields)))
 end
+if ARGV[11] ~= '' then redis.call('SET', KEYS[5], ARGV[11]) end
 redis.call('HSET', KEYS[2], 'id', ARGV[2], 'v', ARGV[3], 'kind', ARGV[4], 'created', ARGV[7],
-  'updated', ARGV[8], 'ttl', ARGV[9], 'save', ARGV[10], 'sum', ARGV[11], 'ep', run_id())
+  'updated', ARGV[8], 'ttl', ARGV[9], 'save', ARGV[10], 'sum', ARGV[12], 'ep', run_id())
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], 'owner', ARGV[5]) end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'user', ARGV[6]) end
 redis.call('ZADD', KEYS[3], ARGV[8], ARGV[1])
 local ttl = tonumber(ARGV[9])
 if ttl > 0 then
-  redis.call('PEXPIRE', KEYS[1], ttl)
-  redis.call('PEXPIRE', KEYS[2], ttl)
+  for _, key in ipairs({KEYS[1], KEYS[2], KEYS[5]}) do redis.call('PEXPIRE', key, ttl) end
 end
 return {1}
 """
 )
 
 # Replace a session by a whole record if it is newer (version-guarded upsert).
-# KEYS: state meta hist dirty index gone  ARGV: 1 hash 2 id 3 v 4 kind 5 owner 6 user
-# 7 created 8 updated 9 ttl_ms 10 save 11 hist_limit 12 guard_dirty 13 sum, then (key, json)
-# pairs. Returns 1 written, 0 when Redis has this version or a newer one.
+# KEYS: state meta hist dirty index gone data  ARGV: 1 hash 2 id 3 v 4 kind 5 owner 6 user
+# 7 created 8 updated 9 ttl_ms 10 save 11 data 12 hist_limit 13 guard_dirty 14 sum, then
+# (key, json) pairs. Returns 1 written, 0 when Redis has this version or a newer one.
 UPSERT = LuaScript(
     RUN_ID
     + r"""
@@ -201,7 +208,7 @@ local old = {}
 local prev = redis.call('HGETALL', state)
 for i = 1, #prev, 2 do old[prev[i]] = prev[i + 1] end
 local fields = {}
-for j = 14, #ARGV, 2 do
+for j = 15, #ARGV, 2 do
   if old[ARGV[j]] == nil then old[ARGV[j]] = false end
   fields[#fields + 1] = ARGV[j]
   fields[#fields + 1] = ARGV[j + 1]
@@ -212,10 +219,11 @@ for i = 1, #fields, 1000 do
 end
 redis.call('HDEL', meta, 'owner', 'user')
 redis.call('HSET', meta, 'id', ARGV[2], 'v', ARGV[3], 'kind', ARGV[4], 'created', ARGV[7],
-  'updated', ARGV[8], 'ttl', ARGV[9], 'save', ARGV[10], 'sum', ARGV[13], 'ep', run_id())
+  'updated', ARGV[8], 'ttl', ARGV[9], 'save', ARGV[10], 'sum', ARGV[14], 'ep', run_id())
+if ARGV[11] == '' then redis.call('DEL', KEYS[7]) else redis.call('SET', KEYS[7], ARGV[11]) end
 if ARGV[5] ~= '' then redis.call('HSET', meta, 'owner', ARGV[5]) end
 if ARGV[6] ~= '' then redis.call('HSET', meta, 'user', ARGV[6]) end
-local limit = tonumber(ARGV[11])
+local limit = tonumber(ARGV[12])
 if limit > 0 then
   local undo = {v = tonumber(ARGV[3]), t = ARGV[8], o = old}
   if ARGV[6] ~= '' then undo['u'] = ARGV[6] end
@@ -225,15 +233,15 @@ end
 redis.call('SADD', KEYS[4], ARGV[1])
 redis.call('ZADD', KEYS[5], ARGV[8], ARGV[1])
 local ttl = tonumber(ARGV[9])
-for _, key in ipairs({state, meta, KEYS[3]}) do
-  if ARGV[12] == '1' or ttl <= 0 then redis.call('PERSIST', key)
+for _, key in ipairs({state, meta, KEYS[3], KEYS[7]}) do
+  if ARGV[13] == '1' or ttl <= 0 then redis.call('PERSIST', key)
   else redis.call('PEXPIRE', key, ttl) end
 end
 return 1
 """
 )
 
-# Delete a session. KEYS: state meta hist dirty index gone  ARGV: hash
+# Delete a session. KEYS: state meta hist dirty index gone data  ARGV: hash
 # The tombstone keeps the version the session had reached, so a snapshot in flight
 # cannot be read back and a re-created session continues after it.
 DELETE = LuaScript(
@@ -242,7 +250,7 @@ local existed = redis.call('EXISTS', KEYS[2])
 local v = tonumber(redis.call('HGET', KEYS[2], 'v') or '0')
 local before = tonumber(redis.call('GET', KEYS[6]) or '0') or 0
 v = math.max(v, before)
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[7])
 redis.call('SREM', KEYS[4], ARGV[1])
 redis.call('ZREM', KEYS[5], ARGV[1])
 redis.call('SET', KEYS[6], v, 'PX', 3600000)
@@ -250,27 +258,29 @@ return existed
 """
 )
 
-# Read sessions of one bucket atomically. KEYS: (state, meta) per session.
+# Read sessions of one bucket atomically. KEYS: (state, meta, data) per session.
 READ = LuaScript(
     r"""
 local out = {}
-for i = 1, #KEYS, 2 do
+for i = 1, #KEYS, 3 do
   out[#out + 1] = redis.call('HGETALL', KEYS[i])
   out[#out + 1] = redis.call('HGETALL', KEYS[i + 1])
+  out[#out + 1] = redis.call('GET', KEYS[i + 2]) or ''
 end
 return out
 """
 )
 
 # Leave the dirty set only if the version (and the save that made it) did not move.
-# KEYS: dirty quarantine, then (meta, state, hist, gone) per session.
+# KEYS: dirty quarantine, then (meta, state, hist, gone, data) per session.
 # ARGV: (hash, version, save_id) per session.
 # Returns per session: 1 clean, 0 moved on (stays dirty), 2 deleted meanwhile.
 MARK_CLEAN = LuaScript(
     r"""
 local out = {}
 for i = 0, (#ARGV / 3) - 1 do
-  local meta, state, hist, gone = KEYS[3 + 4 * i], KEYS[4 + 4 * i], KEYS[5 + 4 * i], KEYS[6 + 4 * i]
+  local b = 3 + 5 * i
+  local meta, state, hist, gone, data = KEYS[b], KEYS[b + 1], KEYS[b + 2], KEYS[b + 3], KEYS[b + 4]
   local h, v, save = ARGV[1 + 3 * i], ARGV[2 + 3 * i], ARGV[3 + 3 * i]
   local cur = redis.call('HGET', meta, 'v')
   if cur == v and (save == '' or redis.call('HGET', meta, 'save') == save) then
@@ -278,7 +288,7 @@ for i = 0, (#ARGV / 3) - 1 do
     redis.call('HDEL', KEYS[2], h)
     local ttl = tonumber(redis.call('HGET', meta, 'ttl') or '0')
     if ttl > 0 then
-      for _, key in ipairs({state, meta, hist}) do redis.call('PEXPIRE', key, ttl) end
+      for _, key in ipairs({state, meta, hist, data}) do redis.call('PEXPIRE', key, ttl) end
     end
     out[#out + 1] = 1
   elseif not cur then

@@ -174,14 +174,16 @@ class RedisDb(BaseDb):
         with self._clients.unavailable(f"load session {keys.session_id!r}"):
             reply = await scripts.LOAD(
                 self._clients.get(),
-                [keys.state, keys.meta, keys.bucket.dirty],
+                [keys.state, keys.meta, keys.bucket.dirty, keys.data],
                 [keys.hashed, "1" if self.snapshot_to is not None else "0"],
             )
         status = int(reply[0])
         if status == _ABSENT:
             return _Loaded(_ABSENT, None)
-        record = record_from_hashes(keys.session_id, _pairs(reply[1]), _pairs(reply[2]))
-        return _Loaded(status, record, bool(status == _UNVERIFIED and int(reply[3])))
+        record = record_from_hashes(
+            keys.session_id, _pairs(reply[1]), _pairs(reply[2]), reply[3]
+        )
+        return _Loaded(status, record, bool(status == _UNVERIFIED and int(reply[4])))
 
     async def _read_back(self, session_id: str) -> SessionRecord | None:
         """Copy a session from the durable store into Redis; Redis wins if it has one."""
@@ -192,7 +194,7 @@ class RedisDb(BaseDb):
         keys = SessionKeys(self.key_prefix, session_id)
         args = seed_args(keys, durable, self._ttl_ms)
         with self._clients.unavailable(f"read back session {session_id!r}"):
-            seed_keys = [keys.state, keys.meta, keys.bucket.index, keys.gone]
+            seed_keys = [keys.state, keys.meta, keys.bucket.index, keys.gone, keys.data]
             reply = await scripts.SEED(self._clients.get(), seed_keys, args)
         if int(reply[0]) == -1:
             # deleted while a snapshot of it was in flight: that copy must not come back
@@ -210,10 +212,12 @@ class RedisDb(BaseDb):
         removed: frozenset[str] | set[str] = frozenset(),
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
+        data: str | None = None,
     ) -> int:
         texts = dump_delta(changed)  # non-JSON values fail here, before any I/O
         self.limits.check_keys(session_id, texts)
         self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
+        self.limits.check_data(session_id, data)
         gone = set(removed) - set(texts)
         self.limits.check_size(session_id, texts)  # the delta alone already too big
         keys = SessionKeys(self.key_prefix, session_id)
@@ -236,6 +240,7 @@ class RedisDb(BaseDb):
             max_bytes=self.limits.max_state_bytes,
             guard_dirty=self.snapshot_to is not None,
             verify=self.snapshot_to is not None,
+            data=data,
         )
         status, value = await self._run_save(keys, args)
         if self.snapshot_to is not None and (
@@ -272,6 +277,7 @@ class RedisDb(BaseDb):
                     keys.bucket.index,
                     keys.lease,
                     keys.gone,
+                    keys.data,
                 ],
                 args,
             )
@@ -292,6 +298,7 @@ class RedisDb(BaseDb):
         self.limits.check_keys(record.session_id, texts)
         self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
         self.limits.check_size(record.session_id, texts)
+        self.limits.check_data(record.session_id, record.data)
         keys = SessionKeys(self.key_prefix, record.session_id)
         args = upsert_args(
             keys,
@@ -308,6 +315,7 @@ class RedisDb(BaseDb):
             keys.bucket.dirty,
             keys.bucket.index,
             keys.gone,
+            keys.data,
         ]
         with self._clients.unavailable(f"write a snapshot of session {record.session_id!r}"):
             written = await scripts.UPSERT(self._clients.get(), session_keys, args)
@@ -331,6 +339,7 @@ class RedisDb(BaseDb):
                     keys.bucket.dirty,
                     keys.bucket.index,
                     keys.gone,
+                    keys.data,
                 ],
                 [keys.hashed],
             )

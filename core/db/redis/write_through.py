@@ -29,7 +29,7 @@ from core.db.redis.keys import SessionKeys
 from core.db.redis.scripts import LuaScript
 from core.utils.log import log_error, log_warning
 
-# Undo one save, if it is still the current one. KEYS: state meta hist index dirty
+# Undo one save, if it is still the current one. KEYS: state meta hist index dirty data
 # ARGV: version save_id hash. The newest undo record holds what the save replaced.
 # Returns 1 undone, 0 the session moved on, -1 no undo record for that save.
 UNDO = LuaScript(
@@ -43,7 +43,7 @@ if not raw then return -1 end
 local undo = cjson.decode(raw)
 if tostring(undo['v']) ~= ARGV[1] then return -1 end
 if undo['n'] then
-  redis.call('DEL', KEYS[1], meta, KEYS[3])
+  redis.call('DEL', KEYS[1], meta, KEYS[3], KEYS[6])
   redis.call('ZREM', KEYS[4], ARGV[3])
   redis.call('SREM', KEYS[5], ARGV[3])
   return 1
@@ -51,6 +51,9 @@ end
 for key, previous in pairs(undo['o']) do
   if previous == false then redis.call('HDEL', KEYS[1], key)
   else redis.call('HSET', KEYS[1], key, previous) end
+end
+if undo['d'] then
+  if undo['d'] == '' then redis.call('DEL', KEYS[6]) else redis.call('SET', KEYS[6], undo['d']) end
 end
 redis.call('LPOP', KEYS[3])
 redis.call('HSET', meta, 'v', tonumber(ARGV[1]) - 1, 'save', undo['s'] or '',
@@ -119,7 +122,14 @@ async def _undo(clients: RedisClients, keys: SessionKeys, version: int, save_id:
         with clients.unavailable(f"undo a save of session {keys.session_id!r}"):
             result = await UNDO(
                 clients.get(),
-                [keys.state, keys.meta, keys.hist, keys.bucket.index, keys.bucket.dirty],
+                [
+                    keys.state,
+                    keys.meta,
+                    keys.hist,
+                    keys.bucket.index,
+                    keys.bucket.dirty,
+                    keys.data,
+                ],
                 [version, save_id, keys.hashed],
             )
     except StoreUnavailableError:

@@ -165,14 +165,16 @@ class SqlDb(BaseDb):
         removed: frozenset[str] | set[str] = frozenset(),
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
+        data: str | None = None,
     ) -> int:
         dump_delta(changed)  # non-JSON values fail here, naming the key, before any I/O
         self.limits.check_keys(session_id, changed)
         self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
+        self.limits.check_data(session_id, data)
         values = dict(changed)
         token = lease.token if lease is not None else ""
         return await self._run(
-            self._save, session_id, expected_version, values, set(removed), meta, token
+            self._save, session_id, expected_version, values, set(removed), meta, token, data
         )
 
     def _save(
@@ -183,6 +185,7 @@ class SqlDb(BaseDb):
         removed: set[str],
         meta: SessionMeta,
         token: str,
+        data: str | None,
     ) -> int:
         s = self._tables.sessions
         try:
@@ -214,6 +217,8 @@ class SqlDb(BaseDb):
                     "user_id": meta.user_id,
                     "save_id": save_id,
                 }
+                if data is not None:
+                    fields["data"] = data
                 if row is None:
                     conn.execute(
                         sa.insert(s).values(
@@ -288,6 +293,7 @@ class SqlDb(BaseDb):
             "created_at": record.created_at,
             "updated_at": record.updated_at,
             "save_id": record.save_id,
+            "data": record.data,
         }
         insert = self._upsert(s).values(session_id=record.session_id, **values)
         statement = insert.on_conflict_do_update(
@@ -456,6 +462,7 @@ def _record(row: Any) -> SessionRecord:
         created_at=row.created_at,
         updated_at=row.updated_at,
         save_id=row.save_id,
+        data=row.data,
     )
 
 

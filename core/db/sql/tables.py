@@ -79,6 +79,7 @@ def build_tables(names: TableNames) -> Tables:
         sa.Column("created_at", sa.Double, nullable=False),
         sa.Column("updated_at", sa.Double, nullable=False),
         sa.Column("save_id", sa.Text, nullable=False, server_default=""),
+        sa.Column("data", sa.Text, nullable=False, server_default=""),
     )
     history = sa.Table(
         names.history,
