@@ -2,6 +2,14 @@
 
 Rebuilding per call means templated values and the state shown in context always
 reflect what earlier tool calls in the same run changed.
+
+``{key}`` is filled from the state, then the run's (resolved) dependencies, then its
+metadata, then ``user_id`` / ``session_id`` (:mod:`core.state.template`).
+``add_dependencies_to_context`` shows the resolved dependencies as JSON in an
+``<additional context>`` block of the system message (Agno appends that block to the
+user message; here the user's message stays exactly what they typed). Tool
+instructions (``@tool(instructions=...)``, a Toolkit's ``instructions`` with
+``add_instructions=True``) follow the agent's own instructions, each text once.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.state.template import fill_template
+from core.tools.function import Function
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +33,7 @@ class PromptSpec:
     markdown: bool = False
     resolve_in_context: bool = True
     add_session_state_to_context: bool = False
+    add_dependencies_to_context: bool = False
     enable_agentic_state: bool = False
     extra: tuple[str, ...] = ()
 
@@ -35,13 +45,18 @@ def build_system_message(
     dependencies: Mapping[str, Any],
     identity: Mapping[str, Any],
     memories: Sequence[str] = (),
+    metadata: Mapping[str, Any] | None = None,
+    functions: Mapping[str, Function] | None = None,
 ) -> str | None:
-    """The system message for one model call, or None when there is nothing to say."""
+    """The system message for one model call, or None when there is nothing to say.
+
+    ``dependencies`` are the run's resolved ones (``run_context.dependencies``).
+    """
 
     def fill(text: str) -> str:
         if not spec.resolve_in_context:
             return text
-        return fill_template(text, state, dependencies, identity)
+        return fill_template(text, state, dependencies, metadata or {}, identity)
 
     if spec.system_message is not None:
         return fill(spec.system_message)
@@ -53,11 +68,15 @@ def build_system_message(
     elif spec.instructions:
         parts.append("\n".join(f"- {fill(line)}" for line in spec.instructions))
     parts.extend(spec.extra)
+    parts.extend(tool_instructions(functions or {}))
     if spec.markdown:
         parts.append("Use markdown to format your answers.")
     if spec.add_session_state_to_context:
         shown = json.dumps(dict(state), ensure_ascii=False, indent=None)
         parts.append(f"<session_state>\n{shown}\n</session_state>")
+    if spec.add_dependencies_to_context and dependencies:
+        shown = json.dumps(dict(dependencies), ensure_ascii=False, indent=2, default=str)
+        parts.append(f"<additional context>\n{shown}\n</additional context>")
     if spec.enable_agentic_state:
         parts.append(
             "You can change the session state with the update_session_state tool: "
@@ -67,3 +86,16 @@ def build_system_message(
         listed = "\n".join(f"- {m}" for m in memories)
         parts.append(f"<memories_about_user>\n{listed}\n</memories_about_user>")
     return "\n\n".join(p for p in parts if p) or None
+
+
+def tool_instructions(functions: Mapping[str, Function]) -> list[str]:
+    """The instructions the tools ask to add, in tool order, each text once."""
+    texts: list[str] = []
+    for function in functions.values():
+        for text in (
+            function.toolkit_instructions,
+            function.instructions if function.add_instructions else None,
+        ):
+            if text and text not in texts:
+                texts.append(text)
+    return texts

@@ -3,6 +3,8 @@
 Whatever goes wrong — bad JSON, unknown tool, wrong argument types, a tool or hook
 that raises, a value that is not JSON, a call past its timeout — becomes an error
 result for the model, and the state is put back to what it was before that call.
+A tool with ``requires_confirmation=True`` runs only when the caller says the call
+was confirmed; otherwise it is not run and the model is told why.
 
 A sync tool runs on a worker thread (so it never blocks the event loop) against a
 private copy of the state, adopted as the live state only when the call returns in
@@ -22,12 +24,13 @@ from typing import Any
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.exceptions import ToolArgumentError
 from core.run.context import RunContext
+from core.run.dependencies import resolve_dependencies
 from core.run.output import ToolExecution
 from core.state.session import SessionHandle
 from core.state.values import TRANSIENT_KEYS, StateValueError
 from core.state.view import AgentState
+from core.tools.call import call_function
 from core.tools.function import Function
-from core.tools.hooks import run_tool_chain
 from core.utils.log import logger
 
 
@@ -53,6 +56,24 @@ def run_injections(
         "agent_state": AgentState(handle.tracker.state),
         **(extra or {}),
     }
+    return run_context, injected
+
+
+async def prepare_run(
+    handle: SessionHandle,
+    *,
+    dependencies: Mapping[str, Any],
+    metadata: Mapping[str, Any] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> tuple[RunContext, dict[str, Any]]:
+    """:func:`run_injections` with callable dependencies resolved for this run.
+
+    Use ``run_context.dependencies`` (resolved) for the prompt and the tools.
+    """
+    run_context, injected = run_injections(
+        handle, dependencies=dependencies, metadata=metadata, extra=extra
+    )
+    run_context.dependencies = await resolve_dependencies(dependencies, injected)
     return run_context, injected
 
 
@@ -122,8 +143,13 @@ async def execute_tool_call(
     injected: Mapping[str, Any],
     checkpoint: dict[str, str],
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+    confirmed: bool = False,
 ) -> tuple[ToolExecution, dict[str, str]]:
-    """Run one call; returns its record and the state checkpoint after it."""
+    """Run one call; returns its record and the state checkpoint after it.
+
+    ``confirmed``: a person approved this call (needed for ``requires_confirmation``
+    tools; the run loop pauses for it and passes True when it resumes).
+    """
     function = functions.get(name)
     if function is None:
         known = ", ".join(sorted(functions)) or "none"
@@ -133,6 +159,12 @@ async def execute_tool_call(
         arguments = parse_arguments(function, raw_arguments)
     except ToolArgumentError as exc:
         return ToolExecution(call_id, name, {}, f"Error: {exc}", error=True), checkpoint
+    if function.requires_confirmation and not confirmed:
+        text = (
+            f"Error: tool {name!r} needs a person's confirmation before it runs, "
+            "and this call was not confirmed; it was not run and nothing changed."
+        )
+        return ToolExecution(call_id, name, arguments, text, error=True), checkpoint
     handle.tracker.touched()
     call_context, values = run_context, injected
     if not function.is_async:  # runs on a thread that may outlive the call
@@ -141,7 +173,7 @@ async def execute_tool_call(
     scope = asyncio.timeout(timeout)
     try:
         async with scope:
-            result = await run_tool_chain(function, arguments, hooks, values)
+            result = await call_function(function, arguments, hooks, values, call_id=call_id)
         _adopt_reassigned_state(handle, call_context)
         after = handle.tracker.checkpoint()
     except asyncio.CancelledError:  # the run's deadline: undo the call in flight

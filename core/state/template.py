@@ -2,7 +2,9 @@
 
 Deliberately not ``str.format``: only plain names are substituted, so ``{x.y}``,
 ``{x[0]}``, ``{x!r}`` and ``{__class__}`` can never reach attributes or run code
-through a format spec. Unknown names stay literal.
+through a format spec. Unknown names stay literal. The caller passes the sources in
+order of precedence: session state, dependencies, run metadata, then ``user_id`` /
+``session_id`` (Agno's order).
 """
 
 from __future__ import annotations

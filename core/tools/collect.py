@@ -6,16 +6,18 @@ from collections.abc import Iterable
 from typing import Any
 
 from core.tools.function import Function
+from core.tools.toolkit import Toolkit
 
 
 def collect_functions(tools: Iterable[Any]) -> dict[str, Function]:
     """Functions by name from callables, Functions and toolkits; duplicates are an error."""
     table: dict[str, Function] = {}
     for item in tools:
-        group = getattr(item, "functions", None)
         found: Iterable[Function]
-        if isinstance(group, dict):
-            found = group.values()
+        if isinstance(item, Toolkit):  # the async variant of a tool where there is one
+            found = item.get_async_functions().values()
+        elif isinstance(getattr(item, "functions", None), dict):  # a toolkit-like group
+            found = item.functions.values()
         elif isinstance(item, Function) or callable(item):
             found = [Function.from_callable(item)]
         else:

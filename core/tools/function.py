@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, get_type_hints
 
 import pydantic
 
 from core.exceptions import ToolArgumentError
 from core.run.context import RunContext
+from core.tools.cache import DEFAULT_CACHE_TTL, ResultCache
 
 #: parameter names the runtime fills in; the model never sees them
 INJECTED_PARAMS = frozenset({"session_state", "run_context", "agent", "team", "agent_state"})
@@ -53,17 +54,35 @@ def parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
 
 
 class Function:
-    """A tool: name, description, JSON-schema parameters, and the code to run."""
+    """A tool: name, description, JSON-schema parameters, the code to run, and its options.
+
+    The options are Agno's ``@tool`` options (see :func:`core.tools.decorator.tool`
+    and docs/runtime.md, "Tools"): hooks, caching and ``strict`` are honoured here and
+    in :mod:`core.tools.call`; ``requires_confirmation``, ``stop_after_tool_call`` and
+    ``show_result`` are flags the run loop reads.
+    """
 
     __slots__ = (
         "_model",
+        "add_instructions",
+        "cache",
         "description",
         "entrypoint",
         "injected",
+        "instructions",
         "is_async",
         "name",
         "parameters",
+        "post_hook",
+        "pre_hook",
+        "requires_confirmation",
+        "show_result",
+        "stop_after_successful_tool_call",
+        "stop_after_tool_call",
+        "strict",
         "timeout",
+        "tool_hooks",
+        "toolkit_instructions",
     )
 
     def __init__(
@@ -73,34 +92,98 @@ class Function:
         name: str | None = None,
         description: str | None = None,
         timeout: float | None = None,
+        strict: bool | None = None,
+        instructions: str | None = None,
+        add_instructions: bool = True,
+        show_result: bool = False,
+        stop_after_tool_call: bool = False,
+        stop_after_successful_tool_call: bool = False,
+        requires_confirmation: bool = False,
+        pre_hook: Callable[..., Any] | None = None,
+        post_hook: Callable[..., Any] | None = None,
+        tool_hooks: Sequence[Callable[..., Any]] | None = None,
+        cache_results: bool = False,
+        cache_ttl: float = DEFAULT_CACHE_TTL,
+        cache_dir: str | None = None,
     ) -> None:
         if timeout is not None and not timeout > 0:
             raise ValueError(f"tool timeout must be positive, not {timeout}")
+        for label, hook in (("pre_hook", pre_hook), ("post_hook", post_hook)):
+            if hook is not None and not callable(hook):
+                raise TypeError(f"{label} must be a callable, not {hook!r}")
+        hooks = list(tool_hooks or [])
+        if not all(callable(h) for h in hooks):
+            raise TypeError(f"tool_hooks must be callables, not {hooks!r}")
         self.entrypoint = entrypoint
         #: seconds one call may take; None: the agent's ``tool_timeout``
         self.timeout = timeout
         self.name: str = name or str(getattr(entrypoint, "__name__", "tool"))
         summary, arg_docs = parse_docstring(inspect.getdoc(entrypoint))
         self.description = description or summary
-        self.is_async = inspect.iscoroutinefunction(entrypoint)
+        # an async generator is driven on the loop like a coroutine
+        self.is_async = inspect.iscoroutinefunction(entrypoint) or inspect.isasyncgenfunction(
+            entrypoint
+        )
         self.injected, self._model = _build_model(entrypoint, self.name, arg_docs)
         self.parameters = _clean_schema(self._model.model_json_schema())
+        self.strict = strict
+        self.instructions = instructions
+        self.add_instructions = add_instructions
+        #: a toolkit's own instructions, shown once per toolkit (see core.agent.prompt)
+        self.toolkit_instructions: str | None = None
+        self.show_result = show_result
+        self.stop_after_tool_call = stop_after_tool_call
+        self.stop_after_successful_tool_call = stop_after_successful_tool_call
+        #: the run must pause for a person's approval before this tool runs
+        self.requires_confirmation = requires_confirmation
+        self.pre_hook = pre_hook
+        self.post_hook = post_hook
+        self.tool_hooks: list[Callable[..., Any]] = hooks
+        self.cache: ResultCache | None = (
+            ResultCache(ttl=cache_ttl, directory=cache_dir) if cache_results else None
+        )
+        if not cache_results and cache_dir is not None:
+            raise ValueError("cache_dir is only used with cache_results=True")
 
     @classmethod
     def from_callable(cls, fn: Callable[..., Any] | Function, **kw: Any) -> Function:
         """Wrap a plain callable; a Function passes through unchanged."""
         return fn if isinstance(fn, Function) else cls(fn, **kw)
 
+    def replace(self, **changes: Any) -> Function:
+        """A copy with some attributes changed (``name``, ``entrypoint``, flags, ...)."""
+        unknown = set(changes) - set(self.__slots__)
+        if unknown:
+            raise TypeError(f"Function has no option {', '.join(sorted(unknown))}")
+        copy = object.__new__(Function)
+        for slot in self.__slots__:
+            setattr(copy, slot, changes.get(slot, getattr(self, slot)))
+        return copy
+
+    def bind(self, instance: Any) -> Function:
+        """This tool with ``instance`` as the ``self`` of a method entrypoint."""
+        if not _takes_self(self.entrypoint):
+            return self
+        return self.replace(entrypoint=self.entrypoint.__get__(instance, type(instance)))
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Function:
+        # ``@tool`` on a method: ``obj.method`` is the tool bound to obj, as for functions
+        return self if instance is None else self.bind(instance)
+
+    def stops_run(self, *, error: bool) -> bool:
+        """Whether the run ends after a call of this tool (the loop asks)."""
+        return self.stop_after_tool_call or (self.stop_after_successful_tool_call and not error)
+
     def to_openai(self) -> dict[str, Any]:
-        """The Chat Completions tool schema."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": self.parameters,
-            },
+        """The Chat Completions tool schema (strict when ``strict=True``)."""
+        spec: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": _strict_schema(self.parameters) if self.strict else self.parameters,
         }
+        if self.strict:
+            spec["strict"] = True
+        return {"type": "function", "function": spec}
 
     def validate(self, arguments: Any) -> dict[str, Any]:
         """Arguments checked and converted to the declared types, or ToolArgumentError."""
@@ -175,3 +258,34 @@ def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     cleaned.setdefault("properties", {})
     cleaned["type"] = "object"
     return cleaned
+
+
+def _takes_self(fn: Callable[..., Any]) -> bool:
+    """An unbound method: its first parameter is named ``self`` (Agno's rule)."""
+    try:
+        first = next(iter(inspect.signature(fn).parameters), None)
+    except (TypeError, ValueError):
+        return False
+    return first == "self"
+
+
+def _strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """OpenAI's strict form: every object lists all its properties as required and no others."""
+
+    def tighten(node: Any) -> Any:
+        if isinstance(node, list):
+            return [tighten(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key in ("properties", "$defs") and isinstance(value, dict):
+                out[key] = {name: tighten(sub) for name, sub in value.items()}
+            elif key != "default":  # strict schemas may not carry defaults
+                out[key] = tighten(value)
+        if node.get("type") == "object" or "properties" in node:
+            out["additionalProperties"] = False
+            out["required"] = list(out.get("properties", {}))
+        return out
+
+    return tighten(schema)

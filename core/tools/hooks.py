@@ -10,15 +10,21 @@ a worker thread (:mod:`core.tools.workers`), a sync tool under async hooks runs 
 and a sync hook around async code runs on one while its ``function_call`` hands the
 inner layers back to the loop. Cancelling the chain (a timeout) cancels the async
 parts, abandons the threads, and refuses any later ``function_call`` from them.
+
+Generator tools (sync or async) are drained where they run — a sync generator on its
+worker thread, an async one on the loop — and what they yielded, joined as text as
+Agno does, is the tool's result; so hooks around them see that text, never a
+generator object.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import inspect
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from core.tools.function import Function
@@ -27,7 +33,10 @@ from core.tools.workers import run_in_worker
 
 def _wants(fn: Callable[..., Any]) -> tuple[frozenset[str], bool]:
     """Parameter names a callable accepts, and whether it takes **kwargs."""
-    params = inspect.signature(fn).parameters.values()
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature: call it bare
+        return frozenset(), False
     names = frozenset(p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
     return names, any(p.kind is p.VAR_KEYWORD for p in params)
 
@@ -49,27 +58,38 @@ async def run_tool_chain(
     tool_kwargs = {k: v for k, v in injected.items() if k in function.injected}
 
     def call_tool_sync(**args: Any) -> Any:
-        return function.entrypoint(**args, **tool_kwargs)
+        result = function.entrypoint(**args, **tool_kwargs)
+        return join_chunks(result) if inspect.isgenerator(result) else result
 
     any_async = function.is_async or any(inspect.iscoroutinefunction(h) for h in hooks)
     if not any_async:
         sync_chain: Callable[..., Any] = call_tool_sync
         for hook in reversed(hooks):
             sync_chain = _sync_layer(hook, function.name, sync_chain, injected)
-        result = await run_in_worker(sync_chain, **arguments)
-        return await result if inspect.isawaitable(result) else result
+        return await settle(await run_in_worker(sync_chain, **arguments))
 
     async def call_tool_async(**args: Any) -> Any:
         if function.is_async:
-            result = function.entrypoint(**args, **tool_kwargs)
-        else:
-            result = await run_in_worker(call_tool_sync, **args)
-        return await result if inspect.isawaitable(result) else result
+            return await settle(function.entrypoint(**args, **tool_kwargs))
+        return await settle(await run_in_worker(call_tool_sync, **args))
 
     chain: Callable[..., Any] = call_tool_async
     for hook in reversed(hooks):
         chain = _async_layer(hook, function.name, chain, injected)
     return await chain(**arguments)
+
+
+def join_chunks(chunks: Iterable[Any]) -> str:
+    """What a generator tool yielded, as one text (Agno joins ``str(chunk)``)."""
+    return "".join(str(chunk) for chunk in chunks)
+
+
+async def settle(result: Any) -> Any:
+    """Await a coroutine and drain an async generator; other values pass through."""
+    if inspect.isasyncgen(result):
+        async with contextlib.aclosing(result) as chunks:  # closed on cancel too
+            return join_chunks([chunk async for chunk in chunks])
+    return await result if inspect.isawaitable(result) else result
 
 
 def _sync_layer(
