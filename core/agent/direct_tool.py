@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT, run_deadline
-from core.agent.tool_calls import execute_tool_call, run_injections
+from core.agent.tool_calls import execute_tool_call, prepare_run
 from core.exceptions import UnknownToolError
 from core.run.output import RunOutput
 from core.state.session import SessionHandle
@@ -42,7 +42,7 @@ async def run_tool_on_session(
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
 ) -> RunOutput:
     """Run one tool call on an open session and persist; the output carries its result."""
-    run_context, values = run_injections(handle, dependencies=dependencies, extra=injected)
+    run_context, values = await prepare_run(handle, dependencies=dependencies, extra=injected)
     execution, _ = await execute_tool_call(
         call_id=f"direct_{handle.run_id}",
         name=name,

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from core.agent import Agent
 from core.agent.prompt import PromptSpec, build_system_message
 from core.run.context import RunContext
 from core.run.dependencies import DependencyError, resolve_dependencies
@@ -99,3 +100,13 @@ async def test_prepare_run_resolves_dependencies_into_the_run_context() -> None:
         )
     assert dict(context.dependencies) == {"owner": "bot:s", "n": 1}
     assert injected["run_context"] is context
+
+
+def test_direct_tool_calls_see_resolved_dependencies() -> None:
+    """arun_tool / slash commands resolve callable dependencies for the call, like a run."""
+
+    def show(run_context: RunContext) -> str:
+        return str(run_context.dependencies["now"])
+
+    agent = Agent(tools=[show], dependencies={"now": lambda: "12:00"})
+    assert agent.run_tool("show", {}, session_id="s").content == "12:00"
