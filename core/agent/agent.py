@@ -19,6 +19,7 @@ from core.agent.loop import ContentSink, LoopSpec, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
+from core.agent.streaming import observe_run
 from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
 from core.exceptions import NoModelError
@@ -29,6 +30,13 @@ from core.state.session import SessionHandle
 from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
 from core.utils.ids import slug
+
+
+def check_history_runs(value: int | None) -> int | None:
+    """``num_history_runs``: None (Agno's default) or a count of at least 0."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+        raise ValueError(f"num_history_runs must be a whole number >= 0 or None, not {value!r}")
+    return value
 
 
 class Agent(RunMethods, DirectToolMethods, SessionStateApi):
@@ -63,7 +71,22 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
         enable_agentic_memory: bool = False,
         add_memories_to_context: bool = False,
+        role: str | None = None,
+        add_history_to_context: bool = False,
+        num_history_runs: int | None = None,
+        read_chat_history: bool = False,
+        add_dependencies_to_context: bool = False,
+        telemetry: bool = True,
     ) -> None:
+        """Build the agent (a template: runs never change it).
+
+        Agno arguments kept as plain attributes for the part that honours them:
+        ``add_history_to_context`` / ``num_history_runs`` (None: Agno's default) /
+        ``read_chat_history`` for run history, ``add_dependencies_to_context`` for the
+        system message. ``role`` is what a team leader is told this member does.
+        ``telemetry`` is accepted for Agno code and honoured trivially: this project
+        sends no telemetry at all, whatever its value.
+        """
         self.model = model
         self.db: BaseDb = db or storage or InMemoryDb()
         self.name = name
@@ -81,6 +104,12 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         self.run_timeout = check_timeout("run_timeout", run_timeout)
         self.tool_timeout = check_timeout("tool_timeout", tool_timeout)
         self.add_memories_to_context = add_memories_to_context
+        self.role = role
+        self.add_history_to_context = add_history_to_context
+        self.num_history_runs = check_history_runs(num_history_runs)
+        self.read_chat_history = read_chat_history
+        self.add_dependencies_to_context = add_dependencies_to_context
+        self.telemetry = telemetry  # no-op by design: nothing is ever sent anywhere
         self.tool_hooks = list(tool_hooks or [])
         extra_tools: list[Function] = []
         if enable_agentic_state:
@@ -132,15 +161,19 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         if self.add_memories_to_context and handle.user_id:
             # the store that holds this session (a team's or workflow's, when shared)
             memories = [m.memory for m in await handle.db.aget_memories(handle.user_id)]
-        return await run_loop(
-            self.loop_spec(injected),
-            handle,
-            input,
-            dependencies=self._dependencies(dependencies),
-            metadata=metadata or {},
-            memories=memories,
-            on_content=on_content,
-        )
+        async with observe_run(self, handle.run_id, handle.session_id) as observer:
+            output = await run_loop(
+                self.loop_spec(injected),
+                handle,
+                input,
+                dependencies=self._dependencies(dependencies),
+                metadata=metadata or {},
+                memories=memories,
+                on_content=on_content,
+                on_tool_event=observer.on_tool,
+            )
+            observer.output = output
+        return output
 
     def check_runnable(self) -> None:
         """Free text needs a model; fail before a session is opened, storing nothing."""

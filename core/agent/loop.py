@@ -8,6 +8,7 @@ once more at the end.
 from __future__ import annotations
 
 import inspect
+import json
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -18,11 +19,13 @@ from core.agent.prompt import PromptSpec, build_system_message
 from core.agent.tool_calls import execute_tool_call, run_injections
 from core.exceptions import NoModelError, ToolCallLimitError
 from core.models.base import Message, Model, ModelResponse
-from core.run.output import RunOutput
+from core.run.output import RunOutput, ToolExecution
 from core.state.session import SessionHandle
 from core.tools.function import Function
 
 ContentSink = Callable[[str], Awaitable[None] | None]
+#: told ("started", call) before each tool call and ("completed", execution) after it
+ToolEventSink = Callable[[str, ToolExecution], None]
 
 
 @dataclass(slots=True)
@@ -49,6 +52,7 @@ async def run_loop(
     metadata: Mapping[str, Any],
     memories: Sequence[str] = (),
     on_content: ContentSink | None = None,
+    on_tool_event: ToolEventSink | None = None,
 ) -> RunOutput:
     """Run the model with tools until it answers; returns the run's output."""
     if spec.model is None:
@@ -86,6 +90,8 @@ async def run_loop(
             raise ToolCallLimitError(spec.tool_call_limit)
         checkpoint = handle.tracker.known_checkpoint()
         for call in response.tool_calls:
+            if on_tool_event is not None:
+                on_tool_event("started", _pending_call(call.id, call.name, call.arguments))
             execution, checkpoint = await execute_tool_call(
                 call_id=call.id,
                 name=call.name,
@@ -99,6 +105,8 @@ async def run_loop(
                 tool_timeout=spec.tool_timeout,
             )
             output.tools.append(execution)
+            if on_tool_event is not None:
+                on_tool_event("completed", execution)
             output.metrics.tool_calls += 1
             history.append(Message("tool", execution.result, tool_call_id=call.id, name=call.name))
         await handle.persist()
@@ -106,6 +114,17 @@ async def run_loop(
     output.session_state = handle.tracker.public_state()
     output.metrics.duration_s = time.perf_counter() - started
     return output
+
+
+def _pending_call(call_id: str, name: str, raw_arguments: str) -> ToolExecution:
+    """A call about to run, for the started event: its arguments as the model sent them."""
+    try:
+        arguments = json.loads(raw_arguments or "{}")
+    except ValueError:
+        arguments = None
+    if not isinstance(arguments, dict):  # invalid JSON: the call will report the error
+        arguments = {"_raw": raw_arguments}
+    return ToolExecution(tool_call_id=call_id, tool_name=name, tool_args=arguments, result="")
 
 
 async def _call_model(

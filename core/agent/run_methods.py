@@ -18,7 +18,7 @@ from core.agent.deadline import run_deadline
 from core.agent.loop import ContentSink
 from core.agent.streaming import stream_run
 from core.db.base import BaseDb, SessionMeta
-from core.run.events import RunEvent
+from core.run.events import RunContentEvent, RunOutputEvent
 from core.run.output import RunOutput
 from core.state.session import SessionHandle, open_session
 from core.utils.sync import iterate_sync, run_sync
@@ -102,32 +102,50 @@ class RunMethods:
             output.session_state = handle.tracker.public_state()
             return output
 
-    def arun(self, input: str, *, stream: bool = False, **kwargs: Any) -> Any:
-        """``await x.arun(...)`` -> RunOutput; with ``stream=True`` an async iterator of events."""
+    def arun(
+        self, input: str, *, stream: bool = False, stream_events: bool = False, **kwargs: Any
+    ) -> Any:
+        """``await x.arun(...)`` -> RunOutput; with ``stream=True`` an async iterator of events.
+
+        ``stream_events=True`` adds the run's lifecycle events (core.run.events); it
+        needs ``stream=True``.
+        """
+        if stream_events and not stream:
+            raise ValueError("stream_events=True needs stream=True (events are streamed)")
         if stream:
-            return stream_run(lambda sink: self._arun(input, on_content=sink, **kwargs))
+            return stream_run(
+                self,
+                lambda sink: self._arun(input, on_content=sink, **kwargs),
+                events=stream_events,
+            )
         return self._arun(input, **kwargs)
 
-    def run(self, input: str, *, stream: bool = False, **kwargs: Any) -> Any:
+    def run(
+        self, input: str, *, stream: bool = False, stream_events: bool = False, **kwargs: Any
+    ) -> Any:
         """Sync twin of :meth:`arun`; with ``stream=True`` an iterator of events."""
         if stream:
-            events: AsyncIterator[RunEvent] = self.arun(input, stream=True, **kwargs)
+            events: AsyncIterator[RunOutputEvent] = self.arun(
+                input, stream=True, stream_events=stream_events, **kwargs
+            )
             return iterate_sync(events)
+        if stream_events:
+            raise ValueError("stream_events=True needs stream=True (events are streamed)")
         return run_sync(self._arun(input, **kwargs))
 
     def print_response(self, input: str, *, stream: bool = False, **kwargs: Any) -> RunOutput:
         """Run and print the answer (chunk by chunk with ``stream=True``)."""
         if not stream:
             output: RunOutput = self.run(input, **kwargs)
-            print(output.content or "")
+            print(output.get_content_as_string())
             return output
         final: RunOutput | None = None
-        stream_events: Iterator[RunEvent] = self.run(input, stream=True, **kwargs)
-        for event in stream_events:
-            if event.run_output is None:
-                print(event.content, end="", flush=True)
-            else:
+        events: Iterator[RunOutputEvent] = self.run(input, stream=True, **kwargs)
+        for event in events:
+            if event.run_output is not None:
                 final = event.run_output
+            elif isinstance(event, RunContentEvent):
+                print(event.content, end="", flush=True)
         print()
         assert final is not None
         return final
@@ -135,5 +153,5 @@ class RunMethods:
     async def aprint_response(self, input: str, **kwargs: Any) -> RunOutput:
         """Async twin of :meth:`print_response` (non-streaming)."""
         output = await self._arun(input, **kwargs)
-        print(output.content or "")
+        print(output.get_content_as_string())
         return output

@@ -1,11 +1,51 @@
-"""RunOutput: what ``run()`` / ``arun()`` return."""
+"""RunOutput: what ``run()`` / ``arun()`` return, and its RunStatus."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from core.models.base import Message
+
+
+class RunStatus(StrEnum):
+    """How a run ended (Agno's ``RunStatus``: same names and values).
+
+    Values are Agno's upper-case strings; ``RunStatus("paused")`` finds a member
+    whatever the case, so stored or hand-written lower-case values still compare.
+    """
+
+    pending = "PENDING"
+    running = "RUNNING"
+    completed = "COMPLETED"
+    paused = "PAUSED"
+    cancelled = "CANCELLED"
+    error = "ERROR"
+
+    @classmethod
+    def _missing_(cls, value: object) -> RunStatus | None:
+        if isinstance(value, str):
+            for member in cls:
+                if member.value == value.upper():
+                    return member
+        return None
+
+
+def content_as_text(content: Any) -> str:
+    """Run or step content as text: strings as-is, pydantic models and others as JSON."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    dump_json = getattr(content, "model_dump_json", None)  # pydantic, without importing it
+    if callable(dump_json):
+        return str(dump_json())
+    try:
+        return json.dumps(content, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(content)
 
 
 @dataclass(slots=True)
@@ -32,12 +72,17 @@ class RunMetrics:
 
 @dataclass(slots=True)
 class RunOutput:
-    """The result of one run of an agent, team or workflow."""
+    """The result of one run of an agent, team or workflow.
+
+    ``content`` is the answer text for agents and teams; a workflow keeps its last
+    step's content as it is (a pydantic model stays a model, as in Agno), so use
+    :meth:`get_content_as_string` where text is needed.
+    """
 
     run_id: str
     session_id: str
     user_id: str | None
-    content: str | None = None
+    content: Any = None
     session_state: dict[str, Any] = field(default_factory=dict)
     tools: list[ToolExecution] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)
@@ -46,3 +91,21 @@ class RunOutput:
     step_outputs: dict[str, Any] = field(default_factory=dict)
     #: name of the agent/team/workflow that produced it
     agent_id: str | None = None
+    #: a team's member runs, in the order they ran (Agno's ``member_responses``)
+    member_responses: list[RunOutput] = field(default_factory=list)
+    #: a returned run has completed unless it was paused for confirmation
+    status: RunStatus = RunStatus.completed
+
+    @property
+    def is_paused(self) -> bool:
+        """True when the run stopped to wait for a confirmation (``continue_run``)."""
+        return RunStatus(self.status) is RunStatus.paused
+
+    @property
+    def is_cancelled(self) -> bool:
+        """True when the run was cancelled."""
+        return RunStatus(self.status) is RunStatus.cancelled
+
+    def get_content_as_string(self) -> str:
+        """The content as text (JSON for a pydantic model or other value), '' for none."""
+        return content_as_text(self.content)

@@ -14,19 +14,29 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
+from core.agent.agent import check_history_runs
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.loop import ContentSink, LoopSpec, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
+from core.agent.streaming import observe_run
 from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
+from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.run.output import RunOutput
 from core.state.merge import deep_merge
 from core.state.session import SessionHandle
-from core.team.members import DELEGATE_TOOL, check_members, delegate_function, members_prompt
+from core.team.members import (
+    DELEGATE_ALL_TOOL,
+    DELEGATE_TOOL,
+    Delegation,
+    check_members,
+    members_prompt,
+)
+from core.team.modes import COLLABORATE, ROUTE, RouteModel, resolve_mode
 from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
 from core.utils.ids import slug
@@ -63,8 +73,45 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         tool_call_limit: int = 10,
         run_timeout: float | None = DEFAULT_RUN_TIMEOUT,
         tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+        mode: str | None = None,
+        respond_directly: bool = False,
+        delegate_to_all_members: bool = False,
+        role: str | None = None,
+        share_member_interactions: bool = False,
+        show_members_responses: bool = False,
+        enable_agentic_memory: bool = False,
+        update_memory_on_run: bool = False,
+        add_history_to_context: bool = False,
+        num_history_runs: int | None = None,
+        telemetry: bool = True,
     ) -> None:
+        """Build the team (a template: runs never change it).
+
+        ``mode`` (or Agno's ``respond_directly`` / ``delegate_to_all_members``) is how
+        the leader works with the members (:mod:`core.team.modes`). ``role`` is shown to
+        a parent team's leader. ``share_member_interactions`` lets a member see what
+        earlier members were asked and answered in this run; ``show_members_responses``
+        makes ``print_response`` print each member's answer too.
+        ``update_memory_on_run`` (like ``enable_agentic_memory``) gives the leader the
+        user-memory tools, so the model records what it learns about the user during
+        the run (Agno runs a separate memory pass after the run instead).
+        ``add_history_to_context`` / ``num_history_runs`` are kept for run history.
+        ``telemetry`` is accepted for Agno code: this project sends no telemetry at
+        all, whatever its value.
+        """
         self.members = check_members(members)
+        self.mode = resolve_mode(
+            mode, respond_directly=respond_directly, delegate_to_all_members=delegate_to_all_members
+        )
+        self.respond_directly = self.mode == ROUTE
+        self.delegate_to_all_members = self.mode == COLLABORATE
+        self.role = role
+        self.share_member_interactions = share_member_interactions
+        self.show_members_responses = show_members_responses
+        self.update_memory_on_run = update_memory_on_run
+        self.add_history_to_context = add_history_to_context
+        self.num_history_runs = check_history_runs(num_history_runs)
+        self.telemetry = telemetry  # no-op by design: nothing is ever sent anywhere
         self.model = model
         self.db: BaseDb = db or InMemoryDb()
         self.name = name
@@ -86,9 +133,12 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         self.tool_timeout = check_timeout("tool_timeout", tool_timeout)
         self.tool_hooks = list(tool_hooks or [])
         extra = [agentic_state_function()] if enable_agentic_state else []
+        if enable_agentic_memory or update_memory_on_run:
+            extra.extend(memory_functions(self.db))
         self.functions: dict[str, Function] = collect_functions([*(tools or []), *extra])
-        if DELEGATE_TOOL in self.functions:
-            raise ValueError(f"the tool name {DELEGATE_TOOL!r} is reserved for delegation")
+        for reserved in (DELEGATE_TOOL, DELEGATE_ALL_TOOL):
+            if reserved in self.functions:
+                raise ValueError(f"the tool name {reserved!r} is reserved for delegation")
         self.prompt = PromptSpec(
             description=description,
             instructions=instructions,
@@ -97,7 +147,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             resolve_in_context=resolve_in_context,
             add_session_state_to_context=add_session_state_to_context,
             enable_agentic_state=enable_agentic_state,
-            extra=(members_prompt(self.members),) if self.members else (),
+            extra=(members_prompt(self.members, self.mode),) if self.members else (),
         )
 
     def _dependencies(self, run_dependencies: Mapping[str, Any] | None) -> Mapping[str, Any]:
@@ -105,12 +155,15 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         return MappingProxyType(merged)
 
     def loop_spec(
-        self, functions: Mapping[str, Function], injected: Mapping[str, Any] | None = None
+        self,
+        functions: Mapping[str, Function],
+        injected: Mapping[str, Any] | None = None,
+        model: Model | None = None,
     ) -> LoopSpec:
         """How the leader runs the model loop with ``functions`` (team tools + delegation)."""
         return LoopSpec(
             owner_id=self.id,
-            model=self.model,
+            model=model or self.model,
             functions=functions,
             hooks=self.tool_hooks,
             prompt=self.prompt,
@@ -133,28 +186,50 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         deps = self._dependencies(dependencies)
         member_outputs: list[RunOutput] = []
         functions = dict(self.functions)
+        leader = RouteModel(self.model) if self.mode == ROUTE and self.model else None
         if self.members:
-            functions[DELEGATE_TOOL] = delegate_function(
+            delegation = Delegation(
                 self.members,
                 handle,
                 dependencies=deps,
                 metadata=metadata or {},
                 injected={"team": self},
-                on_member_output=member_outputs.append,
+                on_member_output=lambda _member, out: member_outputs.append(out),
+                share_member_interactions=self.share_member_interactions,
             )
-        output = await run_loop(
-            self.loop_spec(functions, injected),
-            handle,
-            input,
-            dependencies=deps,
-            metadata=metadata or {},
-            on_content=on_content,
-        )
-        for member_output in member_outputs:  # the run's cost includes its members'
-            output.metrics.model_calls += member_output.metrics.model_calls
-            output.metrics.tool_calls += member_output.metrics.tool_calls
-            output.metrics.input_tokens += member_output.metrics.input_tokens
-            output.metrics.output_tokens += member_output.metrics.output_tokens
+            if self.mode == COLLABORATE:
+                functions[DELEGATE_ALL_TOOL] = delegation.delegate_all_function()
+            else:
+                on_answer = leader.answers.append if leader is not None else None
+                functions[DELEGATE_TOOL] = delegation.delegate_function(on_answer)
+        async with observe_run(self, handle.run_id, handle.session_id) as observer:
+            output = await run_loop(
+                self.loop_spec(functions, injected, leader),
+                handle,
+                input,
+                dependencies=deps,
+                metadata=metadata or {},
+                on_content=on_content,
+                on_tool_event=observer.on_tool,
+            )
+            if leader is not None:  # turns that returned a member's answer were no model call
+                output.metrics.model_calls -= leader.routed_turns
+            for member_output in member_outputs:  # the run's cost includes its members'
+                output.metrics.model_calls += member_output.metrics.model_calls
+                output.metrics.tool_calls += member_output.metrics.tool_calls
+                output.metrics.input_tokens += member_output.metrics.input_tokens
+                output.metrics.output_tokens += member_output.metrics.output_tokens
+            output.member_responses = member_outputs
+            observer.output = output
+        return output
+
+    def print_response(self, input: str, *, stream: bool = False, **kwargs: Any) -> RunOutput:
+        """Print the answer; with ``show_members_responses`` each member's answer after it."""
+        output = super().print_response(input, stream=stream, **kwargs)
+        if self.show_members_responses:
+            for member_output in output.member_responses:
+                who = member_output.agent_id or "member"
+                print(f"--- {who} ---\n{member_output.get_content_as_string()}")
         return output
 
     def __repr__(self) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from core.agent.loop import ContentSink
+from core.agent.streaming import step_scope
 from core.run.context import RunContext
 from core.run.output import RunMetrics, ToolExecution
 from core.state.session import SessionHandle
@@ -148,14 +149,18 @@ class WorkflowRun:
     async def run_step(self, step: StepLike, step_input: StepInput) -> StepOutput:
         """Run one step and persist; on error the state goes back to before the step."""
         checkpoint = self.handle.tracker.checkpoint()
-        try:
-            output = await step.aexecute(step_input, self)
-            self.adopt_state()
-            await self.handle.persist()  # a value that is not JSON fails here, naming the key
-        except BaseException:
-            self.adopt_state()
-            self.handle.tracker.rollback(checkpoint)
-            raise
+        async with step_scope(
+            self.workflow, self.handle.run_id, self.handle.session_id, step.name
+        ) as step_completed:
+            try:
+                output = await step.aexecute(step_input, self)
+                self.adopt_state()
+                await self.handle.persist()  # a value that is not JSON fails here, naming the key
+            except BaseException:
+                self.adopt_state()
+                self.handle.tracker.rollback(checkpoint)
+                raise
+            step_completed(output)
         if output.step_name is None:
             output.step_name = step.name
         if output.step_name:

@@ -1,7 +1,7 @@
 """Router: a selector picks which of its choices run.
 
 The selector (sync or async, receiving ``step_input`` and, by name, ``run_context`` /
-``session_state``) may return:
+``session_state`` / ``step_choices`` — the list of choices, as steps) may return:
 
 - a step (one of the choices, or any step, agent, team or function) or a list of them;
 - a step name (a string matching a choice's name);
@@ -90,7 +90,9 @@ class Router:
     async def aexecute(self, step_input: StepInput, run: WorkflowRun) -> StepOutput:
         """Select, then run the selected steps in order."""
         try:
-            selection = await call_user_function(self.selector, step_input, run.values(step_input))
+            # as in Agno, a selector that declares ``step_choices`` gets the choices
+            values = {**run.values(step_input), "step_choices": list(self.choices)}
+            selection = await call_user_function(self.selector, step_input, values)
         finally:
             run.adopt_state()
         outputs = await run.run_sequence(self.resolve(selection), step_input.previous_step_content)

@@ -1,7 +1,8 @@
 """Step: one unit of a workflow — an agent, a team, or a Python function.
 
 Agent and team steps run on the workflow's open session (``arun_on_session``), so they
-read and write the workflow's one ``session_state``. Their message is the workflow
+read and write the workflow's one ``session_state``; so does a whole workflow run as
+one step (``Step(workflow=...)``, see ``Workflow.arun_as_step``). Their message is the workflow
 input, followed by the previous step's content when there is one. Function steps
 receive ``step_input`` (or whatever their first parameter is called), and by name
 ``run_context``, ``session_state``, ``agent_state`` and ``workflow``; they may be sync
@@ -36,7 +37,7 @@ def as_step_output(result: Any, name: str | None) -> StepOutput:
 
 
 class Step:
-    """A named step running exactly one of ``agent``, ``team`` or ``executor``."""
+    """A named step running exactly one of ``agent``, ``team``, ``executor`` or ``workflow``."""
 
     def __init__(
         self,
@@ -46,10 +47,13 @@ class Step:
         executor: Callable[..., Any] | None = None,
         description: str | None = None,
         step_id: str | None = None,
+        workflow: Any = None,
     ) -> None:
-        given = [x for x in (agent, team, executor) if x is not None]
+        given = [x for x in (agent, team, executor, workflow) if x is not None]
         if len(given) != 1:
-            raise ValueError("a Step needs exactly one of agent=, team= or executor=")
+            raise ValueError("a Step needs exactly one of agent=, team=, executor= or workflow=")
+        if workflow is not None and not callable(getattr(workflow, "arun_as_step", None)):
+            raise TypeError(f"step {name!r}: {workflow!r} is not a Workflow")
         runner = agent if agent is not None else team
         if runner is not None and not callable(getattr(runner, "arun_on_session", None)):
             raise TypeError(f"step {name!r}: {runner!r} is not an Agent or a Team")
@@ -58,20 +62,31 @@ class Step:
         self.agent = agent
         self.team = team
         self.executor = executor
-        default_name = getattr(executor, "__name__", None) or getattr(runner, "name", None)
+        self.workflow = workflow
+        default_name = (
+            getattr(executor, "__name__", None)
+            or getattr(runner, "name", None)
+            or getattr(workflow, "name", None)
+        )
         self.name: str | None = name or default_name or "step"
         self.description = description
         self.step_id = step_id
 
     @property
     def step_type(self) -> str:
-        """``agent``, ``team`` or ``function``."""
+        """``agent``, ``team``, ``workflow`` or ``function``."""
         if self.agent is not None:
             return "agent"
+        if self.workflow is not None:
+            return "workflow"
         return "team" if self.team is not None else "function"
 
     async def aexecute(self, step_input: StepInput, run: WorkflowRun) -> StepOutput:
         """Run the step on the workflow's session."""
+        if self.workflow is not None:
+            output = await self.workflow.arun_as_step(step_input, run)
+            output.step_name = self.name
+            return output
         if self.executor is not None:
             try:
                 result = await call_user_function(self.executor, step_input, run.values(step_input))

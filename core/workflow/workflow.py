@@ -4,7 +4,8 @@ A workflow run opens one session (kind ``"workflow"``) and every step — an age
 tools, a team's members, a function step, an evaluator or selector — reads and writes
 that session's ``session_state``. The session is saved after each step. The run's
 output records every step's output in ``step_outputs`` (by step name) and takes the
-last step's content as its ``content``.
+last step's content, unchanged, as its ``content``. A workflow can itself be a step
+of another workflow (``Step(workflow=...)``), running on the outer run's session.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from core.agent.deadline import DEFAULT_RUN_TIMEOUT, check_timeout
 from core.agent.loop import ContentSink
 from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
+from core.agent.streaming import observe_run
 from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
 from core.exceptions import NoModelError, UnknownToolError
@@ -29,7 +31,7 @@ from core.tools.function import Function
 from core.utils.ids import slug
 from core.workflow.execution import WorkflowRun
 from core.workflow.step import as_step
-from core.workflow.types import content_text
+from core.workflow.types import StepInput, StepOutput
 
 
 class Workflow(RunMethods, SessionStateApi):
@@ -94,19 +96,57 @@ class Workflow(RunMethods, SessionStateApi):
             metadata=dict(metadata or {}),
             on_content=on_content,
         )
-        outputs = await run.run_sequence(self.steps, None)
-        output = RunOutput(
-            run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id
-        )
-        output.agent_id = self.id
-        last = outputs[-1].content if outputs else None
-        output.content = None if last is None else content_text(last)
-        output.step_outputs = dict(run.outputs)
-        output.tools = run.tools
-        output.metrics = run.metrics
-        output.metrics.duration_s = time.perf_counter() - started
-        output.session_state = handle.tracker.public_state()
+        async with observe_run(self, handle.run_id, handle.session_id) as observer:
+            outputs = await run.run_sequence(self.steps, None)
+            output = RunOutput(
+                run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id
+            )
+            output.agent_id = self.id
+            # kept as the step returned it (a pydantic model stays a model, as in Agno)
+            output.content = outputs[-1].content if outputs else None
+            output.step_outputs = dict(run.outputs)
+            output.tools = run.tools
+            output.metrics = run.metrics
+            output.metrics.duration_s = time.perf_counter() - started
+            output.session_state = handle.tracker.public_state()
+            observer.output = output
         return output
+
+    async def arun_as_step(self, step_input: StepInput, outer: WorkflowRun) -> StepOutput:
+        """Run this workflow as one step of another, on the outer run's session.
+
+        Its steps see the outer workflow's input, and its first step the outer previous
+        step's content. Its template's missing top-level keys are added to the shared
+        state (nothing present is touched); run dependencies override its own. Its tool
+        calls and costs count in the outer run; ``StepOutput(stop=True)`` inside it ends
+        only this workflow. The outer step's checkpoint covers it as a whole.
+        """
+        state = outer.handle.state
+        for key, value in self.session_state.items():
+            if key not in state:
+                state[key] = copy.deepcopy(value)
+        merged = {**copy.deepcopy(self.dependencies), **dict(outer.dependencies)}
+        run = WorkflowRun(
+            outer.handle,
+            input=step_input.input,
+            workflow=self,
+            dependencies=MappingProxyType(merged),
+            metadata=outer.metadata,
+            on_content=outer.on_content,
+        )
+        run.tools = outer.tools  # costs and tool calls are reported into the outer run
+        run.metrics = outer.metrics
+        handle = outer.handle
+        async with observe_run(self, handle.run_id, handle.session_id) as observer:
+            outputs = await run.run_sequence(self.steps, step_input.previous_step_content)
+            content = outputs[-1].content if outputs else step_input.previous_step_content
+            inner = RunOutput(
+                run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id
+            )
+            inner.agent_id, inner.content, inner.step_outputs = self.id, content, dict(run.outputs)
+            inner.session_state = handle.tracker.public_state()
+            observer.output = inner
+        return StepOutput(content=content, step_type="workflow", steps=outputs)
 
     async def arun_tool(
         self,
