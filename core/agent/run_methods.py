@@ -19,6 +19,7 @@ from core.agent.loop import ContentSink
 from core.agent.streaming import stream_run
 from core.db.base import BaseDb, SessionMeta
 from core.run.events import RunContentEvent, RunOutputEvent
+from core.run.history import run_record
 from core.run.output import RunOutput
 from core.state.session import SessionHandle, open_session
 from core.utils.sync import iterate_sync, run_sync
@@ -96,6 +97,12 @@ class RunMethods:
                     metadata=metadata,
                     on_content=on_content,
                 )
+            except Exception:
+                # the history says the run failed; state from earlier batches stays saved
+                handle.record_run(run_record(handle, input, None, owner_id=self.id))
+                raise
+            else:
+                handle.record_run(run_record(handle, input, output, owner_id=self.id))
             finally:
                 await handle.persist()  # keep what earlier steps and tool batches did
             # the live dict is discarded after the run, so no copy is needed

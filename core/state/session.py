@@ -15,7 +15,9 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from core.db.base import BaseDb, Lease, SessionMeta
+from core.db.limits import StateLimits
 from core.exceptions import RunTimeoutError
+from core.run.history import RunRecord, SessionData
 from core.state.merge import deep_merge
 from core.state.tracker import StateTracker
 from core.state.values import dump_state
@@ -25,6 +27,9 @@ class SessionHandle:
     """The live state of a session during one run, and how to persist it."""
 
     __slots__ = (
+        "_data",
+        "_data_changed",
+        "_data_text",
         "db",
         "deadline",
         "lease",
@@ -48,6 +53,7 @@ class SessionHandle:
         lease: Lease,
         version: int,
         tracker: StateTracker,
+        data_text: str = "",
     ) -> None:
         self.db = db
         self.session_id = session_id
@@ -60,6 +66,21 @@ class SessionHandle:
         #: ``time.monotonic()`` past which nothing is saved (set by the run's deadline)
         self.deadline: float | None = None
         self.run_timeout: float | None = None
+        self._data_text = data_text
+        self._data: SessionData | None = None  # decoded on first use only
+        self._data_changed = False
+
+    @property
+    def data(self) -> SessionData:
+        """The session's run history and name (decoded on first use)."""
+        if self._data is None:
+            self._data = SessionData.decode(self._data_text)
+        return self._data
+
+    def record_run(self, run: RunRecord) -> None:
+        """Add (or replace, by run id) a run in the history; saved with the next persist."""
+        self.data.upsert(run)
+        self._data_changed = True
 
     @property
     def state(self) -> dict[str, Any]:
@@ -78,8 +99,9 @@ class SessionHandle:
             raise RunTimeoutError(self.run_timeout or 0.0, saved=False, what="the run")
         current = self.tracker.known_checkpoint()
         changed, removed = self.tracker.delta(current)
-        if not changed and not removed and self.version > 0:
+        if not changed and not removed and not self._data_changed and self.version > 0:
             return
+        data = self.data.encode(self._limits()) if self._data_changed else None
         save = asyncio.ensure_future(
             self.db.asave(
                 self.session_id,
@@ -88,6 +110,7 @@ class SessionHandle:
                 removed=removed,
                 meta=self.meta,
                 lease=self.lease,
+                data=data,
             )
         )
         try:
@@ -96,8 +119,14 @@ class SessionHandle:
             with contextlib.suppress(Exception):
                 self.version = await save
                 self.tracker.mark_saved(current)
+                self._data_changed = False
             raise
         self.tracker.mark_saved(current)
+        self._data_changed = False
+
+    def _limits(self) -> StateLimits:
+        limits = getattr(self.db, "limits", None)
+        return limits if isinstance(limits, StateLimits) else StateLimits()
 
 
 def resolve_state(
@@ -166,4 +195,5 @@ async def open_session(
             lease=lease,
             version=record.version if record else 0,
             tracker=StateTracker(state, saved_json, current_json),
+            data_text=record.data if record else "",
         )

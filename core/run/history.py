@@ -1,0 +1,267 @@
+"""Run history: what each run of a session asked and answered, stored with the session.
+
+A session's *data* (``SessionRecord.data``, one JSON object as text) holds its runs,
+oldest first, and its name. It is written in the same atomic save as the state,
+snapshotted, exported and deleted with it. It is bounded: at most
+``StateLimits.max_runs`` runs and ``max_data_bytes`` of JSON, the oldest runs dropped
+first, and every tool result is cut to :data:`RESULT_CHARS` characters, so a
+long-lived chat thread never grows without limit.
+
+A paused run (a tool that ``requires_confirmation``) keeps what it needs to resume in
+``paused``: the run's messages so far and the pending tool calls. ``continue_run``
+finds it here, in whatever process it runs.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from core.db.limits import StateLimits
+from core.models.base import Message, ToolCall
+
+RunStatus = Literal["completed", "paused", "error", "cancelled"]
+
+#: characters of a tool's result kept in the history
+RESULT_CHARS = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallRecord:
+    """One tool call of a stored run."""
+
+    tool_call_id: str
+    name: str
+    arguments: Mapping[str, Any]
+    result: str | None = None
+    error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One run of a session, as stored."""
+
+    run_id: str
+    status: RunStatus
+    input: str
+    output: str | None = None
+    user_id: str | None = None
+    owner_id: str | None = None
+    tool_calls: tuple[ToolCallRecord, ...] = ()
+    created_at: float = field(default_factory=time.time)
+    updated_at: float = field(default_factory=time.time)
+    #: resume data of a paused run: {"messages": [...], "pending": [...], ...}
+    paused: Mapping[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON data."""
+        data: dict[str, Any] = {
+            "run_id": self.run_id,
+            "status": self.status,
+            "input": self.input,
+            "output": self.output,
+            "user_id": self.user_id,
+            "owner_id": self.owner_id,
+            "tool_calls": [
+                {
+                    "id": c.tool_call_id,
+                    "name": c.name,
+                    "arguments": dict(c.arguments),
+                    "result": c.result,
+                    "error": c.error,
+                }
+                for c in self.tool_calls
+            ],
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+        if self.paused is not None:
+            data["paused"] = dict(self.paused)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RunRecord:
+        """The record from :meth:`to_dict` output."""
+        return cls(
+            run_id=str(data["run_id"]),
+            status=data.get("status", "completed"),
+            input=str(data.get("input", "")),
+            output=data.get("output"),
+            user_id=data.get("user_id"),
+            owner_id=data.get("owner_id"),
+            tool_calls=tuple(
+                ToolCallRecord(
+                    str(c.get("id", "")),
+                    str(c.get("name", "")),
+                    dict(c.get("arguments") or {}),
+                    c.get("result"),
+                    bool(c.get("error", False)),
+                )
+                for c in data.get("tool_calls", ())
+            ),
+            created_at=float(data.get("created_at", 0.0)),
+            updated_at=float(data.get("updated_at", 0.0)),
+            paused=data.get("paused"),
+        )
+
+    def messages(self, *, name_user: bool = False) -> list[Message]:
+        """The turns this run adds to a later run's context: the question and the answer.
+
+        ``name_user``: prefix the question with who asked (a thread shared by several
+        users), so the model can tell people apart.
+        """
+        question = f"{self.user_id}: {self.input}" if name_user and self.user_id else self.input
+        out = [Message("user", question)]
+        if self.output:
+            out.append(Message("assistant", self.output))
+        return out
+
+
+@dataclass(slots=True)
+class SessionData:
+    """A session's data: its runs (oldest first) and its name."""
+
+    runs: list[RunRecord] = field(default_factory=list)
+    name: str | None = None
+
+    @classmethod
+    def decode(cls, text: str) -> SessionData:
+        """From the stored JSON text ("" for none)."""
+        if not text:
+            return cls()
+        data = json.loads(text)
+        return cls(
+            runs=[RunRecord.from_dict(r) for r in data.get("runs", ())],
+            name=data.get("name"),
+        )
+
+    def encode(self, limits: StateLimits) -> str:
+        """JSON text within ``limits``: the oldest runs are dropped first."""
+        runs = [_short(r) for r in self.runs[-limits.max_runs :]] if limits.max_runs > 0 else []
+        while True:
+            text = json.dumps(
+                {"name": self.name, "runs": [r.to_dict() for r in runs]},
+                ensure_ascii=False,
+                separators=(",", ":"),
+            )
+            if len(text.encode()) <= limits.max_data_bytes or not runs:
+                self.runs = runs
+                return text
+            runs = runs[1:]
+
+    def upsert(self, run: RunRecord) -> None:
+        """Add a run, or replace the stored run with the same id (a resumed pause)."""
+        for i, known in enumerate(self.runs):
+            if known.run_id == run.run_id:
+                self.runs[i] = run
+                return
+        self.runs.append(run)
+
+    def find(self, run_id: str) -> RunRecord | None:
+        """The run with this id, if it is still in the history."""
+        return next((r for r in self.runs if r.run_id == run_id), None)
+
+    def completed(self, last: int | None = None) -> list[RunRecord]:
+        """Completed runs, oldest first; only the ``last`` ones when given."""
+        done = [r for r in self.runs if r.status == "completed"]
+        return done if last is None else done[-last:] if last > 0 else []
+
+    def shared(self) -> bool:
+        """True when more than one user ran in this session (a shared thread)."""
+        return len({r.user_id for r in self.runs if r.user_id}) > 1
+
+
+def history_messages(
+    data: SessionData, last: int | None, *, current_user: str | None = None
+) -> list[Message]:
+    """The previous turns to put before a run's question (``add_history_to_context``)."""
+    runs = data.completed(last)
+    users = {r.user_id for r in runs if r.user_id} | ({current_user} if current_user else set())
+    name_user = len(users) > 1
+    out: list[Message] = []
+    for run in runs:
+        out.extend(run.messages(name_user=name_user))
+    return out
+
+
+def run_record(
+    handle: Any, input: str, output: Any | None, *, owner_id: str | None
+) -> RunRecord:
+    """The history entry of a run that just ended (``output`` None: it failed).
+
+    ``handle`` is the run's SessionHandle and ``output`` its RunOutput (typed loosely:
+    this module sits below both).
+    """
+    known = handle.data.find(handle.run_id)
+    created = known.created_at if known is not None else time.time()
+    if output is None:
+        return RunRecord(
+            handle.run_id, "error", input, None, handle.user_id, owner_id, (), created
+        )
+    raw = getattr(output, "status", None)
+    value = getattr(raw, "value", raw)  # RunStatus is a str enum; plain strings pass too
+    status: RunStatus = "completed"
+    if value in ("paused", "error", "cancelled"):
+        status = value
+    content = output.content if isinstance(output.content, str) or output.content is None else (
+        str(output.content)
+    )
+    return RunRecord(
+        run_id=handle.run_id,
+        status=status,
+        input=input,
+        output=content,
+        user_id=handle.user_id,
+        owner_id=owner_id,
+        tool_calls=tool_records(output.tools),
+        created_at=created,
+        paused=getattr(output, "paused_data", None),
+    )
+
+
+def tool_records(calls: Iterable[Any]) -> tuple[ToolCallRecord, ...]:
+    """ToolCallRecords from a RunOutput's tool executions (results cut short)."""
+    return tuple(
+        ToolCallRecord(
+            c.tool_call_id, c.tool_name, dict(c.tool_args), _cut(c.result), bool(c.error)
+        )
+        for c in calls
+    )
+
+
+def message_to_dict(message: Message) -> dict[str, Any]:
+    """A message as plain JSON (paused runs store the run's messages so far)."""
+    return {
+        "role": message.role,
+        "content": message.content,
+        "tool_calls": [
+            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
+        ],
+        "tool_call_id": message.tool_call_id,
+        "name": message.name,
+    }
+
+
+def message_from_dict(data: Mapping[str, Any]) -> Message:
+    """The inverse of :func:`message_to_dict`."""
+    return Message(
+        data["role"],
+        data.get("content"),
+        [ToolCall(c["id"], c["name"], c["arguments"]) for c in data.get("tool_calls") or ()],
+        tool_call_id=data.get("tool_call_id"),
+        name=data.get("name"),
+    )
+
+
+def _cut(text: str | None) -> str | None:
+    if text is None or len(text) <= RESULT_CHARS:
+        return text
+    return text[: RESULT_CHARS - 1] + "…"
+
+
+def _short(run: RunRecord) -> RunRecord:
+    calls = tuple(replace(c, result=_cut(c.result)) for c in run.tool_calls)
+    return replace(run, tool_calls=calls) if calls != run.tool_calls else run
