@@ -20,24 +20,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from core.tools.cache import MISS, ResultCache
-from core.tools.function import Function
+from core.tools.function import Function, FunctionCall
 from core.tools.hooks import call_with, run_tool_chain
 from core.tools.workers import run_in_worker
-
-
-@dataclass(slots=True)
-class FunctionCall:
-    """A call as ``pre_hook`` / ``post_hook`` see it (Agno's ``fc``)."""
-
-    function: Function
-    arguments: dict[str, Any] = field(default_factory=dict)
-    call_id: str | None = None
-    #: the tool's result, once it ran (or came from the cache)
-    result: Any = None
 
 
 async def call_function(

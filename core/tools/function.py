@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
 import pydantic
@@ -207,6 +208,17 @@ class Function:
 
     def __repr__(self) -> str:
         return f"Function({self.name!r})"
+
+
+@dataclass(slots=True)
+class FunctionCall:
+    """A call as ``pre_hook`` / ``post_hook`` see it (Agno's ``fc``)."""
+
+    function: Function
+    arguments: dict[str, Any] = field(default_factory=dict)
+    call_id: str | None = None
+    #: the tool's result, once it ran (or came from the cache)
+    result: Any = None
 
 
 def _is_injected(param: inspect.Parameter, hint: Any) -> bool:
