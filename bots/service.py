@@ -26,6 +26,7 @@ from bots.registry import scope_of, tools_of
 from bots.replies import Reply
 from bots.routing import default_agent_for, route
 from bots.settings import Settings
+from core.run.output import content_as_text
 
 log = structlog.get_logger("bots.service")
 
@@ -156,7 +157,8 @@ class ChatService:
 
             async def run() -> Reply:
                 output = await agent.arun(text, session_id=keys.session_id, user_id=keys.user_id)
-                return Reply(getattr(output, "content", None) or "Done.")
+                # a workflow may answer with a dict or pydantic model: chat shows it as JSON
+                return Reply(content_as_text(getattr(output, "content", None)) or "Done.")
 
             return await guarded(run, agent_id=agent_id, offline_commands=offline)
 
