@@ -200,3 +200,16 @@ def test_print_response_stream_still_prints(capsys: pytest.CaptureFixture[str]) 
     output = agent.print_response("hi", stream=True)
     assert capsys.readouterr().out == "Hello there.\n"
     assert output.status is RunStatus.completed
+
+
+def test_agno_import_paths() -> None:
+    """Agno's module paths for events and statuses resolve to the same objects."""
+    from core.run.agent import RunEvent as AgentRunEvent
+    from core.run.base import RunStatus as BaseRunStatus
+    from core.run.team import TeamRunEvent as TeamEvents
+    from core.run.workflow import WorkflowCompletedEvent
+    from core.run.workflow import WorkflowRunEvent as WorkflowEvents
+
+    assert (AgentRunEvent, BaseRunStatus, TeamEvents) == (RunEvent, RunStatus, TeamRunEvent)
+    assert WorkflowEvents.workflow_completed == "WorkflowCompleted"
+    assert issubclass(WorkflowCompletedEvent, RunCompletedEvent)
