@@ -84,7 +84,7 @@ class EventSource:
         """The event ``what`` (started, completed, ...) from this source, Agno-named."""
         cls, name = _NAMES.get((self.kind, what)) or _NAMES[("agent", what)]
         prefix = self.kind if self.kind in ("team", "workflow") else "agent"
-        ids = {f"{prefix}_id": self.id, f"{prefix}_name": self.name}
+        ids: dict[str, Any] = {f"{prefix}_id": self.id, f"{prefix}_name": self.name}
         return cls(
             event=name,
             run_id=self.run_id,
