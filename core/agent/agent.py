@@ -15,7 +15,7 @@ from typing import Any
 
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
-from core.agent.loop import ContentSink, LoopSpec, run_loop
+from core.agent.loop import ContentSink, LoopSpec, Resume, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
@@ -25,11 +25,16 @@ from core.db.in_memory import InMemoryDb
 from core.exceptions import NoModelError
 from core.memory.tools import memory_functions
 from core.models.base import Model
+from core.run.history_tool import chat_history_function
 from core.run.output import RunOutput
 from core.state.session import SessionHandle
 from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
 from core.utils.ids import slug
+
+#: earlier runs sent with ``add_history_to_context`` when ``num_history_runs`` is None
+#: (Agno's default)
+DEFAULT_HISTORY_RUNS = 3
 
 
 def check_history_runs(value: int | None) -> int | None:
@@ -116,6 +121,8 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             extra_tools.append(agentic_state_function())
         if enable_agentic_memory:
             extra_tools.extend(memory_functions(self.db))
+        if self.read_chat_history:
+            extra_tools.append(chat_history_function(self.db))
         self.functions: dict[str, Function] = collect_functions([*(tools or []), *extra_tools])
         self.prompt = PromptSpec(
             description=description,
@@ -124,13 +131,23 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             markdown=markdown,
             resolve_in_context=resolve_in_context,
             add_session_state_to_context=add_session_state_to_context,
+            add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
         )
 
     # -- runs -------------------------------------------------------------------------
-    def loop_spec(self, injected: Mapping[str, Any] | None = None) -> LoopSpec:
+    def loop_spec(
+        self, injected: Mapping[str, Any] | None = None, *, can_pause: bool = False
+    ) -> LoopSpec:
         """How this agent runs the model loop (teams and workflows reuse it)."""
+        history_runs = None
+        if self.add_history_to_context:
+            history_runs = DEFAULT_HISTORY_RUNS if self.num_history_runs is None else (
+                self.num_history_runs
+            )
         return LoopSpec(
+            history_runs=history_runs,
+            can_pause=can_pause,
             owner_id=self.id,
             model=self.model,
             functions=self.functions,
@@ -155,15 +172,22 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         metadata: Mapping[str, Any] | None = None,
         on_content: ContentSink | None = None,
         injected: Mapping[str, Any] | None = None,
+        can_pause: bool = False,
+        resume: Resume | None = None,
     ) -> RunOutput:
-        """Run on a session someone else opened (a team's or workflow's)."""
+        """Run on an open session (its own, or a team's or workflow's).
+
+        ``can_pause``: a tool that requires confirmation pauses the run (only when
+        the agent itself was asked to run: a team or workflow step cannot pause);
+        ``resume``: continue a paused run with the decisions made.
+        """
         memories: list[str] = []
         if self.add_memories_to_context and handle.user_id:
             # the store that holds this session (a team's or workflow's, when shared)
             memories = [m.memory for m in await handle.db.aget_memories(handle.user_id)]
         async with observe_run(self, handle.run_id, handle.session_id) as observer:
             output = await run_loop(
-                self.loop_spec(injected),
+                self.loop_spec(injected, can_pause=can_pause or resume is not None),
                 handle,
                 input,
                 dependencies=self._dependencies(dependencies),
@@ -171,6 +195,7 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
                 memories=memories,
                 on_content=on_content,
                 on_tool_event=observer.on_tool,
+                resume=resume,
             )
             observer.output = output
         return output

@@ -16,10 +16,12 @@ from typing import Any
 
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.agent.prompt import PromptSpec, build_system_message
-from core.agent.tool_calls import execute_tool_call, run_injections
+from core.agent.tool_calls import execute_tool_call, prepare_run
 from core.exceptions import NoModelError, ToolCallLimitError
-from core.models.base import Message, Model, ModelResponse
-from core.run.output import RunOutput, ToolExecution
+from core.models.base import Message, Model, ModelResponse, ToolCall
+from core.run.context import RunContext
+from core.run.history import history_messages, message_to_dict
+from core.run.output import RunOutput, RunStatus, ToolExecution
 from core.state.session import SessionHandle
 from core.tools.function import Function
 
@@ -41,6 +43,22 @@ class LoopSpec:
     injected: Mapping[str, Any] = field(default_factory=dict)
     #: seconds one tool call may take unless the tool sets its own (None: no limit)
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
+    #: earlier completed runs put before the question (``add_history_to_context``);
+    #: None: no history
+    history_runs: int | None = None
+    #: a tool that ``requires_confirmation`` pauses the run (agents); else its call is
+    #: refused with an error result (a team or workflow step cannot ask a person)
+    can_pause: bool = False
+
+
+@dataclass(slots=True)
+class Resume:
+    """A paused run taken up again: its messages so far and the decisions made."""
+
+    messages: list[Message]
+    round: int
+    pending: list[ToolCall]
+    approved: frozenset[str]  # tool call ids
 
 
 async def run_loop(
@@ -53,67 +71,189 @@ async def run_loop(
     memories: Sequence[str] = (),
     on_content: ContentSink | None = None,
     on_tool_event: ToolEventSink | None = None,
+    resume: Resume | None = None,
 ) -> RunOutput:
-    """Run the model with tools until it answers; returns the run's output."""
+    """Run the model with tools until it answers (or pauses); returns the run's output."""
     if spec.model is None:
         raise NoModelError(
             f"{spec.owner_id!r} has no model: set OPENAI_API_KEY or OPENAI_BASE_URL, "
             "or pass model=... (tools can still be called directly)"
         )
     started = time.perf_counter()
-    run_context, injected = run_injections(
+    run_context, injected = await prepare_run(
         handle, dependencies=dependencies, metadata=metadata, extra=spec.injected
     )
     identity = {"user_id": handle.user_id, "session_id": handle.session_id}
     tools = [f.to_openai() for f in spec.functions.values()]
     output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
     output.agent_id = spec.owner_id
-    history: list[Message] = [Message("user", user_input)]
-    for round_number in range(spec.tool_call_limit + 1):
+    earlier = (
+        history_messages(handle.data, spec.history_runs, current_user=handle.user_id)
+        if spec.history_runs is not None
+        else []
+    )
+    batch = _Batch(spec, handle, run_context, injected, output, on_tool_event)
+    if resume is None:
+        history: list[Message] = [Message("user", user_input)]
+        first_round = 0
+    else:
+        history = resume.messages
+        first_round = resume.round + 1
+        for call in resume.pending:
+            if call.id in resume.approved:
+                history.append(await batch.run(call, confirmed=True))
+            else:
+                history.append(batch.rejected(call))
+        await handle.persist()
+    system: str | None = None
+    for round_number in range(first_round, spec.tool_call_limit + 1):
         system = build_system_message(
             spec.prompt,
             state=handle.tracker.public_state(),
-            dependencies=dependencies,
+            dependencies=run_context.dependencies,
+            metadata=run_context.metadata,
             identity=identity,
             memories=memories,
+            functions=spec.functions,
         )
-        messages = ([Message("system", system)] if system else []) + history
+        messages = ([Message("system", system)] if system else []) + earlier + history
+        run_context.messages = messages
         response = await _call_model(spec.model, messages, tools, on_content)
         output.metrics.model_calls += 1
         output.metrics.input_tokens += response.usage.input_tokens
         output.metrics.output_tokens += response.usage.output_tokens
         history.append(Message("assistant", response.content, list(response.tool_calls)))
         if not response.tool_calls:
-            output.content = response.content
+            output.content = _with_shown_results(batch.shown, response.content)
             break
         if round_number == spec.tool_call_limit:
             raise ToolCallLimitError(spec.tool_call_limit)
-        checkpoint = handle.tracker.known_checkpoint()
-        for call in response.tool_calls:
-            if on_tool_event is not None:
-                on_tool_event("started", _pending_call(call.id, call.name, call.arguments))
-            execution, checkpoint = await execute_tool_call(
-                call_id=call.id,
-                name=call.name,
-                raw_arguments=call.arguments,
-                functions=spec.functions,
-                hooks=spec.hooks,
-                handle=handle,
-                run_context=run_context,
-                injected=injected,
-                checkpoint=checkpoint,
-                tool_timeout=spec.tool_timeout,
-            )
-            output.tools.append(execution)
-            if on_tool_event is not None:
-                on_tool_event("completed", execution)
-            output.metrics.tool_calls += 1
-            history.append(Message("tool", execution.result, tool_call_id=call.id, name=call.name))
+        calls = list(response.tool_calls)
+        for i, call in enumerate(calls):
+            function = spec.functions.get(call.name)
+            if spec.can_pause and function is not None and function.requires_confirmation:
+                await handle.persist()
+                _pause(output, history, calls[i:], round_number, spec)
+                output.messages = ([Message("system", system)] if system else []) + history
+                return output
+            history.append(await batch.run(call))
         await handle.persist()
-    output.messages = history
+        if batch.stop:  # stop_after_tool_call: the results are the answer
+            output.content = _with_shown_results(batch.shown, None)
+            break
+    output.messages = ([Message("system", system)] if system else []) + history
     output.session_state = handle.tracker.public_state()
     output.metrics.duration_s = time.perf_counter() - started
     return output
+
+
+class _Batch:
+    """Runs the tool calls of a run one by one, recording each in the output."""
+
+    __slots__ = (
+        "checkpoint",
+        "handle",
+        "injected",
+        "on_tool_event",
+        "output",
+        "run_context",
+        "shown",
+        "spec",
+        "stop",
+    )
+
+    def __init__(
+        self,
+        spec: LoopSpec,
+        handle: SessionHandle,
+        run_context: RunContext,
+        injected: Mapping[str, Any],
+        output: RunOutput,
+        on_tool_event: ToolEventSink | None,
+    ) -> None:
+        self.spec = spec
+        self.handle = handle
+        self.run_context = run_context
+        self.injected = injected
+        self.output = output
+        self.on_tool_event = on_tool_event
+        self.checkpoint = handle.tracker.known_checkpoint()
+        #: results of tools with ``show_result``, shown with (or as) the answer
+        self.shown: list[str] = []
+        #: a tool with ``stop_after_tool_call`` ran: no more model turns
+        self.stop = False
+
+    async def run(self, call: ToolCall, *, confirmed: bool = False) -> Message:
+        """Run one call; the tool message for the model."""
+        if self.on_tool_event is not None:
+            self.on_tool_event("started", _pending_call(call.id, call.name, call.arguments))
+        self.checkpoint = self.handle.tracker.known_checkpoint()
+        execution, self.checkpoint = await execute_tool_call(
+            call_id=call.id,
+            name=call.name,
+            raw_arguments=call.arguments,
+            functions=self.spec.functions,
+            hooks=self.spec.hooks,
+            handle=self.handle,
+            run_context=self.run_context,
+            injected=self.injected,
+            checkpoint=self.checkpoint,
+            tool_timeout=self.spec.tool_timeout,
+            confirmed=confirmed,
+        )
+        self._record(execution)
+        function = self.spec.functions.get(call.name)
+        if function is not None:
+            if function.show_result or function.stops_run(error=execution.error):
+                self.shown.append(execution.result)
+            self.stop = self.stop or function.stops_run(error=execution.error)
+        return Message("tool", execution.result, tool_call_id=call.id, name=call.name)
+
+    def rejected(self, call: ToolCall) -> Message:
+        """A call the person rejected: never run; the model is told so."""
+        text = f"The user rejected the call to {call.name!r}; it was not run."
+        execution = _pending_call(call.id, call.name, call.arguments)
+        execution.result = text
+        execution.requires_confirmation = True
+        execution.confirmed = False
+        self._record(execution)
+        return Message("tool", text, tool_call_id=call.id, name=call.name)
+
+    def _record(self, execution: ToolExecution) -> None:
+        self.output.tools.append(execution)
+        self.output.metrics.tool_calls += 1
+        if self.on_tool_event is not None:
+            self.on_tool_event("completed", execution)
+
+
+def _pause(
+    output: RunOutput,
+    history: list[Message],
+    pending: list[ToolCall],
+    round_number: int,
+    spec: LoopSpec,
+) -> None:
+    """Mark the run paused, listing the calls that wait, with what resuming needs."""
+    output.status = RunStatus.paused
+    waiting = []
+    for call in pending:
+        execution = _pending_call(call.id, call.name, call.arguments)
+        function = spec.functions.get(call.name)
+        execution.requires_confirmation = bool(function and function.requires_confirmation)
+        waiting.append(execution)
+    output.tools_requiring_confirmation = waiting
+    output.paused_data = {
+        "messages": [message_to_dict(m) for m in history],
+        "round": round_number,
+        "pending": [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in pending],
+    }
+
+
+def _with_shown_results(shown: list[str], answer: str | None) -> str | None:
+    """The answer, after the results of ``show_result`` tools (Agno shows them as is)."""
+    if not shown:
+        return answer
+    return "\n\n".join([*shown, *([answer] if answer else [])])
 
 
 def _pending_call(call_id: str, name: str, raw_arguments: str) -> ToolExecution:

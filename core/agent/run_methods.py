@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
 from core.agent.deadline import run_deadline
 from core.agent.loop import ContentSink
+from core.agent.pause import decisions_of, resume_of
 from core.agent.streaming import stream_run
 from core.db.base import BaseDb, SessionMeta
+from core.exceptions import RunError
 from core.run.events import RunContentEvent, RunOutputEvent
 from core.run.history import run_record
 from core.run.output import RunOutput
@@ -89,25 +91,99 @@ class RunMethods:
             self.open_run_session(session_id, user_id, session_state) as handle,
             run_deadline(handle, self.run_timeout),
         ):
-            try:
-                output = await self.arun_on_session(
-                    handle,
-                    input,
-                    dependencies=dependencies,
-                    metadata=metadata,
-                    on_content=on_content,
+            pausing: dict[str, Any] = {"can_pause": True} if self.kind == "agent" else {}
+            return await self._run_recorded(
+                handle, input, dependencies, metadata, on_content, pausing
+            )
+
+    async def _run_recorded(
+        self,
+        handle: SessionHandle,
+        input: str,
+        dependencies: Mapping[str, Any] | None,
+        metadata: Mapping[str, Any] | None,
+        on_content: ContentSink | None,
+        extra: Mapping[str, Any],
+    ) -> RunOutput:
+        """Run on an open session, record the run in its history, persist at the end."""
+        try:
+            output = await self.arun_on_session(
+                handle,
+                input,
+                dependencies=dependencies,
+                metadata=metadata,
+                on_content=on_content,
+                **extra,
+            )
+        except Exception:
+            # the history says the run failed; state from earlier batches stays saved
+            handle.record_run(run_record(handle, input, None, owner_id=self.id))
+            raise
+        else:
+            handle.record_run(run_record(handle, input, output, owner_id=self.id))
+        finally:
+            await handle.persist()  # keep what earlier steps and tool batches did
+        # the live dict is discarded after the run, so no copy is needed
+        output.session_state = handle.tracker.public_state()
+        return output
+
+    async def acontinue_run(
+        self,
+        run_id: str | None = None,
+        *,
+        run_response: RunOutput | None = None,
+        approved: Iterable[str] = (),
+        rejected: Iterable[str] = (),
+        session_id: str | None = None,
+        user_id: str | None = None,
+        dependencies: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> RunOutput:
+        """Resume a run paused for confirmation, from this or any other process.
+
+        Decide every waiting call: by ``approved`` / ``rejected`` (tool call ids or tool
+        names), or Agno's way, by setting ``confirmed`` on ``run_response``'s
+        ``tools_requiring_confirmation``. Approved calls run (with the usual hooks,
+        validation and rollback), rejected ones never do and the model is told; then
+        the run goes on. A run that is not paused (already resumed, say by a second
+        click) raises RunError and changes nothing.
+        """
+        if run_response is not None:
+            run_id = run_id or run_response.run_id
+            session_id = session_id or run_response.session_id
+            approved, rejected = decisions_of(run_response, approved, rejected)
+        if not run_id:
+            raise ValueError("continue_run needs run_id= or run_response=")
+        session_id = session_id or self.session_id
+        async with (
+            open_session(
+                self.db,
+                session_id=session_id,
+                user_id=user_id,
+                run_id=run_id,
+                meta=SessionMeta(kind=self.kind, owner_id=self.id, user_id=user_id),
+                default=self.session_state,
+            ) as handle,
+            run_deadline(handle, self.run_timeout),
+        ):
+            run = handle.data.find(run_id)
+            if run is None or run.status != "paused" or not run.paused:
+                state = "not in this session's history" if run is None else run.status
+                raise RunError(
+                    f"run {run_id!r} of session {session_id!r} is not waiting for a "
+                    f"confirmation ({state}); nothing was done"
                 )
-            except Exception:
-                # the history says the run failed; state from earlier batches stays saved
-                handle.record_run(run_record(handle, input, None, owner_id=self.id))
-                raise
-            else:
-                handle.record_run(run_record(handle, input, output, owner_id=self.id))
-            finally:
-                await handle.persist()  # keep what earlier steps and tool batches did
-            # the live dict is discarded after the run, so no copy is needed
-            output.session_state = handle.tracker.public_state()
-            return output
+            resume = resume_of(run.paused, approved, rejected)
+            if user_id is None and run.user_id is not None:
+                handle.user_id = run.user_id
+                handle.meta = SessionMeta(kind=self.kind, owner_id=self.id, user_id=run.user_id)
+            return await self._run_recorded(
+                handle, run.input, dependencies, metadata, None, {"resume": resume}
+            )
+
+    def continue_run(self, run_id: str | None = None, **kwargs: Any) -> RunOutput:
+        """Sync twin of :meth:`acontinue_run`."""
+        return run_sync(self.acontinue_run(run_id, **kwargs))
 
     def arun(
         self, input: str, *, stream: bool = False, stream_events: bool = False, **kwargs: Any

@@ -22,3 +22,5 @@ class RunContext:
     session_state: dict[str, Any] = field(default_factory=dict)
     dependencies: Mapping[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: the messages of the run so far, earlier turns included (``add_history_to_context``)
+    messages: list[Any] = field(default_factory=list)

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from core.db.limits import StateLimits
 from core.models.base import Message, ToolCall
+from core.run.output import content_as_text
 
 RunStatus = Literal["completed", "paused", "error", "cancelled"]
 
@@ -187,9 +188,7 @@ def history_messages(
     return out
 
 
-def run_record(
-    handle: Any, input: str, output: Any | None, *, owner_id: str | None
-) -> RunRecord:
+def run_record(handle: Any, input: str, output: Any | None, *, owner_id: str | None) -> RunRecord:
     """The history entry of a run that just ended (``output`` None: it failed).
 
     ``handle`` is the run's SessionHandle and ``output`` its RunOutput (typed loosely:
@@ -198,17 +197,13 @@ def run_record(
     known = handle.data.find(handle.run_id)
     created = known.created_at if known is not None else time.time()
     if output is None:
-        return RunRecord(
-            handle.run_id, "error", input, None, handle.user_id, owner_id, (), created
-        )
+        return RunRecord(handle.run_id, "error", input, None, handle.user_id, owner_id, (), created)
     raw = getattr(output, "status", None)
-    value = getattr(raw, "value", raw)  # RunStatus is a str enum; plain strings pass too
+    value = str(getattr(raw, "value", raw) or "").lower()  # RunStatus values are "PAUSED"…
     status: RunStatus = "completed"
     if value in ("paused", "error", "cancelled"):
-        status = value
-    content = output.content if isinstance(output.content, str) or output.content is None else (
-        str(output.content)
-    )
+        status = value  # type: ignore[assignment]
+    content = None if output.content is None else content_as_text(output.content)
     return RunRecord(
         run_id=handle.run_id,
         status=status,
@@ -216,7 +211,8 @@ def run_record(
         output=content,
         user_id=handle.user_id,
         owner_id=owner_id,
-        tool_calls=tool_records(output.tools),
+        # a resumed run keeps the calls it made before its pause
+        tool_calls=(known.tool_calls if known is not None else ()) + tool_records(output.tools),
         created_at=created,
         paused=getattr(output, "paused_data", None),
     )

@@ -57,6 +57,11 @@ class ToolExecution:
     tool_args: dict[str, Any]
     result: str
     error: bool = False
+    #: the tool waits for a person's decision (Agno's names): set ``confirmed`` to
+    #: True or False on a paused run's ``tools_requiring_confirmation``, then
+    #: ``continue_run(run_response=...)``
+    requires_confirmation: bool = False
+    confirmed: bool | None = None
 
 
 @dataclass(slots=True)
@@ -95,6 +100,10 @@ class RunOutput:
     member_responses: list[RunOutput] = field(default_factory=list)
     #: a returned run has completed unless it was paused for confirmation
     status: RunStatus = RunStatus.completed
+    #: a paused run's calls waiting for a decision, in the order they would run
+    tools_requiring_confirmation: list[ToolExecution] = field(default_factory=list)
+    #: what a paused run needs to resume (stored with the session's run history)
+    paused_data: dict[str, Any] | None = None
 
     @property
     def is_paused(self) -> bool:

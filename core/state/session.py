@@ -77,6 +77,11 @@ class SessionHandle:
             self._data = SessionData.decode(self._data_text)
         return self._data
 
+    def set_name(self, name: str | None) -> None:
+        """Name the session; saved with the next persist."""
+        self.data.name = name
+        self._data_changed = True
+
     def record_run(self, run: RunRecord) -> None:
         """Add (or replace, by run id) a run in the history; saved with the next persist."""
         self.data.upsert(run)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from core.agent.agent import check_history_runs
+from core.agent.agent import DEFAULT_HISTORY_RUNS, check_history_runs
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.loop import ContentSink, LoopSpec, run_loop
@@ -83,6 +83,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         update_memory_on_run: bool = False,
         add_history_to_context: bool = False,
         num_history_runs: int | None = None,
+        add_dependencies_to_context: bool = False,
         telemetry: bool = True,
     ) -> None:
         """Build the team (a template: runs never change it).
@@ -146,6 +147,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             markdown=markdown,
             resolve_in_context=resolve_in_context,
             add_session_state_to_context=add_session_state_to_context,
+            add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
             extra=(members_prompt(self.members, self.mode),) if self.members else (),
         )
@@ -161,7 +163,13 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         model: Model | None = None,
     ) -> LoopSpec:
         """How the leader runs the model loop with ``functions`` (team tools + delegation)."""
+        history_runs = None
+        if self.add_history_to_context:
+            history_runs = DEFAULT_HISTORY_RUNS if self.num_history_runs is None else (
+                self.num_history_runs
+            )
         return LoopSpec(
+            history_runs=history_runs,
             owner_id=self.id,
             model=model or self.model,
             functions=functions,
