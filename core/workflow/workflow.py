@@ -25,6 +25,7 @@ from core.agent.streaming import observe_run
 from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
 from core.exceptions import NoModelError, UnknownToolError
+from core.run.dependencies import resolve_dependencies
 from core.run.output import RunOutput
 from core.state.session import SessionHandle
 from core.tools.function import Function
@@ -88,11 +89,15 @@ class Workflow(RunMethods, SessionStateApi):
         """Run every step on an open session; persists after each step."""
         started = time.perf_counter()
         merged = {**copy.deepcopy(self.dependencies), **copy.deepcopy(dict(dependencies or {}))}
+        # callables are called once per run, as for agents (core.run.dependencies)
+        resolved = await resolve_dependencies(
+            merged, {"workflow": self, "session_state": handle.state}
+        )
         run = WorkflowRun(
             handle,
             input=input,
             workflow=self,
-            dependencies=MappingProxyType(merged),
+            dependencies=resolved,
             metadata=dict(metadata or {}),
             on_content=on_content,
         )

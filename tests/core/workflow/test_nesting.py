@@ -99,3 +99,22 @@ async def test_every_run_output_has_a_status() -> None:
     assert output.status is RunStatus.completed
     assert output.status == "COMPLETED" and RunStatus("completed") is RunStatus.completed
     assert not output.is_paused
+
+
+async def test_callable_dependencies_are_resolved_for_function_steps() -> None:
+    """A workflow's callable dependency is called per run; steps see its value."""
+    from core.run.context import RunContext
+    from core.workflow.workflow import Workflow as Flow
+
+    calls: list[int] = []
+
+    def counter() -> int:
+        calls.append(1)
+        return len(calls)
+
+    def step(run_context: RunContext) -> str:
+        return f"n={run_context.dependencies['n']}"
+
+    flow = Flow("deps", steps=[step], dependencies={"n": counter})
+    assert (await flow.arun("go", session_id="s")).content == "n=1"
+    assert (await flow.arun("go", session_id="s")).content == "n=2"
