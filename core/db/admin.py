@@ -280,6 +280,8 @@ def export_line(record: SessionRecord) -> tuple[str, bool]:
         line[name] = _timestamp(line[name])
         repaired = repaired or line[name] is None
     line["state"] = record.state
+    if record.data:  # run history and name, as JSON (not as escaped text)
+        line["data"] = json.loads(record.data)
     text = json.dumps(line, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return text, repaired
 
@@ -332,7 +334,7 @@ def _parse_line(number: int, raw: str, limits: StateLimits) -> SessionRecord:
         raise ImportFileError(number, f"not valid JSON ({exc})") from None
     if not isinstance(data, dict):
         raise ImportFileError(number, "expected a JSON object per line")
-    unknown = set(data) - _FIELDS - {"state"}
+    unknown = set(data) - _FIELDS - {"state", "data"}
     if unknown:
         raise ImportFileError(number, f"unknown fields {sorted(unknown)}")
     data.setdefault("kind", "agent")
@@ -354,7 +356,15 @@ def _parse_line(number: int, raw: str, limits: StateLimits) -> SessionRecord:
         created_at=0.0 if stamps[0] is None else float(stamps[0]),
         updated_at=0.0 if stamps[1] is None else float(stamps[1]),
         save_id=data.get("save_id", ""),
+        data=_session_data(data),
     )
+
+
+def _session_data(data: dict[str, Any]) -> str:
+    """The line's run history and name as the stores keep it (JSON text, "" for none)."""
+    if data.get("data") is None:
+        return ""
+    return json.dumps(data["data"], ensure_ascii=False, separators=(",", ":"))
 
 
 def _check_fields(data: dict[str, Any], limits: StateLimits) -> None:
@@ -377,6 +387,10 @@ def _check_fields(data: dict[str, Any], limits: StateLimits) -> None:
         )
     if not isinstance(data.get("state"), dict):
         raise ValueError("state must be a JSON object")
+    if data.get("data") is not None:
+        if not isinstance(data["data"], dict):
+            raise ValueError("data must be a JSON object (run history and name) or null")
+        limits.check_data(data["session_id"], _session_data(data))
     save_id = data.get("save_id", "")
     if not isinstance(save_id, str) or len(save_id) > _MAX_SAVE_ID or not save_id.isprintable():
         raise ValueError(f"save_id must be printable text of at most {_MAX_SAVE_ID} characters")

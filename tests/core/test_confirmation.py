@@ -168,3 +168,30 @@ async def test_a_paused_run_is_continued_by_another_process_exactly_once(tmp_pat
     versions = [e.state for e in await db.ahistory("s", limit=50)]
     assert sum(1 for v in versions if v == {"tasks": []}) >= 1
     await db.aclose()
+
+
+async def test_stop_after_tool_call_ends_the_run_with_the_result() -> None:
+    """The model is not called again; the tool's result is the answer (Agno's show_result)."""
+
+    @tool(stop_after_tool_call=True)
+    def finish(session_state: dict[str, Any]) -> str:
+        """Finish."""
+        session_state["done"] = True
+        return "all done"
+
+    model = ScriptedModel([tool_call("finish")])  # a second model call would exhaust it
+    out = await Agent(model=model, tools=[finish]).arun("go", session_id="s")
+    assert out.content == "all done" and out.session_state == {"done": True}
+
+
+async def test_show_result_puts_the_result_before_the_answer() -> None:
+    """A show_result tool's output is shown as is, followed by the model's answer."""
+
+    @tool(show_result=True)
+    def report() -> str:
+        """Report."""
+        return "3 open tasks"
+
+    model = ScriptedModel([tool_call("report"), "That is all."])
+    out = await Agent(model=model, tools=[report]).arun("status?", session_id="s")
+    assert out.content == "3 open tasks\n\nThat is all."

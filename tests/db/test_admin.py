@@ -254,3 +254,16 @@ async def test_restore_and_delete_through_admin(store: BaseDb) -> None:
     assert record is not None and record.state == STATE
     await admin.delete_session(store, "slack:T1:C1:1.0")
     assert [s["session_id"] for s in await admin.list_sessions(store)] == ["{odd}:id"]
+
+
+async def test_run_history_travels_with_export_and_import(store: BaseDb) -> None:
+    """A session's data (run history, name) is exported as JSON and imported back."""
+    data = '{"name":"standup","runs":[{"run_id":"r1","input":"hi","status":"completed"}]}'
+    await store.asave("s", expected_version=0, changed={"n": 1}, data=data)
+    out = io.StringIO()
+    await admin.export_jsonl(store, out)
+    assert '"data":{"name":"standup"' in out.getvalue()
+    await admin.delete_session(store, "s")
+    await admin.import_jsonl(store, io.StringIO(out.getvalue()))
+    record = await store.aload("s")
+    assert record is not None and json.loads(record.data) == json.loads(data)
