@@ -1,19 +1,25 @@
 """Running one tool directly, without the model (slash commands, ``arun_tool``).
 
 The call goes through the same hooks, validation, rollback and persistence as a call
-the model makes; only the model is left out.
+the model makes; only the model is left out. A tool with ``requires_confirmation``
+is not run: the call returns a *paused* output, stored in the session's history like
+a model run's pause (marked ``direct``), and ``continue_run`` runs or rejects it once,
+from any process, without a model turn after it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT, run_deadline
+from core.agent.loop import Resume
 from core.agent.tool_calls import execute_tool_call, prepare_run
 from core.exceptions import UnknownToolError
-from core.run.output import RunOutput
+from core.run.history import RunRecord, run_record
+from core.run.output import RunOutput, RunStatus, ToolExecution
 from core.state.session import SessionHandle
 from core.tools.function import Function
 from core.utils.sync import run_sync
@@ -40,8 +46,12 @@ async def run_tool_on_session(
     dependencies: Mapping[str, Any],
     injected: Mapping[str, Any],
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+    confirmed: bool = False,
 ) -> RunOutput:
-    """Run one tool call on an open session and persist; the output carries its result."""
+    """Run one tool call on an open session and persist; the output carries its result.
+
+    ``confirmed``: a person approved the call (needed by ``requires_confirmation`` tools).
+    """
     run_context, values = await prepare_run(handle, dependencies=dependencies, extra=injected)
     execution, _ = await execute_tool_call(
         call_id=f"direct_{handle.run_id}",
@@ -54,6 +64,7 @@ async def run_tool_on_session(
         injected=values,
         checkpoint=handle.tracker.known_checkpoint(),
         tool_timeout=tool_timeout,
+        confirmed=confirmed,
     )
     await handle.persist()
     output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
@@ -61,6 +72,73 @@ async def run_tool_on_session(
     output.content = execution.result
     output.tools.append(execution)
     output.metrics.tool_calls = 1
+    output.session_state = handle.tracker.public_state()
+    return output
+
+
+def direct_input(name: str, arguments: Mapping[str, Any]) -> str:
+    """How a direct call shows in the run history: ``name {json arguments}``."""
+    return f"{name} {json.dumps(dict(arguments), ensure_ascii=False, sort_keys=True)}"
+
+
+async def pause_direct_call(
+    handle: SessionHandle, *, owner_id: str, name: str, arguments: Mapping[str, Any]
+) -> RunOutput:
+    """Store a paused run waiting for a person to confirm ``name(arguments)``; run nothing."""
+    call_id = f"direct_{handle.run_id}"
+    output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
+    output.agent_id = owner_id
+    output.status = RunStatus.paused
+    waiting = ToolExecution(call_id, name, dict(arguments), result="")
+    waiting.requires_confirmation = True
+    output.tools_requiring_confirmation = [waiting]
+    output.paused_data = {
+        "direct": True,  # resumed without a model turn (see resume_direct_call)
+        "messages": [],
+        "round": 0,
+        "pending": [{"id": call_id, "name": name, "arguments": json.dumps(dict(arguments))}],
+    }
+    handle.record_run(run_record(handle, direct_input(name, arguments), output, owner_id=owner_id))
+    await handle.persist()
+    output.session_state = handle.tracker.public_state()
+    return output
+
+
+async def resume_direct_call(
+    owner: DirectToolMethods,
+    handle: SessionHandle,
+    run: RunRecord,
+    resume: Resume,
+) -> RunOutput:
+    """Run (approved) or refuse (rejected) a waiting direct call; record and persist."""
+    [call] = resume.pending
+    arguments = json.loads(call.arguments or "{}")
+    if call.id in resume.approved:
+        output = await run_tool_on_session(
+            handle,
+            owner_id=owner.id,
+            name=call.name,
+            arguments=arguments,
+            functions=owner.functions,
+            hooks=owner.tool_hooks,
+            dependencies=owner._dependencies(None),
+            injected={owner.owner_param: owner},
+            tool_timeout=owner.tool_timeout,
+            confirmed=True,
+        )
+    else:
+        output = RunOutput(
+            run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id
+        )
+        output.agent_id = owner.id
+        output.content = f"The call to {call.name!r} was rejected; it was not run."
+        rejected_call = ToolExecution(
+            tool_call_id=call.id, tool_name=call.name, tool_args=arguments, result=output.content
+        )
+        rejected_call.requires_confirmation, rejected_call.confirmed = True, False
+        output.tools.append(rejected_call)
+    handle.record_run(run_record(handle, run.input, output, owner_id=owner.id))
+    await handle.persist()
     output.session_state = handle.tracker.public_state()
     return output
 
@@ -89,13 +167,21 @@ class DirectToolMethods:
         session_id: str | None = None,
         user_id: str | None = None,
     ) -> RunOutput:
-        """Run one tool without the model: same hooks, validation, rollback, persistence."""
+        """Run one tool without the model: same hooks, validation, rollback, persistence.
+
+        A ``requires_confirmation`` tool is not run: the output is paused
+        (``is_paused``) until ``continue_run`` approves or rejects it.
+        """
         check_direct_call(self.functions, name, arguments)
         user_id = user_id or self.user_id
         async with (
             self.open_run_session(session_id, user_id) as handle,
             run_deadline(handle, self.run_timeout),
         ):
+            if self.functions[name].requires_confirmation:
+                return await pause_direct_call(
+                    handle, owner_id=self.id, name=name, arguments=arguments
+                )
             return await run_tool_on_session(
                 handle,
                 owner_id=self.id,

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
 from core.agent.deadline import run_deadline
+from core.agent.direct_tool import DirectToolMethods, resume_direct_call
 from core.agent.loop import ContentSink
 from core.agent.pause import decisions_of, resume_of
 from core.agent.streaming import stream_run
@@ -177,6 +178,9 @@ class RunMethods:
             if user_id is None and run.user_id is not None:
                 handle.user_id = run.user_id
                 handle.meta = SessionMeta(kind=self.kind, owner_id=self.id, user_id=run.user_id)
+            if run.paused.get("direct"):  # a slash command's call: no model turn follows
+                assert isinstance(self, DirectToolMethods)
+                return await resume_direct_call(self, handle, run, resume)
             return await self._run_recorded(
                 handle, run.input, dependencies, metadata, None, {"resume": resume}
             )
