@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from core.db.base import BaseDb, StaleVersionError
+from core.db.base import BaseDb, StaleVersionError, StoreUnavailableError
 from core.db.in_memory import InMemoryDb
 from core.db.sqlite import SqliteDb, sqlite_path
 from core.storage.sqlite import SqliteStorage
@@ -159,3 +159,25 @@ async def test_history_is_trimmed_to_the_configured_limit(tmp_path: Path, kind: 
         assert [e.version for e in await db.ahistory("s")] == [6, 5, 4]
     finally:
         await db.aclose()
+
+
+def test_a_locked_answer_is_retried_as_a_whole_transaction(tmp_path: Path) -> None:
+    """SQLite's immediate "database is locked" is retried; other errors are not."""
+    import sqlalchemy as sa
+
+    db = SqliteDb(db_file=tmp_path / "r.db")
+    calls: list[int] = []
+
+    def flaky() -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise sa.exc.OperationalError("BEGIN", {}, Exception("database is locked"))
+        return "ok"
+
+    assert db._call(flaky) == "ok" and len(calls) == 3
+
+    def broken() -> None:
+        raise sa.exc.OperationalError("SELECT", {}, Exception("no such table: x"))
+
+    with pytest.raises(StoreUnavailableError, match="no such table"):
+        db._call(broken)

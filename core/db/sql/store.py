@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from core.db.base import (
     BaseDb,
@@ -45,6 +46,18 @@ from core.db.sql.tables import TableNames, build_tables
 T = TypeVar("T")
 
 _IDS_PER_QUERY = 500  # well below SQLite's bound-parameter limit
+
+#: SQLite may answer "database is locked" at once, without waiting out its busy timeout
+#: (e.g. while another connection switches a new file to WAL); the statement failed and
+#: its transaction rolled back, so running the whole transaction again is safe
+_LOCKED_RETRY = Retrying(
+    retry=retry_if_exception(
+        lambda exc: isinstance(exc, sa.exc.OperationalError) and "database is locked" in str(exc)
+    ),
+    stop=stop_after_attempt(5),
+    wait=wait_exponential(multiplier=0.02, max=0.5),
+    reraise=True,
+)
 
 
 def encode_state(state: Mapping[str, Any]) -> str:
@@ -101,8 +114,11 @@ class SqlDb(BaseDb):
 
     def _call(self, fn: Callable[..., T], *args: Any) -> T:
         with unavailable_as_store_error(self._where), self._serial:
-            self._ensure_schema()
-            return fn(*args)
+            for attempt in _LOCKED_RETRY:
+                with attempt:
+                    self._ensure_schema()
+                    return fn(*args)
+        raise AssertionError("unreachable: the retry re-raises its last error")
 
     async def _transact(self, engine: sa.Engine, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
         """Run ``fn(conn, *args)`` inside one transaction on ``engine``, off the loop."""
