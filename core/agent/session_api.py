@@ -7,6 +7,7 @@ The names follow Agno's: ``get_session``, ``get_chat_history``,
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import uuid
 from collections.abc import Callable, Mapping
@@ -19,7 +20,7 @@ from core.models.base import Message
 from core.run.history import RunRecord, SessionData, history_messages
 from core.run.output import RunOutput, RunStatus, ToolExecution
 from core.state.merge import deep_merge
-from core.state.session import open_session
+from core.state.session import SessionHandle, open_session
 from core.state.view import AgentState
 from core.utils.sync import run_sync
 
@@ -61,18 +62,24 @@ class SessionStateApi:
         """Sync twin of :meth:`aget_session_state`."""
         return run_sync(self.aget_session_state(session_id))
 
-    async def amutate_session_state(
-        self, change: Callable[[dict[str, Any]], None], session_id: str | None = None
-    ) -> dict[str, Any]:
-        """Apply ``change`` to a session's state under its lock and persist it."""
-        async with open_session(
+    def _open_outside_run(
+        self, session_id: str | None
+    ) -> contextlib.AbstractAsyncContextManager[SessionHandle]:
+        """The session under its lease, for a change made outside any run."""
+        return open_session(
             self.db,
             session_id=session_id or self.session_id,
             user_id=None,
             run_id=uuid.uuid4().hex,
             meta=SessionMeta(kind=self.kind, owner_id=self.id),
             default=self.session_state,
-        ) as handle:
+        )
+
+    async def amutate_session_state(
+        self, change: Callable[[dict[str, Any]], None], session_id: str | None = None
+    ) -> dict[str, Any]:
+        """Apply ``change`` to a session's state under its lock and persist it."""
+        async with self._open_outside_run(session_id) as handle:
             change(handle.state)
             await handle.persist()
             return copy.deepcopy(handle.tracker.public_state())
@@ -183,14 +190,7 @@ class SessionStateApi:
         if not session_name or not session_name.strip():
             raise ValueError("session_name must be a non-empty string")
         name = session_name.strip()
-        async with open_session(
-            self.db,
-            session_id=session_id or self.session_id,
-            user_id=None,
-            run_id=uuid.uuid4().hex,
-            meta=SessionMeta(kind=self.kind, owner_id=self.id),
-            default=self.session_state,
-        ) as handle:
+        async with self._open_outside_run(session_id) as handle:
             handle.set_name(name)
             await handle.persist()
         return name
