@@ -79,3 +79,32 @@ def test_tiny_limit_is_rejected() -> None:
     """A limit without room for fences is a programming error."""
     with pytest.raises(ValueError):
         chunk_text("abc", 5)
+
+
+def test_a_late_space_beats_an_early_newline() -> None:
+    """A short heading line does not become its own message: the cut is near the limit."""
+    text = "Summary:\n" + " ".join(f"word{i}" for i in range(800))
+    chunks = chunk_text(text, DISCORD_LIMIT)
+    assert len(chunks[0]) > DISCORD_LIMIT - 20
+    assert all(len(c) <= DISCORD_LIMIT for c in chunks)
+
+
+def test_sentence_boundary_beats_a_word_boundary() -> None:
+    """Without paragraphs or lines in reach, a cut falls after a sentence."""
+    sentence = "This sentence has exactly eight words in it. "
+    chunks = chunk_text(sentence * 20, 200)
+    assert all(c.endswith(".") for c in chunks)
+
+
+def test_long_code_line_is_cut_with_fences_kept() -> None:
+    """A code line longer than the limit is cut inside the block, fences still balanced."""
+    text = "```python\n" + "x" * 300 + "\n```"
+    chunks = chunk_text(text, 100)
+    for chunk in chunks:
+        assert len(chunk) <= 100 and chunk.count("```") % 2 == 0, chunk
+    assert "".join(c.replace("```python\n", "").replace("\n```", "") for c in chunks) == "x" * 300
+
+
+def test_unclosed_fence_in_the_text_is_closed() -> None:
+    """A reply that leaves a code block open still renders: the chunk closes it."""
+    assert chunk_text("```\nprint(1)", 100) == ["```\nprint(1)\n```"]
