@@ -3,20 +3,31 @@
 HTTP mode serves ``POST /slack/events`` (events and slash commands) on ``--port``
 (default ``PORT``) and needs SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET. Socket Mode
 (``--socket``) needs SLACK_BOT_TOKEN and SLACK_APP_TOKEN and no public URL.
+
+SIGTERM or SIGINT shuts down gracefully: no new events are taken (HTTP answers 503,
+Socket Mode disconnects, so Slack redelivers elsewhere or later), runs in flight get
+``STATEBOT_SHUTDOWN_GRACE`` seconds to finish and post their replies, reactions are
+removed, and the process exits 0.
 """
 
 from __future__ import annotations
 
 import asyncio
+import signal
 
 import click
+import structlog
 
 from bots.app import build_app
+from bots.flags import Flags, MemoryFlags, RedisFlags
 from bots.logging import configure_logging
 from bots.settings import Settings
-from bots.slack.flags import Flags, MemoryFlags, RedisFlags
+from bots.slack.options import SlackOptions
 from bots.slack.send import web_client
 from bots.slack.server import SlackHttpServer, build_slack_app, socket_mode_handler
+from bots.slack.shutdown import Shutdown
+
+log = structlog.get_logger(__name__)
 
 
 def _require(value: object, name: str) -> str:
@@ -33,30 +44,51 @@ def flags_for(settings: Settings) -> Flags:
     return MemoryFlags()
 
 
+def stop_signal() -> asyncio.Event:
+    """An event set by the first SIGTERM or SIGINT."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    return stop
+
+
 async def serve(settings: Settings, *, socket: bool, port: int) -> None:
-    """Build everything and run until cancelled."""
+    """Build everything and run until SIGTERM/SIGINT, then drain and stop."""
     token = _require(settings.slack_bot_token, "SLACK_BOT_TOKEN")
     if socket:
         app_token = _require(settings.slack_app_token, "SLACK_APP_TOKEN")
         secret = None
     else:
         secret = _require(settings.slack_signing_secret, "SLACK_SIGNING_SECRET")
+    options = SlackOptions.from_settings(settings)
+    stop = stop_signal()
+    shutdown = Shutdown()
     built = build_app(settings)
     bolt = build_slack_app(
         service=built.service,
         client=web_client(token, settings.slack_api_url),
         flags=flags_for(settings),
         signing_secret=secret,
+        options=options,
+        shutdown=shutdown,
     )
     if socket:
-        await socket_mode_handler(bolt, app_token).start_async()
-        return
-    server = SlackHttpServer(bolt, port=port)
-    await server.start()
-    try:
-        await asyncio.Event().wait()
-    finally:
+        handler = socket_mode_handler(bolt, app_token)
+        await handler.connect_async()
+        await stop.wait()
+        log.info("slack_stopping", mode="socket")
+        await handler.close_async()  # no new envelopes; runs in flight go on
+        await shutdown.drain(options.shutdown_grace)
+    else:
+        server = SlackHttpServer(bolt, port=port)
+        await server.start()
+        await stop.wait()
+        log.info("slack_stopping", mode="http")
+        await shutdown.drain(options.shutdown_grace)
         await server.stop()
+    await built.db.aclose()
+    log.info("slack_stopped")
 
 
 @click.command("slack")

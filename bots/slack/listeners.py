@@ -1,32 +1,39 @@
-"""The bolt wiring: a dedupe middleware, event and slash-command listeners.
+"""The bolt wiring: middleware (refuse while closing, dedupe) and lazy listeners.
 
 Every listener acknowledges at once and does its work in a lazy listener, so Slack
 gets its answer well inside 3 seconds while the agent takes as long as it needs.
 Each step is a small callable: dedupe deliveries, decide whether a message is for
-us, claim it, run it, send the reply.
+us (:mod:`bots.slack.addressing`, the one place), claim it, run it, send the reply.
+A reply that cannot be delivered is logged with its session and event ids and the
+user is told (a short note, else a warning reaction); Redis down gets the
+"storage unavailable" reply instead of an HTTP 500.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import structlog
+from redis.exceptions import RedisError
 from slack_bolt.app.async_app import AsyncApp
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_bolt.response import BoltResponse
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bots.chunking import SLACK_LIMIT, chunk_text
-from bots.errors import UNEXPECTED
+from bots.errors import STORE_DOWN, UNEXPECTED
+from bots.flags import Flags
 from bots.inbound import InboundMessage
+from bots.keys import keys_for
 from bots.replies import Reply
-from bots.slack.flags import Flags
+from bots.slack.addressing import THREAD_TTL, addressed, thread_key
+from bots.slack.options import SlackOptions
 from bots.slack.parse import parse_command, parse_event
-from bots.slack.send import SlackSender
+from bots.slack.send import FAILED_REACTION, DeliveryError, SlackSender
+from bots.slack.shutdown import Shutdown
 
 if TYPE_CHECKING:
     from bots.service import ChatService
@@ -35,27 +42,40 @@ log = structlog.get_logger(__name__)
 
 # Slack retries a delivery for at most ~1 hour; a day covers it with room to spare.
 DEDUPE_TTL = 24 * 3600
-# The bot keeps following a thread it spoke in for a week of inactivity.
-THREAD_TTL = 7 * 24 * 3600
 SORRY = UNEXPECTED  # the outcome is unknown, so the reply does not claim one
+UNDELIVERED = (
+    "I could not post my reply here (Slack said `{error}`). Your message was handled, "
+    "so please check the result before resending."
+)
+INTERRUPTED = (
+    "I was restarted before I could finish; your request may or may not have been "
+    "applied, so please check before resending."
+)
+# Slack lets a response_url be used five times
+RESPONSE_URL_USES = 5
+TRUNCATED = "(The reply was longer than Slack lets me post here; {count} more part(s) not shown.)"
+# what a Redis outage raises: the client's own errors, or the socket's
+FLAGS_DOWN = (RedisError, OSError)
 
 Next = Callable[[], Awaitable[None]]
-
-
-def thread_key(msg: InboundMessage) -> str:
-    """The flag naming a thread the bot has replied in."""
-    return f"slack:thread:{msg.workspace}:{msg.channel}:{msg.thread}"
 
 
 def dedupe_deliveries(flags: Flags) -> Callable[..., Awaitable[BoltResponse | None]]:
     """Global middleware: answer a redelivered event (same ``event_id``) with a bare ack.
 
+    With Redis down the delivery cannot be checked; it goes on to the listener, which
+    answers "storage unavailable" rather than leaving Slack with an HTTP 500.
     Bolt injects middleware arguments by positional parameter name, hence ``next``.
     """
 
     async def middleware(body: dict[str, Any], next: Next) -> BoltResponse | None:
         event_id = body.get("event_id") if body.get("type") == "event_callback" else None
-        if event_id and not await flags.claim(f"slack:event:{event_id}", DEDUPE_TTL):
+        try:
+            fresh = not event_id or await flags.claim(f"slack:event:{event_id}", DEDUPE_TTL)
+        except FLAGS_DOWN as exc:
+            log.error("slack_flags_unavailable", event_id=event_id, error=repr(exc))
+            fresh = True
+        if not fresh:
             log.info("slack_duplicate_delivery", platform="slack", event_id=event_id)
             return BoltResponse(status=200, body="")
         await next()
@@ -69,7 +89,9 @@ async def ack_now(ack: AsyncAck) -> None:
     await ack()
 
 
-def message_listener(service: ChatService, flags: Flags) -> Callable[..., Awaitable[None]]:
+def message_listener(
+    service: ChatService, flags: Flags, options: SlackOptions
+) -> Callable[..., Awaitable[None]]:
     """Lazy listener answering mentions, DMs and replies in the bot's threads, once each.
 
     Bolt injects arguments by positional parameter name, hence a plain function.
@@ -79,61 +101,119 @@ def message_listener(service: ChatService, flags: Flags) -> Callable[..., Awaita
         body: dict[str, Any], client: AsyncWebClient, context: dict[str, Any]
     ) -> None:
         msg = parse_event(body, context.get("bot_user_id"))
-        if msg is None or not await _addressed_to_bot(flags, body, msg):
+        if msg is None:
             return
-        # a reply in a thread the bot follows is addressed to it, mention or not
-        msg = dataclasses.replace(msg, bot_mentioned=True)
         event = body["event"]
-        # app_mention and message arrive for the same ts; only the first claim answers
-        claim = f"slack:msg:{msg.workspace}:{msg.channel}:{event['ts']}"
-        if not await flags.claim(claim, DEDUPE_TTL):
-            return
-        bound = log.bind(platform="slack", event_id=msg.event_id, user=msg.user)
-        sender = SlackSender(client)
+        bound = log.bind(
+            platform="slack",
+            event_id=msg.event_id,
+            session_id=keys_for(msg).session_id,
+            user=msg.user,
+        )
+        sender = SlackSender(client, retry_seconds=options.retry_seconds)
         reply_thread = event.get("thread_ts") or (None if msg.is_dm else event["ts"])
+        try:
+            decided = await addressed(flags, event, msg, options.skip_others_mentions)
+            # app_mention and message arrive for the same ts; only the first claim answers
+            claim = f"slack:msg:{msg.workspace}:{msg.channel}:{event['ts']}"
+            if decided is None or not await flags.claim(claim, DEDUPE_TTL):
+                return
+        except FLAGS_DOWN as exc:
+            # without Redis nothing can run; answer once (the app_mention, or a DM)
+            bound.error("slack_flags_unavailable", error=repr(exc))
+            if event.get("type") == "app_mention" or msg.is_dm:
+                await _deliver(bound, sender, flags, msg, Reply(STORE_DOWN), reply_thread, event)
+            return
         # the reaction stays until the reply is out, so users see the bot is not done yet
-        async with sender.working(msg.channel, event["ts"]):
-            reply = await _safely(bound, service.handle_message(msg))
-            if reply is not None:
-                await _send(sender, flags, msg, reply, reply_thread)
+        try:
+            async with sender.working(msg.channel, event["ts"]):
+                reply = await _safely(bound, service.handle_message(decided))
+        except asyncio.CancelledError:
+            bound.warning("slack_run_interrupted")
+            await _deliver(bound, sender, flags, msg, Reply(INTERRUPTED), reply_thread, event)
+            raise
+        if reply is not None:
+            await _deliver(bound, sender, flags, msg, reply, reply_thread, event)
 
     return answer_message
 
 
-async def _send(
-    sender: SlackSender, flags: Flags, msg: InboundMessage, reply: Reply, thread: str | None
+async def _deliver(
+    bound: Any,
+    sender: SlackSender,
+    flags: Flags,
+    msg: InboundMessage,
+    reply: Reply,
+    thread: str | None,
+    event: dict[str, Any],
 ) -> None:
+    """Send the reply; if Slack will not take it, say so (note, else warning reaction)."""
+    try:
+        await _send(sender, msg, reply, thread)
+    except DeliveryError as exc:
+        bound.error("slack_reply_failed", method=exc.method, error=exc.error)
+        note = UNDELIVERED.format(error=exc.error)
+        try:
+            await _send(sender, msg, Reply(note, ephemeral=reply.ephemeral), thread)
+        except DeliveryError:
+            await sender.react("reactions_add", msg.channel, event["ts"], FAILED_REACTION)
+        return
+    if thread is not None and not reply.ephemeral:
+        try:
+            await flags.mark(thread_key(msg), THREAD_TTL)
+        except FLAGS_DOWN as exc:
+            bound.warning("slack_thread_mark_failed", error=repr(exc))
+
+
+async def _send(sender: SlackSender, msg: InboundMessage, reply: Reply, thread: str | None) -> None:
     """Post the reply where the message was: ephemeral, top level of a DM, or in thread."""
     if reply.ephemeral:
         await sender.ephemeral(msg.channel, msg.user, reply.text, thread)
-    elif thread is None:
-        await sender.post(msg.channel, reply.text)
     else:
-        await sender.reply_in_thread(msg.channel, thread, reply.text)
-        await flags.mark(thread_key(msg), THREAD_TTL)
+        await sender.post(msg.channel, reply.text, thread)
 
 
-async def _addressed_to_bot(flags: Flags, body: dict[str, Any], msg: InboundMessage) -> bool:
-    """Mentions and DMs always; other messages only in a thread the bot spoke in."""
-    if body["event"].get("type") == "app_mention" or msg.is_dm or msg.bot_mentioned:
-        return True
-    in_thread = body["event"].get("thread_ts") is not None
-    return in_thread and await flags.has(thread_key(msg))
-
-
-def command_listener(service: ChatService) -> Callable[..., Awaitable[None]]:
+def command_listener(service: ChatService, options: SlackOptions) -> Callable[..., Awaitable[None]]:
     """Lazy listener running ``/<agent> …`` and ``/state …``, answering via response_url."""
 
-    async def run_command(body: dict[str, Any], respond: AsyncRespond) -> None:
+    async def run_command(body: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
         cmd = parse_command(body)
         bound = log.bind(platform="slack", event_id=cmd.event_id, user=cmd.user)
         bound.info("slack_command", command=cmd.command)
         reply = await _safely(bound, service.handle_command(cmd)) or Reply(SORRY, ephemeral=True)
-        response_type = "ephemeral" if reply.ephemeral else "in_channel"
-        for part in chunk_text(reply.text, SLACK_LIMIT):
-            await respond(text=part, response_type=response_type, replace_original=False)
+        sender = SlackSender(client, retry_seconds=options.retry_seconds)
+        await answer_command(bound, sender, respond, cmd.channel, cmd.user, reply)
 
     return run_command
+
+
+async def answer_command(
+    bound: Any,
+    sender: SlackSender,
+    respond: AsyncRespond,
+    channel: str,
+    user: str,
+    reply: Reply,
+) -> None:
+    """Answer through the response_url (five uses), else post to the channel directly."""
+    parts = sender.parts(reply.text)
+    if len(parts) > RESPONSE_URL_USES:
+        try:
+            if reply.ephemeral:
+                await sender.ephemeral(channel, user, reply.text, None)
+            else:
+                await sender.post(channel, reply.text)
+            return
+        except DeliveryError as exc:  # e.g. not_in_channel: the response_url still works
+            bound.warning("slack_command_post_failed", error=exc.error)
+        cut = len(parts) - (RESPONSE_URL_USES - 1)
+        parts = parts[: RESPONSE_URL_USES - 1] + [TRUNCATED.format(count=cut)]
+    response_type = "ephemeral" if reply.ephemeral else "in_channel"
+    for part in parts:
+        answer = await respond(text=part, response_type=response_type, replace_original=False)
+        if answer.status_code != 200:
+            bound.error("slack_response_url_failed", status=answer.status_code, body=answer.body)
+            return
 
 
 async def _safely(bound: Any, work: Awaitable[Reply | None]) -> Reply | None:
@@ -145,10 +225,19 @@ async def _safely(bound: Any, work: Awaitable[Reply | None]) -> Reply | None:
         return Reply(SORRY)
 
 
-def register(app: AsyncApp, service: ChatService, flags: Flags) -> None:
+def register(
+    app: AsyncApp,
+    service: ChatService,
+    flags: Flags,
+    options: SlackOptions | None = None,
+    shutdown: Shutdown | None = None,
+) -> None:
     """Attach the middleware and listeners to ``app``."""
+    options = options or SlackOptions()
+    if shutdown is not None:
+        app.middleware(shutdown.middleware())
     app.middleware(dedupe_deliveries(flags))
-    answer = message_listener(service, flags)
+    answer = message_listener(service, flags, options)
     app.event("app_mention")(ack=ack_now, lazy=[answer])
     app.event("message")(ack=ack_now, lazy=[answer])
-    app.command(re.compile(r"^/\S+$"))(ack=ack_now, lazy=[command_listener(service)])
+    app.command(re.compile(r"^/\S+$"))(ack=ack_now, lazy=[command_listener(service, options)])

@@ -18,8 +18,10 @@ from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_bolt.app.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bots.slack.flags import Flags
+from bots.flags import Flags
 from bots.slack.listeners import register
+from bots.slack.options import SlackOptions
+from bots.slack.shutdown import Shutdown
 
 if TYPE_CHECKING:
     from bots.service import ChatService
@@ -37,8 +39,13 @@ def build_slack_app(
     client: AsyncWebClient,
     flags: Flags,
     signing_secret: str | None,
+    options: SlackOptions | None = None,
+    shutdown: Shutdown | None = None,
 ) -> AsyncApp:
-    """A bolt AsyncApp wired to ``service``; no signing secret means Socket Mode only."""
+    """A bolt AsyncApp wired to ``service``; no signing secret means Socket Mode only.
+
+    With ``shutdown``, deliveries arriving once it is closing are refused (503).
+    """
     app = AsyncApp(
         client=client,
         signing_secret=signing_secret or "",
@@ -47,7 +54,7 @@ def build_slack_app(
         # ack first, then run lazy listeners: Slack wants its answer within 3 s
         process_before_response=False,
     )
-    register(app, service, flags)
+    register(app, service, flags, options, shutdown)
     return app
 
 

@@ -5,6 +5,9 @@ Serve it on port 0, point ``AsyncWebClient(base_url=fake.base_url)`` at it and r
 ``Retry-After``; ``apps.connections.open`` hands out a websocket on the same server
 so Socket Mode runs end to end (``fake.send_envelope``). ``hold(method)`` keeps a
 method's calls waiting, to show what the app does before they complete.
+``fail_with(method, error)`` answers ``ok: false`` as Slack does (``msg_too_long``);
+``files.uploadV2``'s three steps are served (``fake.uploads`` holds the contents);
+a ``response_url`` accepts five posts, as Slack's does, then answers 404.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from aiohttp import WSMsgType, web
 BOT_USER_ID = "U0BOT0001"
 BOT_ID = "B0BOT0001"
 TEAM_ID = "T0TEAM001"
+RESPONSE_URL_USES = 5
 
 
 @dataclass
@@ -36,6 +40,7 @@ class FakeSlackApi:
 
     __slots__ = (
         "_acks",
+        "_errors",
         "_failures",
         "_gates",
         "_retry_after",
@@ -45,12 +50,15 @@ class FakeSlackApi:
         "calls",
         "port",
         "response_urls",
+        "uploads",
     )
 
     def __init__(self) -> None:
         self.calls: list[ApiCall] = []
         self.response_urls: list[dict[str, Any]] = []
+        self.uploads: dict[str, bytes] = {}
         self.port = 0
+        self._errors: dict[str, list[str]] = {}
         self._failures: dict[str, list[int]] = {}
         self._retry_after = 0
         self._gates: dict[str, asyncio.Event] = {}
@@ -74,6 +82,7 @@ class FakeSlackApi:
         app = web.Application()
         app.router.add_post("/api/{method}", self._api)
         app.router.add_post("/respond", self._respond)
+        app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/socket", self._socket)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
@@ -94,6 +103,10 @@ class FakeSlackApi:
         """Answer the next call of ``method`` with ``status`` (429 carries Retry-After)."""
         self._failures.setdefault(method, []).append(status)
         self._retry_after = retry_after
+
+    def fail_with(self, method: str, error: str, times: int = 1) -> None:
+        """Answer the next ``times`` calls of ``method`` with ``{"ok": false, "error": error}``."""
+        self._errors.setdefault(method, []).extend([error] * times)
 
     def hold(self, method: str) -> asyncio.Event:
         """Keep calls of ``method`` waiting until the returned event is set."""
@@ -149,6 +162,9 @@ class FakeSlackApi:
             return web.json_response(
                 {"ok": False, "error": "ratelimited"}, status=status, headers=headers
             )
+        errors = self._errors.get(method)
+        if errors:
+            return web.json_response({"ok": False, "error": errors.pop(0)})
         return web.json_response(self._answer(method, params))
 
     def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -168,13 +184,27 @@ class FakeSlackApi:
         if method in ("chat.postMessage", "chat.update"):
             ts = params.get("ts") or f"1700000000.{next(self._ts):06d}"
             return {"ok": True, "channel": params.get("channel"), "ts": ts}
+        if method == "files.getUploadURLExternal":
+            file_id = f"F{next(self._ts):08d}"
+            url = f"http://127.0.0.1:{self.port}/upload/{file_id}"
+            return {"ok": True, "upload_url": url, "file_id": file_id}
+        if method == "files.completeUploadExternal":
+            files = json.loads(params.get("files") or "[]")
+            return {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in files]}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
         return {"ok": True}
 
     async def _respond(self, request: web.Request) -> web.Response:
+        # Slack: "you can use a response_url up to five times within 30 minutes"
+        if len(self.response_urls) >= RESPONSE_URL_USES:
+            return web.Response(status=404, text="used_url")
         self.response_urls.append(await request.json())
         return web.Response(text="ok")
+
+    async def _upload(self, request: web.Request) -> web.Response:
+        self.uploads[request.match_info["file_id"]] = await request.read()
+        return web.Response(text="OK - uploaded")
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()

@@ -15,7 +15,8 @@ from slack_payloads import TEAM
 
 from bots.service import ChatService
 from bots.settings import Scope, Settings
-from bots.slack.flags import Flags, MemoryFlags, RedisFlags
+from bots.flags import Flags, MemoryFlags, RedisFlags
+from bots.slack.options import SlackOptions
 from core.db.base import BaseDb
 from core.testing import ScriptedModel
 from tools.catalog import COMMAND_ALIASES, create_agents
@@ -58,7 +59,8 @@ async def make_bot(fake_slack: FakeSlackApi, tmp_path: Path) -> AsyncIterator[Ma
             **settings,
         )
         service = ChatService(create_agents(model, db), settings=config, aliases=COMMAND_ALIASES)
-        bot = await start_bot(fake_slack, service, model, flags or MemoryFlags(), http)
+        options = SlackOptions.from_settings(config)
+        bot = await start_bot(fake_slack, service, model, flags or MemoryFlags(), http, options)
         started.append(bot)
         return bot
 

@@ -14,7 +14,8 @@ from slack_payloads import CHANNEL, TEAM, encode_command, encode_event, sign
 
 from bots.keys import session_key
 from bots.service import ChatService
-from bots.slack.flags import Flags
+from bots.flags import Flags
+from bots.slack.options import SlackOptions
 from bots.slack.send import web_client
 from bots.slack.server import EVENTS_PATH, SlackHttpServer, build_slack_app
 from core.agent import Agent
@@ -102,6 +103,7 @@ async def start_bot(
     model: ScriptedModel,
     flags: Flags,
     http: aiohttp.ClientSession,
+    options: SlackOptions | None = None,
 ) -> SlackBot:
     """Serve a bolt app for ``service`` on a free loopback port."""
     app = build_slack_app(
@@ -109,6 +111,7 @@ async def start_bot(
         client=web_client("xoxb-test-token", fake.base_url),
         flags=flags,
         signing_secret=SECRET,
+        options=options,
     )
     server = SlackHttpServer(app, host="127.0.0.1", port=0)
     await server.start()
