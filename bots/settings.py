@@ -51,6 +51,12 @@ class Settings(BaseSettings):
     slack_signing_secret: SecretStr | None = None
     slack_app_token: SecretStr | None = None
     slack_api_url: str = "https://slack.com/api/"
+    # seconds a Slack Web API call keeps retrying 429/5xx (honouring Retry-After)
+    statebot_slack_retry_seconds: float = Field(default=30.0, ge=0)
+    # in a thread the bot follows, leave alone a message that mentions others, not the bot
+    statebot_slack_skip_others_mentions: bool = True
+    # seconds `statebot slack` lets runs in flight finish after SIGTERM/SIGINT
+    statebot_shutdown_grace: float = Field(default=25.0, ge=0)
     # Discord
     discord_token: SecretStr | None = None
     # Model (any OpenAI-compatible server)
