@@ -8,9 +8,11 @@ import discord
 import structlog
 from discord import app_commands
 
-from bots.chunking import DISCORD_LIMIT, chunk_text
-from bots.discord.commands import NO_MENTIONS, add_commands, safely
+from bots.discord.commands import NO_MENTIONS, add_commands
+from bots.discord.delivery import answer_message
 from bots.discord.parse import parse_message
+from bots.drain import Drain
+from bots.flags import Flags, MemoryFlags
 
 if TYPE_CHECKING:
     from bots.service import ChatService
@@ -29,21 +31,28 @@ def default_intents() -> discord.Intents:
 
 
 class StatebotDiscord(discord.Client):
-    """A discord.py client routing addressed messages and app commands to the service."""
+    """A discord.py client routing addressed messages and app commands to the service.
+
+    ``flags`` de-duplicates deliveries across processes (``RedisFlags`` when several
+    processes share a token); ``shutdown(grace)`` drains work in flight, then closes.
+    """
 
     def __init__(
         self,
         service: ChatService,
         *,
+        flags: Flags | None = None,
         intents: discord.Intents | None = None,
         sync_commands: bool = True,
     ) -> None:
         # never let a reply ping @everyone or anyone else, whatever the agent writes
         super().__init__(intents=intents or default_intents(), allowed_mentions=NO_MENTIONS)
         self.service = service
+        self.flags: Flags = flags or MemoryFlags()
+        self.drain = Drain()
         self.tree: app_commands.CommandTree[StatebotDiscord] = app_commands.CommandTree(self)
         self._sync_commands = sync_commands
-        add_commands(self.tree, service)
+        add_commands(self.tree, service, self.drain)
 
     async def setup_hook(self) -> None:
         """Publish the app commands once logged in."""
@@ -58,9 +67,15 @@ class StatebotDiscord(discord.Client):
         msg = parse_message(message, self.user.id)
         if msg is None:
             return
-        async with message.channel.typing():
-            reply = await safely(self.service.handle_message(msg), event_id=msg.event_id)
-        if reply is None:
-            return
-        for part in chunk_text(reply.text, DISCORD_LIMIT):
-            await message.channel.send(part)
+        await answer_message(message, msg, service=self.service, flags=self.flags, drain=self.drain)
+
+    async def shutdown(self, grace: float) -> bool:
+        """Turn new events away, let runs in flight finish within ``grace`` s, then close.
+
+        True when every run finished; False when some were cancelled (their users
+        were told the run was interrupted).
+        """
+        log.info("discord_shutdown", platform="discord", in_flight=self.drain.in_flight)
+        finished = await self.drain.shutdown(grace)
+        await self.close()
+        return finished

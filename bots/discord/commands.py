@@ -2,11 +2,20 @@
 
 Each command defers at once (Discord allows 3 seconds for the first response),
 runs through the ChatService, and sends the reply as follow-ups of at most 2,000
-characters. ``/state`` is deferred ephemerally, so even its "thinking…" stays private.
+characters.
+
+Privacy is decided before the defer, because Discord ignores the ephemeral flag on
+the first follow-up after a public defer (that follow-up edits the public
+"thinking…" message). ``/state``, help, unknown tools and arguments that do not
+parse are known to answer privately, so they are deferred ephemerally. A run that
+was deferred publicly and still ends in a private reply (a tool refusing its
+arguments) edits the public "thinking…" into a neutral note, sends the details as
+an ephemeral second follow-up (which Discord honours), then deletes the note.
 """
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
@@ -16,8 +25,12 @@ import structlog
 from discord import app_commands
 
 from bots.chunking import DISCORD_LIMIT, chunk_text
+from bots.commands import CommandError, parse_command
+from bots.discord.delivery import INTERRUPTED, RESTARTING
 from bots.discord.parse import parse_interaction
+from bots.drain import Drain
 from bots.errors import UNEXPECTED
+from bots.registry import tools_of
 from bots.replies import Reply
 
 if TYPE_CHECKING:
@@ -28,6 +41,8 @@ log = structlog.get_logger(__name__)
 SORRY = UNEXPECTED  # the outcome is unknown, so the reply does not claim one
 _COMMAND_NAME = re.compile(r"^[-_a-z0-9]{1,32}$")
 NO_MENTIONS = discord.AllowedMentions.none()
+PRIVATE_NOTE = "That could not be done; I sent you the details privately."
+HELP_WORDS = ("help", "?", "-h", "--help")
 
 
 async def safely(work: Awaitable[Reply | None], **context: Any) -> Reply | None:
@@ -39,27 +54,82 @@ async def safely(work: Awaitable[Reply | None], **context: Any) -> Reply | None:
         return Reply(SORRY)
 
 
+def answers_privately(service: ChatService, command: str, text: str) -> bool:
+    """Whether ``/<command> text`` is known, before running, to get an ephemeral reply.
+
+    Mirrors what ChatService answers privately without running anything: ``/state``,
+    unknown agents, help, and commands that do not parse. (Oversize text is refused
+    privately too; it takes the public-defer path below, which keeps it private.)
+    """
+    if command == "state":
+        return True
+    agent_id = {a.lower(): a for a in service.agents}.get(command)
+    if agent_id is None:
+        return True
+    words = text.split(maxsplit=1)
+    if not words or words[0].lower() in HELP_WORDS:
+        return True
+    try:
+        parse_command(text, tools_of(service.agents[agent_id]), service.aliases(agent_id))
+    except CommandError:
+        return True
+    return False
+
+
 async def run_interaction(
-    service: ChatService, interaction: discord.Interaction, command: str, text: str
+    service: ChatService, interaction: discord.Interaction, command: str, text: str, drain: Drain
 ) -> None:
-    """Defer, run ``/<command> text``, then follow up with the reply in chunks."""
-    private = command == "state"
-    await interaction.response.defer(ephemeral=private, thinking=True)
+    """Defer (privately when the reply will be private), run, then follow up in chunks.
+
+    Never raises: an interaction Discord no longer accepts is logged.
+    """
     cmd = parse_interaction(interaction, command, text)
-    log.info("discord_command", platform="discord", event_id=cmd.event_id, command=command)
-    reply = await safely(service.handle_command(cmd), event_id=cmd.event_id)
-    reply = reply or Reply(SORRY, ephemeral=True)
-    for part in chunk_text(reply.text, DISCORD_LIMIT) or ["Done."]:
+    ids = {"platform": "discord", "event_id": cmd.event_id, "command": command}
+    try:
+        if drain.closing:
+            await interaction.response.send_message(
+                RESTARTING, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+            return
+        with drain.track():
+            private = answers_privately(service, command, cmd.text)
+            await interaction.response.defer(ephemeral=private, thinking=True)
+            log.info("discord_command", private=private, **ids)
+            try:
+                reply = await safely(service.handle_command(cmd), **ids)
+            except asyncio.CancelledError:
+                await follow_up(interaction, Reply(INTERRUPTED), deferred_private=private)
+                raise
+            await follow_up(interaction, reply or Reply(SORRY), deferred_private=private)
+    except discord.HTTPException as exc:
+        log.error(
+            "discord_interaction_failed", status=exc.status, code=exc.code, error=exc.text, **ids
+        )
+
+
+async def follow_up(
+    interaction: discord.Interaction, reply: Reply, *, deferred_private: bool
+) -> None:
+    """Send ``reply`` after a defer, keeping a private reply private after a public defer."""
+    parts = chunk_text(reply.text, DISCORD_LIMIT) or ["Done."]
+    if reply.ephemeral and not deferred_private:
+        # the first follow-up would edit the public "thinking…" and stay public
+        await interaction.edit_original_response(content=PRIVATE_NOTE)
+        for part in parts:
+            await interaction.followup.send(part, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        await interaction.delete_original_response()
+        return
+    for part in parts:
         await interaction.followup.send(
-            part, ephemeral=private or reply.ephemeral, allowed_mentions=NO_MENTIONS
+            part, ephemeral=deferred_private, allowed_mentions=NO_MENTIONS
         )
 
 
 def _command(
-    service: ChatService, name: str, description: str
+    service: ChatService, name: str, description: str, drain: Drain
 ) -> app_commands.Command[Any, ..., None]:
     async def callback(interaction: discord.Interaction, text: str = "") -> None:
-        await run_interaction(service, interaction, name, text)
+        await run_interaction(service, interaction, name, text, drain)
 
     command: app_commands.Command[Any, ..., None] = app_commands.Command(
         name=name, description=description[:100] or name, callback=callback
@@ -68,7 +138,7 @@ def _command(
     return command
 
 
-def add_commands(tree: app_commands.CommandTree[Any], service: ChatService) -> None:
+def add_commands(tree: app_commands.CommandTree[Any], service: ChatService, drain: Drain) -> None:
     """Register one command per agent and ``/state`` on ``tree``.
 
     Discord accepts 1-32 lower-case ``a-z0-9_-`` names; an agent id that cannot be
@@ -80,5 +150,5 @@ def add_commands(tree: app_commands.CommandTree[Any], service: ChatService) -> N
             log.warning("discord_command_name_invalid", platform="discord", agent=agent_id)
             continue
         description = getattr(agent, "description", None) or f"Ask the {agent_id} agent"
-        tree.add_command(_command(service, name, str(description)))
-    tree.add_command(_command(service, "state", "Admins: state dump | reset | history"))
+        tree.add_command(_command(service, name, str(description), drain))
+    tree.add_command(_command(service, "state", "Admins: state dump | reset | history", drain))

@@ -36,13 +36,29 @@ def _guild_id(channel: object, guild: discord.Guild | None) -> int | None:
     return found if isinstance(found, int) else None
 
 
-def strip_bot_mention(text: str, bot_id: int) -> str:
-    """``text`` without ``<@bot_id>`` / ``<@!bot_id>`` tokens, whitespace trimmed."""
-    return re.sub(rf"<@!?{bot_id}>", " ", text).replace("  ", " ").strip()
+def bot_role_ids(message: discord.Message, bot_id: int) -> tuple[int, ...]:
+    """Ids of the mentioned roles that belong to the bot (its managed integration role).
+
+    Discord creates one such role when the bot joins a guild; members often pick it
+    from the autocomplete instead of the bot user, so it addresses the bot too.
+    """
+    return tuple(
+        role.id
+        for role in message.role_mentions
+        if role.tags is not None and role.tags.bot_id == bot_id
+    )
+
+
+def strip_bot_mention(text: str, bot_id: int, role_ids: tuple[int, ...] = ()) -> str:
+    """``text`` without ``<@bot_id>`` / ``<@!bot_id>`` / ``<@&bot role>`` tokens, trimmed."""
+    text = re.sub(rf"<@!?{bot_id}>", " ", text)
+    for role_id in role_ids:
+        text = text.replace(f"<@&{role_id}>", " ")
+    return re.sub(r" {2,}", " ", text).strip()
 
 
 def is_for_bot(message: discord.Message, bot_id: int) -> bool:
-    """A human's message that mentions the bot by name or is a DM.
+    """A human's message that mentions the bot (by name or its role) or is a DM.
 
     ``@everyone`` / ``@here`` never count (they are not in ``message.mentions``),
     and neither do posts by any bot, the bot itself included.
@@ -51,7 +67,9 @@ def is_for_bot(message: discord.Message, bot_id: int) -> bool:
         return False
     if _guild_id(message.channel, message.guild) is None:
         return True
-    return any(user.id == bot_id for user in message.mentions)
+    return any(user.id == bot_id for user in message.mentions) or bool(
+        bot_role_ids(message, bot_id)
+    )
 
 
 def parse_message(message: discord.Message, bot_id: int) -> InboundMessage | None:
@@ -62,17 +80,18 @@ def parse_message(message: discord.Message, bot_id: int) -> InboundMessage | Non
         message.channel, _guild_id(message.channel, message.guild)
     )
     mentions = tuple(str(user.id) for user in message.mentions)
+    roles = bot_role_ids(message, bot_id)
     return InboundMessage(
         platform=PLATFORM,
         workspace=workspace,
         channel=channel,
         thread=thread,
         user=str(message.author.id),
-        text=strip_bot_mention(message.content, bot_id),
+        text=strip_bot_mention(message.content, bot_id, roles),
         event_id=str(message.id),
         is_dm=is_dm,
         mentions=mentions,
-        bot_mentioned=str(bot_id) in mentions,
+        bot_mentioned=str(bot_id) in mentions or bool(roles),
     )
 
 

@@ -18,8 +18,10 @@ from discord_payloads import GUILD, guild_create
 from fakes.discord_api import FakeDiscordApi
 
 from bots.discord.client import StatebotDiscord
+from bots.flags import Flags, MemoryFlags
 from bots.service import ChatService
 from bots.settings import Settings
+from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
 from core.testing import ScriptedModel
 from tools.catalog import COMMAND_ALIASES, create_agents
@@ -39,25 +41,41 @@ async def fake_discord(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeDis
 
 @pytest.fixture
 async def make_discord(fake_discord: FakeDiscordApi) -> AsyncIterator[MakeDiscord]:
-    """Builds a logged-in client on a scripted model, its guild already cached."""
-    clients: list[StatebotDiscord] = []
+    """Builds a logged-in client on a scripted model, its guild already cached.
 
-    async def make(turns: list[Any] | None = None) -> Harness:
-        model = ScriptedModel(turns or [])
+    ``flags`` (default: in memory) and ``db`` (default: InMemoryDb) let a test share
+    dedupe flags between two clients or point the store at a Redis that is down;
+    keyword arguments override settings.
+    """
+    harnesses: list[Harness] = []
+
+    async def make(
+        turns: list[Any] | None = None,
+        *,
+        model: ScriptedModel | None = None,
+        flags: Flags | None = None,
+        db: BaseDb | None = None,
+        **settings: Any,
+    ) -> Harness:
+        model = model or ScriptedModel(turns or [])
         service = ChatService(
-            create_agents(model, InMemoryDb()),
+            create_agents(model, db or InMemoryDb()),
             settings=Settings(
-                statebot_admin_ids=frozenset({f"discord:{GUILD}:{ADMIN_ID}"}), redis_url=None
+                statebot_admin_ids=frozenset({f"discord:{GUILD}:{ADMIN_ID}"}),
+                redis_url=None,
+                **settings,
             ),
             aliases=COMMAND_ALIASES,
         )
-        client = StatebotDiscord(service)
-        clients.append(client)
+        client = StatebotDiscord(service, flags=flags or MemoryFlags())
         await client.login("test-bot-token")
         harness = Harness(client, model)
+        harnesses.append(harness)
         harness.gateway("GUILD_CREATE", guild_create())
         return harness
 
     yield make
-    for client in clients:
-        await client.close()
+    for harness in harnesses:
+        await harness.client.close()
+    # every failure inside a handler must have become a reply or a log line
+    assert [h.handler_errors for h in harnesses if h.handler_errors] == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -18,6 +19,17 @@ class Harness:
     def __init__(self, client: StatebotDiscord, model: ScriptedModel) -> None:
         self.client = client
         self.model = model
+        # exceptions that escaped a handler (discord.py would log and swallow them)
+        self.handler_errors: list[BaseException] = []
+
+        async def on_error(event: str, /, *args: Any, **kwargs: Any) -> None:
+            self.handler_errors.append(sys.exc_info()[1] or RuntimeError(event))
+
+        async def on_tree_error(interaction: Any, error: BaseException) -> None:
+            self.handler_errors.append(error)
+
+        client.on_error = on_error  # type: ignore[method-assign]
+        client.tree.on_error = on_tree_error  # type: ignore[method-assign]
 
     def gateway(self, event: str, data: dict[str, Any]) -> None:
         """Dispatch a gateway event the way discord.py's websocket does."""

@@ -13,6 +13,7 @@ THREAD = "1200000000000000003"
 DM_CHANNEL = "1200000000000000004"
 ALICE_ID = "1200000000000000010"
 OTHER_BOT_ID = "1200000000000000011"
+BOT_ROLE = "1200000000000000020"  # the role Discord creates for the bot when it joins
 
 _ids = itertools.count(1250000000000000001)
 
@@ -63,7 +64,19 @@ def guild_create() -> dict[str, Any]:
                 "managed": False,
                 "mentionable": False,
                 "flags": 0,
-            }
+            },
+            {
+                "id": BOT_ROLE,
+                "name": "statebot",
+                "color": 0,
+                "hoist": False,
+                "position": 1,
+                "permissions": "2048",
+                "managed": True,
+                "mentionable": True,
+                "flags": 0,
+                "tags": {"bot_id": BOT_ID},
+            },
         ],
         "emojis": [],
         "stickers": [],
@@ -141,6 +154,7 @@ def message_create(
     mentions: list[dict[str, Any]] | None = None,
     mention_everyone: bool = False,
     author: dict[str, Any] | None = None,
+    mention_roles: list[str] | None = None,
 ) -> dict[str, Any]:
     """MESSAGE_CREATE; ``guild=None`` is a DM (no guild_id, no member)."""
     data: dict[str, Any] = {
@@ -150,7 +164,7 @@ def message_create(
         "pinned": False,
         "nonce": str(next(_ids)),
         "mentions": mentions if mentions is not None else [],
-        "mention_roles": [],
+        "mention_roles": mention_roles or [],
         "mention_everyone": mention_everyone,
         "id": str(next(_ids)),
         "flags": 0,

@@ -2,7 +2,9 @@
 
 Point ``discord.http.Route.BASE`` at ``fake.base`` and a real ``discord.Client`` logs
 in against it (``/users/@me``, ``/oauth2/applications/@me``), syncs its app commands,
-and sends messages, typing, interaction callbacks and follow-ups here.
+and sends messages, typing, reactions, interaction callbacks, follow-ups and edits or
+deletions of the original response here. ``fail()`` makes a route answer with a
+Discord error (a 403 "Missing Permissions", say) the way Discord does.
 """
 
 from __future__ import annotations
@@ -46,10 +48,11 @@ class DiscordCall:
 class FakeDiscordApi:
     """Answers the REST routes the bot uses, the way Discord does."""
 
-    __slots__ = ("_ids", "_runner", "calls", "port")
+    __slots__ = ("_failures", "_ids", "_runner", "calls", "port")
 
     def __init__(self) -> None:
         self.calls: list[DiscordCall] = []
+        self._failures: list[tuple[str, str, int, dict[str, Any]]] = []
         self.port = 0
         self._runner: web.AppRunner | None = None
         self._ids = itertools.count(1300000000000000001)
@@ -73,6 +76,18 @@ class FakeDiscordApi:
         """Stop serving."""
         if self._runner is not None:
             await self._runner.cleanup()
+
+    def fail(
+        self,
+        method: str,
+        path_part: str,
+        status: int = 403,
+        *,
+        code: int = 50013,
+        message: str = "Missing Permissions",
+    ) -> None:
+        """Answer ``method`` requests whose path contains ``path_part`` with an error."""
+        self._failures.append((method, path_part, status, {"message": message, "code": code}))
 
     def sent(self, path_part: str, method: str = "POST") -> list[DiscordCall]:
         """Recorded calls whose path contains ``path_part``."""
@@ -103,6 +118,9 @@ class FakeDiscordApi:
         if request.can_read_body:
             body = await request.json() if request.content_type == "application/json" else None
         self.calls.append(DiscordCall(request.method, path, body))
+        for method, part, status, error in self._failures:
+            if request.method == method and part in path:
+                return _json(error, status=status)
         if path == "users/@me":
             return _json(BOT_USER)
         if path == "oauth2/applications/@me":
@@ -114,7 +132,9 @@ class FakeDiscordApi:
                     for c in body or []
                 ]
             )
-        if path.endswith("/typing"):
+        if path.endswith("/typing") or "/reactions/" in path:
+            return web.Response(status=204)
+        if path.startswith("webhooks/") and request.method == "DELETE":
             return web.Response(status=204)
         if path.startswith("interactions/") and path.endswith("/callback"):
             interaction_id = path.split("/")[1]
