@@ -14,12 +14,15 @@ bot and the console (Slack has its own server lifecycle).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import signal
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import structlog
 
 log = structlog.get_logger("bots.drain")
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 # after cancelling, how long handlers get to tell their users before we stop waiting
 CANCEL_NOTICE_SECONDS = 5.0
@@ -72,3 +75,31 @@ class Drain:
             task.cancel()
         await asyncio.wait(pending, timeout=CANCEL_NOTICE_SECONDS)
         return False
+
+
+@contextmanager
+def on_stop_signal(stop: Callable[[str], object]) -> Iterator[None]:
+    """Call ``stop(signal name)`` on the first SIGTERM or SIGINT; later ones are logged.
+
+    Handlers are installed on the running loop for the block and removed after it,
+    so a second Ctrl-C does not kill the process with a traceback mid-drain.
+    """
+    loop = asyncio.get_running_loop()
+    fired = False
+
+    def handle(name: str) -> None:
+        nonlocal fired
+        if fired:
+            log.info("shutdown_signal_repeated", signal=name)
+            return
+        fired = True
+        log.info("shutdown_signal", signal=name)
+        stop(name)
+
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, handle, sig.name)
+    try:
+        yield
+    finally:
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)

@@ -99,7 +99,7 @@ class MemoryFlags:
         """Nothing to close; present so both kinds shut down alike."""
 
 
-def flags_for(settings: Settings) -> Flags:
+def flags_for(settings: Settings) -> RedisFlags | MemoryFlags:
     """Redis-backed flags when REDIS_URL is set (many processes), else in memory."""
     if settings.redis_url:
         return RedisFlags.from_url(settings.redis_url)

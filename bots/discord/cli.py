@@ -1,28 +1,53 @@
-"""``statebot discord``: run the Discord bot on the gateway (needs DISCORD_TOKEN)."""
+"""``statebot discord``: run the Discord bot on the gateway (needs DISCORD_TOKEN).
+
+SIGTERM or SIGINT stops it gracefully: new messages and commands are told to resend,
+runs in flight get ``STATEBOT_SHUTDOWN_GRACE`` seconds to reply, then the client
+closes and the process exits 0.
+"""
 
 from __future__ import annotations
 
 import asyncio
 
 import click
+import structlog
 
 from bots.app import build_app
+from bots.drain import on_stop_signal
+from bots.flags import flags_for
 from bots.logging import configure_logging
 from bots.settings import Settings
 
+log = structlog.get_logger(__name__)
+
 
 async def serve(settings: Settings) -> None:
-    """Log in, publish the app commands and answer until cancelled."""
+    """Log in, publish the app commands and answer until a stop signal or cancellation."""
     if settings.discord_token is None:
         raise click.UsageError("DISCORD_TOKEN is not set; see docs/chat-setup.md")
     # imported here: discord.py pulls in the deprecated stdlib audioop, and every
     # other subcommand (and its tests) should not pay for or warn about that
     from bots.discord.client import StatebotDiscord
 
-    client = StatebotDiscord(build_app(settings).service)
-    async with client:
-        # discord.py would install its own log handler; structlog already owns logging
-        await client.start(settings.discord_token.get_secret_value())
+    app = build_app(settings)
+    flags = flags_for(settings)
+    client = StatebotDiscord(app.service, flags=flags)
+    stopping: list[asyncio.Task[bool]] = []
+
+    def stop(_signal: str) -> None:
+        stopping.append(asyncio.create_task(client.shutdown(settings.statebot_shutdown_grace)))
+
+    try:
+        with on_stop_signal(stop):
+            async with client:
+                # discord.py would install its own log handler; structlog owns logging
+                await client.start(settings.discord_token.get_secret_value())
+            if stopping:
+                finished = await stopping[0]
+                log.info("discord_stopped", platform="discord", drained=finished)
+    finally:
+        await flags.aclose()
+        await app.db.aclose()
 
 
 @click.command("discord")
