@@ -11,7 +11,7 @@ gets a clear reply and runs nothing, so it changes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import structlog
@@ -22,6 +22,7 @@ from bots.errors import guarded
 from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import SessionKeys, keys_for
 from bots.logging import bind_event
+from bots.names import NameCache, NameSource, authored, render_mentions
 from bots.registry import scope_of, tools_of
 from bots.replies import Reply
 from bots.routing import default_agent_for, route
@@ -44,7 +45,7 @@ class ConfigError(ValueError):
 class ChatService:
     """Routes inbound messages and slash commands to the registered agents."""
 
-    __slots__ = ("_agents", "_aliases", "_settings")
+    __slots__ = ("_agents", "_aliases", "_names", "_settings")
 
     def __init__(
         self,
@@ -71,6 +72,12 @@ class ChatService:
                 raise ConfigError(f"{where}={agent_id!r} is not an agent (agents: {known})")
         for agent_id, agent in self._agents.items():
             scope_of(agent_id, agent, settings.statebot_agent_scopes)  # fail at startup
+        self._names: dict[str, NameCache] = {}
+        _turn_history_on(self._agents.values(), settings.statebot_history_runs)
+
+    def use_names(self, platform: str, source: NameSource) -> None:
+        """Resolve display names on ``platform`` through ``source`` (cached)."""
+        self._names[platform] = NameCache(source)
 
     # -- lookups ------------------------------------------------------------------------
     @property
@@ -134,6 +141,13 @@ class ChatService:
                 text = msg.text.strip()
             return await self._ask(agent_id, text, msg)
 
+    async def _readable(self, msg: InboundMessage, text: str) -> str:
+        """The question as the model reads it: ``Ana: ask @Bo in #general``."""
+        names = self._names.get(msg.platform)
+        text = await render_mentions(text, msg.workspace, names)
+        author = await names.user_name(msg.workspace, msg.user) if names is not None else None
+        return authored(author, text)
+
     def _too_long(self, text: str, *, ephemeral: bool = False) -> Reply | None:
         limit = self._settings.statebot_max_message_chars
         if len(text) <= limit:
@@ -154,9 +168,12 @@ class ChatService:
             event_id=msg.event_id,
         ):
             log.info("chat_message", agent=agent_id, length=len(text))
+            question = await self._readable(msg, text)
 
             async def run() -> Reply:
-                output = await agent.arun(text, session_id=keys.session_id, user_id=keys.user_id)
+                output = await agent.arun(
+                    question, session_id=keys.session_id, user_id=keys.user_id
+                )
                 # a workflow may answer with a dict or pydantic model: chat shows it as JSON
                 return Reply(content_as_text(getattr(output, "content", None)) or "Done.")
 
@@ -267,3 +284,14 @@ class ChatService:
 
             reply = await guarded(run, agent_id=agent_id, offline_commands="")
             return Reply(reply.text, ephemeral=True)
+
+
+def _turn_history_on(agents: Iterable[Any], runs: int) -> None:
+    """Chat turns see the session's last ``runs`` runs (STATEBOT_HISTORY_RUNS; 0: none).
+
+    Decided here, once for every entry point; workflows have no history setting.
+    """
+    for agent in agents:
+        if hasattr(agent, "add_history_to_context"):
+            agent.add_history_to_context = runs > 0
+            agent.num_history_runs = runs

@@ -78,6 +78,8 @@ class Settings(BaseSettings):
     statebot_channel_agents: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
     statebot_agent_scopes: Annotated[dict[str, Scope], NoDecode] = Field(default_factory=dict)
     statebot_max_message_chars: int = Field(default=8000, gt=0)
+    # earlier runs of the session each chat turn shows the model (0: no history)
+    statebot_history_runs: int = Field(default=5, ge=0)
     # Logging and serving
     statebot_log_format: Literal["json", "console"] | None = None
     statebot_log_level: str = "INFO"

@@ -10,6 +10,7 @@ from discord import app_commands
 
 from bots.discord.commands import NO_MENTIONS, add_commands
 from bots.discord.delivery import answer_message
+from bots.discord.names import DiscordNames
 from bots.discord.parse import parse_message
 from bots.drain import Drain
 from bots.flags import Flags, MemoryFlags
@@ -53,6 +54,7 @@ class StatebotDiscord(discord.Client):
         self.tree: app_commands.CommandTree[StatebotDiscord] = app_commands.CommandTree(self)
         self._sync_commands = sync_commands
         add_commands(self.tree, service, self.drain)
+        service.use_names("discord", DiscordNames(self))  # the model reads names, not ids
 
     async def setup_hook(self) -> None:
         """Publish the app commands once logged in."""

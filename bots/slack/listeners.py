@@ -30,6 +30,7 @@ from bots.inbound import InboundMessage
 from bots.keys import keys_for
 from bots.replies import Reply
 from bots.slack.addressing import THREAD_TTL, addressed, thread_key
+from bots.slack.names import SlackNames
 from bots.slack.options import SlackOptions
 from bots.slack.parse import parse_command, parse_event
 from bots.slack.send import FAILED_REACTION, DeliveryError, SlackSender
@@ -237,6 +238,7 @@ def register(
     if shutdown is not None:
         app.middleware(shutdown.middleware())
     app.middleware(dedupe_deliveries(flags))
+    service.use_names("slack", SlackNames(app.client))  # the model reads "Ana", not U024BE7LH
     answer = message_listener(service, flags, options)
     app.event("app_mention")(ack=ack_now, lazy=[answer])
     app.event("message")(ack=ack_now, lazy=[answer])

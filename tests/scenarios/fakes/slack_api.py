@@ -23,6 +23,8 @@ from aiohttp import WSMsgType, web
 BOT_USER_ID = "U0BOT0001"
 BOT_ID = "B0BOT0001"
 TEAM_ID = "T0TEAM001"
+#: display names users.info answers with (others get an empty display name)
+USER_NAMES: dict[str, str] = {"U0ALICE01": "Ana", "U0BOB0001": "Bo"}
 RESPONSE_URL_USES = 5
 
 
@@ -81,6 +83,7 @@ class FakeSlackApi:
         """Serve on a free loopback port."""
         app = web.Application()
         app.router.add_post("/api/{method}", self._api)
+        app.router.add_get("/api/{method}", self._api)  # users.info and friends use GET
         app.router.add_post("/respond", self._respond)
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/socket", self._socket)
@@ -191,6 +194,10 @@ class FakeSlackApi:
         if method == "files.completeUploadExternal":
             files = json.loads(params.get("files") or "[]")
             return {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in files]}
+        if method == "users.info":  # documented shape: user.name, user.profile.display_name
+            user = str(params.get("user", ""))
+            profile = {"display_name": USER_NAMES.get(user, ""), "real_name": ""}
+            return {"ok": True, "user": {"id": user, "name": user.lower(), "profile": profile}}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
         return {"ok": True}
