@@ -17,16 +17,18 @@ from typing import Any
 import structlog
 
 from bots import admin, help
+from bots.approvals import ALREADY, DECIDED, EXPIRED, NOT_YOURS, Approval, Decision
 from bots.commands import CommandError, parse_command, resolve_tool, split_words, usage
 from bots.errors import guarded
 from bots.inbound import InboundMessage, SlashCommand
-from bots.keys import SessionKeys, keys_for
+from bots.keys import SessionKeys, keys_for, user_key
 from bots.logging import bind_event
 from bots.names import NameCache, NameSource, authored, render_mentions
 from bots.registry import scope_of, tools_of
 from bots.replies import Reply
 from bots.routing import default_agent_for, route
 from bots.settings import Settings
+from core.exceptions import RunError
 from core.run.output import content_as_text
 
 log = structlog.get_logger("bots.service")
@@ -174,10 +176,65 @@ class ChatService:
                 output = await agent.arun(
                     question, session_id=keys.session_id, user_id=keys.user_id
                 )
+                if getattr(output, "is_paused", False):
+                    return _ask_approval(agent_id, output, keys.user_id)
                 # a workflow may answer with a dict or pydantic model: chat shows it as JSON
                 return Reply(content_as_text(getattr(output, "content", None)) or "Done.")
 
             return await guarded(run, agent_id=agent_id, offline_commands=offline)
+
+    # -- approvals ----------------------------------------------------------------------
+    async def handle_decision(self, decision: Decision) -> Reply:
+        """Apply an Approve / Reject click: resume the paused run once, for its asker or an admin.
+
+        Ephemeral replies (not yours, already handled, expired) change nothing.
+        """
+        wanted = decision.approval
+        clicker = user_key(decision.platform, decision.workspace, decision.user)
+        with bind_event(
+            platform=decision.platform,
+            session_id=wanted.session_id,
+            user_id=clicker,
+            event_id=decision.event_id,
+        ):
+            allowed = clicker == wanted.requester or admin.grant_for(
+                decision.platform,
+                decision.workspace,
+                decision.user,
+                self._settings.statebot_admin_ids,
+            )
+            if not allowed:
+                log.info("approval_refused", run_id=wanted.run_id)
+                return Reply(NOT_YOURS, ephemeral=True)
+            agent = self._agents.get(wanted.agent_id)
+            if agent is None or not hasattr(agent, "acontinue_run"):
+                return Reply(EXPIRED, ephemeral=True)
+            log.info("approval_decided", run_id=wanted.run_id, approve=decision.approve)
+            ids = list(wanted.call_ids)
+
+            async def run() -> Reply:
+                try:
+                    output = await agent.acontinue_run(
+                        wanted.run_id,
+                        approved=ids if decision.approve else [],
+                        rejected=[] if decision.approve else ids,
+                        session_id=wanted.session_id,
+                    )
+                except RunError as exc:
+                    gone = "not in this session's history" in str(exc)
+                    log.info("approval_stale", run_id=wanted.run_id, expired=gone)
+                    return Reply(EXPIRED if gone else ALREADY, ephemeral=True)
+                if getattr(output, "is_paused", False):
+                    return _ask_approval(wanted.agent_id, output, wanted.requester)
+                done = DECIDED[decision.approve].format(who=f"<@{decision.user}>")
+                text = content_as_text(getattr(output, "content", None)) or "Done."
+                return Reply(f"{done}\n{text}")
+
+            return await guarded(
+                run,
+                agent_id=wanted.agent_id,
+                offline_commands=help.offline_commands(wanted.agent_id, agent),
+            )
 
     # -- slash commands -----------------------------------------------------------------
     async def handle_command(self, cmd: SlashCommand) -> Reply:
@@ -224,6 +281,8 @@ class ChatService:
                 output = await agent.arun_tool(
                     parsed.tool, parsed.arguments, session_id=keys.session_id, user_id=keys.user_id
                 )
+                if getattr(output, "is_paused", False):
+                    return _ask_approval(agent_id, output, keys.user_id)
                 return Reply(getattr(output, "content", None) or "Done.")
 
             return await guarded(
@@ -295,3 +354,9 @@ def _turn_history_on(agents: Iterable[Any], runs: int) -> None:
         if hasattr(agent, "add_history_to_context"):
             agent.add_history_to_context = runs > 0
             agent.num_history_runs = runs
+
+
+def _ask_approval(agent_id: str, output: Any, requester: str) -> Reply:
+    """The reply for a paused run: the question, and the buttons that answer it."""
+    approval = Approval.of(agent_id, output, requester)
+    return Reply(approval.prompt, approval=approval)
