@@ -74,6 +74,19 @@ def redact_event(
     return event_dict
 
 
+class _OwnOrAtLeast(logging.Filter):
+    """Pass our own (structlog) lines at any level, SDK lines from ``level`` up."""
+
+    __slots__ = ("level",)
+
+    def __init__(self, level: int) -> None:
+        super().__init__()
+        self.level = level
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return isinstance(record.msg, dict) or record.levelno >= self.level
+
+
 def configure_logging(
     log_format: str = "console",
     *,
@@ -81,7 +94,14 @@ def configure_logging(
     stream: TextIO | None = None,
     force: bool = False,
 ) -> None:
-    """Set up structlog (and stdlib logging, which the SDKs use) once per process."""
+    """Set up structlog and stdlib logging (which the SDKs use) once per process.
+
+    Every line, ours or a library's (slack_bolt, discord, aiohttp, alembic, httpx,
+    openai…), goes through one root handler and one ``ProcessorFormatter``: the same
+    keys (event, level, logger, timestamp, the event's bound ids), the same
+    redaction, one JSON object per line in the ``json`` format. The root handlers are
+    replaced, so no library line is ever printed in its own format.
+    """
     global _configured
     if _configured and not force:
         return
@@ -94,22 +114,39 @@ def configure_logging(
         if log_format == "json"
         else structlog.dev.ConsoleRenderer(colors=out.isatty())
     )
+    # what both kinds of line get before they meet in the formatter
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        structlog.stdlib.add_logger_name,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
     structlog.configure(
+        processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
+        wrapper_class=structlog.make_filtering_bound_logger(numeric),
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        # no caching: structlog.testing.capture_logs must be able to swap processors
+        cache_logger_on_first_use=False,
+    )
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=shared,
         processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
             structlog.processors.format_exc_info,
             redact_event,  # after exceptions are text, so tracebacks are scrubbed too
             renderer,
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(out),
-        # no caching: structlog.testing.capture_logs must be able to swap processors
-        cache_logger_on_first_use=False,
     )
-    # SDK loggers (slack_bolt, discord, httpx) share the stream; a no-op if handlers exist
-    logging.basicConfig(level=max(numeric, logging.INFO), stream=out)
+    handler = logging.StreamHandler(out)
+    handler.setFormatter(formatter)
+    # SDK debug chatter (gateway heartbeats, HTTP wire logs) stays out below INFO
+    handler.addFilter(_OwnOrAtLeast(max(numeric, logging.INFO)))
+    root = logging.getLogger()
+    for old in root.handlers[:]:
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(numeric)
+    logging.captureWarnings(True)
     _configured = True
 
 
@@ -117,8 +154,18 @@ def configure_logging(
 def bind_event(
     *, platform: str, session_id: str | None, user_id: str | None, event_id: str | None
 ) -> Iterator[None]:
-    """Bind the event's identifiers to every log line emitted inside the block."""
-    with structlog.contextvars.bound_contextvars(
+    """Bind the event's identifiers to every log line emitted inside the block.
+
+    The block starts from an empty context, so nothing bound for an earlier event (or
+    by a caller) leaks into this one, and the caller's context is restored after.
+    """
+    saved = structlog.contextvars.get_contextvars()
+    structlog.contextvars.clear_contextvars()
+    structlog.contextvars.bind_contextvars(
         platform=platform, session_id=session_id, user_id=user_id, event_id=event_id
-    ):
+    )
+    try:
         yield
+    finally:
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(**saved)

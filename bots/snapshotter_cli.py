@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from bots.logging import configure_logging
 from core.db import admin
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
@@ -89,12 +90,13 @@ def snapshotter(
     status: bool,
 ) -> None:
     """Copy changed sessions from Redis to SQLite/PostgreSQL in batches."""
-    if redis_url is None or db_url is None:
-        from bots.settings import Settings
+    from bots.settings import Settings
 
-        settings = Settings()
-        redis_url = redis_url or settings.redis_url
-        db_url = db_url or settings.statebot_db_url
+    settings = Settings()
+    # the same log lines as the bots: STATEBOT_LOG_FORMAT (json off a terminal), _LEVEL
+    configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
+    redis_url = redis_url or settings.redis_url
+    db_url = db_url or settings.statebot_db_url
     if not redis_url:
         raise click.UsageError("no Redis URL: pass --redis-url or set REDIS_URL")
     if status:

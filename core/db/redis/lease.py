@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import uuid
 import weakref
 from collections.abc import AsyncIterator
@@ -223,7 +224,8 @@ class _WaitRoom:
         self._wakes[ticket] = asyncio.Event()
         if self._task is None or self._task.done():
             self._listening.clear()
-            self._task = asyncio.create_task(self._run())
+            # shared by every waiter: it must not log with the first waiter's event ids
+            self._task = asyncio.create_task(self._run(), context=contextvars.Context())
 
     def leave(self, ticket: str) -> None:
         """Stop watching a ticket (it got the lease, gave up or failed)."""

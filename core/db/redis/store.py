@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -415,8 +416,12 @@ class RedisDb(BaseDb):
         if task is not None and not task.done():
             return  # running in another loop (e.g. the sync API's loop)
         self._snapshotter = Snapshotter(self.dirty, self.snapshot_to)
+        # an empty context: the first save happens inside some event, whose bound log
+        # ids (event_id, session_id) must not follow every later snapshot pass
         self._snapshot_task = asyncio.create_task(
-            self._snapshotter.run(self.snapshot_interval), name="statebot-snapshotter"
+            self._snapshotter.run(self.snapshot_interval),
+            name="statebot-snapshotter",
+            context=contextvars.Context(),
         )
 
     async def aflush(self) -> int:
