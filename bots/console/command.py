@@ -27,7 +27,11 @@ async def _serve(app: App, agent: str, session: str) -> None:
     try:
         console = ConsoleSession(app.service, agent_id=agent, session=session, user=_local_user())
         await run_console(
-            console, stdin=sys.stdin, stdout=sys.stdout, interactive=sys.stdin.isatty()
+            console,
+            stdin=sys.stdin,
+            stdout=sys.stdout,
+            interactive=sys.stdin.isatty(),
+            grace=app.settings.statebot_shutdown_grace,
         )
     finally:
         await app.db.aclose()
@@ -67,6 +71,6 @@ def console(agent: str | None, session: str, db_path: str | None, verbose: bool)
         )
     try:
         asyncio.run(_serve(app, by_lower[agent_id.lower()], session))
-    except KeyboardInterrupt:  # Ctrl-C at the prompt: leave quietly, state is already saved
+    except KeyboardInterrupt:  # Ctrl-C before the console took over the signal: leave quietly
         click.echo(err=True)
         sys.exit(130)
