@@ -30,6 +30,7 @@ from bots.inbound import InboundMessage
 from bots.keys import keys_for
 from bots.replies import Reply
 from bots.slack.addressing import THREAD_TTL, addressed, thread_key
+from bots.slack.interactions import approval_blocks, post_approval, register_interactions
 from bots.slack.names import SlackNames
 from bots.slack.options import SlackOptions
 from bots.slack.parse import parse_command, parse_event
@@ -168,7 +169,9 @@ async def _deliver(
 
 async def _send(sender: SlackSender, msg: InboundMessage, reply: Reply, thread: str | None) -> None:
     """Post the reply where the message was: ephemeral, top level of a DM, or in thread."""
-    if reply.ephemeral:
+    if reply.approval is not None:
+        await post_approval(sender, msg.channel, thread, reply)
+    elif reply.ephemeral:
         await sender.ephemeral(msg.channel, msg.user, reply.text, thread)
     else:
         await sender.post(msg.channel, reply.text, thread)
@@ -197,6 +200,10 @@ async def answer_command(
     reply: Reply,
 ) -> None:
     """Answer through the response_url (five uses), else post to the channel directly."""
+    if reply.approval is not None:  # the question with its buttons, in the channel
+        blocks = approval_blocks(reply.text, reply.approval)
+        await respond(text=reply.text, blocks=blocks, response_type="in_channel")
+        return
     parts = sender.parts(reply.text)
     if len(parts) > RESPONSE_URL_USES:
         try:
@@ -243,3 +250,4 @@ def register(
     app.event("app_mention")(ack=ack_now, lazy=[answer])
     app.event("message")(ack=ack_now, lazy=[answer])
     app.command(re.compile(r"^/\S+$"))(ack=ack_now, lazy=[command_listener(service, options)])
+    register_interactions(app, service)
