@@ -29,8 +29,12 @@ from urllib.parse import urlsplit
 from markdown_it import MarkdownIt
 from markdown_it.tree import SyntaxTreeNode
 
-_MD = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable(
-    ["table", "strikethrough"]
+# autolinks off: "<…>" in text is Slack's syntax (``<!subteam^S1|@team>`` would parse
+# as an e-mail autolink); bare URLs are linked by Slack itself, showing themselves
+_MD = (
+    MarkdownIt("commonmark", {"html": False, "linkify": False})
+    .enable(["table", "strikethrough"])
+    .disable("autolink")
 )
 
 # Slack references a text may carry: users (U/W ids) and channels, optionally labelled
