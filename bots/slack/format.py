@@ -101,7 +101,7 @@ class _Renderer:
     def blocks(self, nodes: list[SyntaxTreeNode]) -> str:
         return "".join(self.block(node) for node in nodes)
 
-    def block(self, node: SyntaxTreeNode) -> str:  # noqa: PLR0911 - one case per block type
+    def block(self, node: SyntaxTreeNode) -> str:
         kind = node.type
         if kind == "paragraph":
             end = "\n" if node.hidden else "\n\n"
@@ -114,7 +114,7 @@ class _Renderer:
         if kind in ("fence", "code_block"):
             return _code_block(node.content)
         if kind in ("bullet_list", "ordered_list"):
-            return self.list(node) + ("\n" if self._depth == 0 else "")
+            return self.items(node) + ("\n" if self._depth == 0 else "")
         if kind == "blockquote":
             inner = self.blocks(node.children).strip("\n")
             return "\n".join("> " + line for line in inner.split("\n")) + "\n\n"
@@ -124,7 +124,7 @@ class _Renderer:
             return "──────────\n\n"
         return self.blocks(node.children) if node.children else escape(node.content)
 
-    def list(self, node: SyntaxTreeNode) -> str:
+    def items(self, node: SyntaxTreeNode) -> str:
         self._depth += 1
         indent = "    " * (self._depth - 1)
         start = int(node.attrs.get("start", 1) or 1)
@@ -145,7 +145,7 @@ class _Renderer:
     def inline(self, nodes: list[SyntaxTreeNode]) -> str:
         return "".join(self.span(node) for node in nodes)
 
-    def span(self, node: SyntaxTreeNode) -> str:  # noqa: PLR0911 - one case per span type
+    def span(self, node: SyntaxTreeNode) -> str:
         kind = node.type
         if kind == "inline":
             return self.inline(node.children)

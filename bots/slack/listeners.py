@@ -180,7 +180,9 @@ async def _send(sender: SlackSender, msg: InboundMessage, reply: Reply, thread: 
 def command_listener(service: ChatService, options: SlackOptions) -> Callable[..., Awaitable[None]]:
     """Lazy listener running ``/<agent> …`` and ``/state …``, answering via response_url."""
 
-    async def run_command(body: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient) -> None:
+    async def run_command(
+        body: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient
+    ) -> None:
         cmd = parse_command(body)
         bound = log.bind(platform="slack", event_id=cmd.event_id, user=cmd.user)
         bound.info("slack_command", command=cmd.command)
@@ -215,7 +217,7 @@ async def answer_command(
         except DeliveryError as exc:  # e.g. not_in_channel: the response_url still works
             bound.warning("slack_command_post_failed", error=exc.error)
         cut = len(parts) - (RESPONSE_URL_USES - 1)
-        parts = parts[: RESPONSE_URL_USES - 1] + [TRUNCATED.format(count=cut)]
+        parts = [*parts[: RESPONSE_URL_USES - 1], TRUNCATED.format(count=cut)]
     response_type = "ephemeral" if reply.ephemeral else "in_channel"
     for part in parts:
         answer = await respond(text=part, response_type=response_type, replace_original=False)

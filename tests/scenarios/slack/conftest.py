@@ -13,9 +13,9 @@ from fakes.slack_api import FakeSlackApi
 from slack_harness import MakeBot, SlackBot, settle, start_bot
 from slack_payloads import TEAM
 
+from bots.flags import Flags, MemoryFlags, RedisFlags
 from bots.service import ChatService
 from bots.settings import Scope, Settings
-from bots.flags import Flags, MemoryFlags, RedisFlags
 from bots.slack.options import SlackOptions
 from core.db.base import BaseDb
 from core.testing import ScriptedModel

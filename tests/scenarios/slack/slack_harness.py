@@ -12,9 +12,9 @@ import aiohttp
 from fakes.slack_api import FakeSlackApi
 from slack_payloads import CHANNEL, TEAM, encode_command, encode_event, sign
 
+from bots.flags import Flags
 from bots.keys import session_key
 from bots.service import ChatService
-from bots.flags import Flags
 from bots.slack.options import SlackOptions
 from bots.slack.send import web_client
 from bots.slack.server import EVENTS_PATH, SlackHttpServer, build_slack_app

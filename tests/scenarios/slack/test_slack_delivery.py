@@ -52,7 +52,7 @@ async def test_retries_stop_at_the_budget_and_the_user_is_told(
 async def test_undeliverable_reply_leaves_a_warning_reaction(
     make_bot: MakeBot, fake_slack: FakeSlackApi
 ) -> None:
-    """When neither the reply nor the note can be posted, a warning reaction replaces the hourglass."""
+    """When neither reply nor note can be posted, a warning reaction replaces the hourglass."""
     bot = await make_bot(["Here you go."])
     fake_slack.fail_with("chat.postMessage", "is_archived", times=2)
     await bot.event(app_mention(f"<@{BOT_USER}> hi"))

@@ -24,7 +24,9 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-async def _wait_healthy(http: aiohttp.ClientSession, url: str, proc: asyncio.subprocess.Process) -> None:
+async def _wait_healthy(
+    http: aiohttp.ClientSession, url: str, proc: asyncio.subprocess.Process
+) -> None:
     for _ in range(300):
         if proc.returncode is not None:
             raise AssertionError(f"statebot slack exited early with {proc.returncode}")
