@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from bots.commands import usage
-from bots.registry import tools_of
+from bots.registry import ChatAgent, tools_of
 
 SYNTAX = (
     "Arguments bind in the order shown, or by name with name=value; "
@@ -23,7 +22,7 @@ def aliases_by_tool(aliases: Mapping[str, str]) -> dict[str, list[str]]:
 
 
 def agent_help(
-    agent_id: str, agent: Any, aliases: Mapping[str, str], *, prefix: str | None = None
+    agent_id: str, agent: ChatAgent, aliases: Mapping[str, str], *, prefix: str | None = None
 ) -> str:
     """The commands of one agent with their parameters and aliases."""
     prefix = f"/{agent_id} " if prefix is None else prefix
@@ -45,13 +44,13 @@ def agent_help(
     return "\n".join(lines)
 
 
-def command_names(agent: Any, aliases: Mapping[str, str]) -> list[str]:
+def command_names(agent: ChatAgent, aliases: Mapping[str, str]) -> list[str]:
     """Every word that runs a command of ``agent``: tool names, then aliases."""
     tools = list(tools_of(agent))
     return tools + sorted(a for a, t in aliases.items() if t in tools and a not in tools)
 
 
-def offline_commands(agent_id: str, agent: Any) -> str:
+def offline_commands(agent_id: str, agent: ChatAgent) -> str:
     """The one-line list of commands that work without a model."""
     tools = list(tools_of(agent))
     if not tools:
@@ -59,7 +58,7 @@ def offline_commands(agent_id: str, agent: Any) -> str:
     return f"/{agent_id} " + ", ".join(tools) + f" (details: /{agent_id} help)"
 
 
-def overview(agents: Mapping[str, Any]) -> str:
+def overview(agents: Mapping[str, ChatAgent]) -> str:
     """All agents, one line each."""
     lines = ["Agents:"]
     for agent_id, agent in agents.items():

@@ -10,12 +10,21 @@ A first word that names no agent is part of the text: the channel's default agen
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 # Slack "<@U123>" / "<@U123|name>", Discord "<@123>" / "<@!123>"
 _LEADING_MENTION = re.compile(r"^\s*<@!?[A-Za-z0-9_.-]+(?:\|[^>]*)?>[\s,:]*")
 _FIRST_WORD = re.compile(r"^\s*(\S+)(?:\s+|$)")
+
+
+class AgentNames(Protocol):
+    """What routing needs from the registry (``bots.registry.AgentRegistry``)."""
+
+    def id_of(self, name: str) -> str | None:
+        """The registered id ``name`` refers to, in any case, or None."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +52,7 @@ def route(
     text: str,
     *,
     channel: str,
-    agents: Collection[str],
+    agents: AgentNames,
     default_agent: str,
     channel_agents: Mapping[str, str] | None = None,
 ) -> Route:
@@ -51,7 +60,7 @@ def route(
     body = strip_mention(text)
     match = _FIRST_WORD.match(body)
     if match:
-        named = {agent.lower(): agent for agent in agents}.get(match.group(1).rstrip(",:").lower())
+        named = agents.id_of(match.group(1).rstrip(",:"))
         if named is not None:
             return Route(agent_id=named, text=body[match.end() :].strip(), explicit=True)
     agent_id = default_agent_for(

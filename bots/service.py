@@ -24,7 +24,7 @@ from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import SessionKeys, keys_for, user_key
 from bots.logging import bind_event
 from bots.names import NameCache, NameSource, authored, render_mentions
-from bots.registry import scope_of, tools_of
+from bots.registry import AgentRegistry, ChatAgent, scope_of, tools_of
 from bots.replies import Reply
 from bots.routing import default_agent_for, route
 from bots.settings import Settings
@@ -51,14 +51,17 @@ class ChatService:
 
     def __init__(
         self,
-        agents: Mapping[str, Any],
+        agents: Mapping[str, ChatAgent],
         *,
         settings: Settings,
         aliases: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         if not agents:
             raise ConfigError("no agents registered")
-        self._agents = dict(agents)
+        try:
+            self._agents = AgentRegistry(agents)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
         self._aliases = {k: dict(v) for k, v in (aliases or {}).items()}
         self._settings = settings
         named = {"STATEBOT_DEFAULT_AGENT": settings.statebot_default_agent}
@@ -69,7 +72,7 @@ class ChatService:
             }
         )
         for where, agent_id in named.items():
-            if agent_id not in self._agents:
+            if self._agents.id_of(agent_id) != agent_id:  # settings name the exact id
                 known = ", ".join(self._agents)
                 raise ConfigError(f"{where}={agent_id!r} is not an agent (agents: {known})")
         for agent_id, agent in self._agents.items():
@@ -83,8 +86,8 @@ class ChatService:
 
     # -- lookups ------------------------------------------------------------------------
     @property
-    def agents(self) -> Mapping[str, Any]:
-        """The registry, by agent id."""
+    def agents(self) -> AgentRegistry:
+        """The registry, by agent id (lookups ignore case)."""
         return self._agents
 
     def aliases(self, agent_id: str) -> Mapping[str, str]:
@@ -249,7 +252,7 @@ class ChatService:
                 return refused
             if command == "state":
                 return await self._state(cmd)
-            agent_id = {a.lower(): a for a in self._agents}.get(command)
+            agent_id = self._agents.id_of(command)
             if agent_id is None:
                 known = ", ".join(f"/{a}" for a in self._agents)
                 log.info("unknown_agent_command", command=command)
@@ -324,7 +327,7 @@ class ChatService:
         if ":" in target:  # a raw session id; its owner's store is the shared one
             agent_id, session_id = self.default_agent(cmd.channel), target
         else:
-            agent_id = {a.lower(): a for a in self._agents}.get(target.lower(), "")
+            agent_id = self._agents.id_of(target) or ""
             if not agent_id:
                 return Reply(f"Unknown agent {target!r}. {admin.USAGE}", ephemeral=True)
             session_id = self.session_keys(agent_id, cmd).session_id

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from bots.registry import AgentRegistry
 from bots.routing import route, strip_mention
+from core.agent import Agent
 
-AGENTS = ("taskboard", "shopping")
+AGENTS = AgentRegistry({name: Agent(id=name) for name in ("taskboard", "shopping")})
 
 
 def _route(text: str, channel: str = "C9", channel_agents: dict[str, str] | None = None):
@@ -77,3 +79,14 @@ def test_agent_word_inside_the_text_does_not_route() -> None:
     """Only the first word can name an agent."""
     picked = _route("please ask shopping")
     assert (picked.agent_id, picked.text) == ("taskboard", "please ask shopping")
+
+
+def test_named_agent_comes_back_with_its_registered_spelling() -> None:
+    """`@bot shopping` finds an agent registered as `Shopping` and routes under that id."""
+    picked = route(
+        "<@U0BOT> shopping add milk",
+        channel="C9",
+        agents=AgentRegistry({"Shopping": Agent(id="s")}),
+        default_agent="Shopping",
+    )
+    assert (picked.agent_id, picked.text, picked.explicit) == ("Shopping", "add milk", True)
