@@ -62,15 +62,15 @@ def console(agent: str | None, session: str, db_path: str | None, verbose: bool)
         db = SqliteDb(db_file=db_path)
     app = build_app(settings, db=db)
     agent_id = agent or settings.statebot_default_agent
-    by_lower = {a.lower(): a for a in app.service.agents}
-    if agent_id.lower() not in by_lower:
+    registered = app.service.agents.id_of(agent_id)
+    if registered is None:
         asyncio.run(app.db.aclose())
         raise click.BadParameter(
             f"unknown agent {agent_id!r}; agents: {', '.join(app.service.agents)}",
             param_hint="--agent",
         )
     try:
-        asyncio.run(_serve(app, by_lower[agent_id.lower()], session))
+        asyncio.run(_serve(app, registered, session))
     except KeyboardInterrupt:  # Ctrl-C before the console took over the signal: leave quietly
         click.echo(err=True)
         sys.exit(130)

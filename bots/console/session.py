@@ -43,10 +43,11 @@ class ConsoleSession:
     __slots__ = ("agent_id", "service", "session", "user")
 
     def __init__(self, service: ChatService, *, agent_id: str, session: str, user: str) -> None:
-        if agent_id not in service.agents:
+        registered = service.agents.id_of(agent_id)
+        if registered is None:
             raise ValueError(f"unknown agent {agent_id!r}; agents: {', '.join(service.agents)}")
         self.service = service
-        self.agent_id = agent_id
+        self.agent_id = registered
         self.session = session
         self.user = user
 
@@ -98,9 +99,9 @@ class ConsoleSession:
             return Outcome(await self.state())
         if word == "agent":
             return Outcome(self.switch(rest.strip()))
-        agents = {a.lower(): a for a in self.service.agents}
-        if word in agents:
-            reply = await self.service.handle_command(self._command(agents[word], rest))
+        named = self.service.agents.id_of(word)
+        if named is not None:
+            reply = await self.service.handle_command(self._command(named, rest))
         else:
             reply = await self.service.handle_command(self._command(self.agent_id, text[1:]))
         return Outcome(reply.text)
@@ -125,10 +126,10 @@ class ConsoleSession:
 
     def switch(self, name: str) -> str:
         """Switch the current agent (or say which one it is)."""
-        agents = {a.lower(): a for a in self.service.agents}
         if not name:
             return f"Current agent: {self.agent_id}. Agents: {', '.join(self.service.agents)}."
-        if name.lower() not in agents:
+        named = self.service.agents.id_of(name)
+        if named is None:
             return f"Unknown agent {name!r}. Agents: {', '.join(self.service.agents)}."
-        self.agent_id = agents[name.lower()]
+        self.agent_id = named
         return f"Now talking to {self.agent_id}."
