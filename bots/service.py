@@ -28,6 +28,7 @@ from bots.registry import AgentRegistry, ChatAgent, scope_of, tools_of
 from bots.replies import Reply
 from bots.routing import default_agent_for, route
 from bots.settings import Settings
+from bots.streaming import StreamSink, can_stream, stream_answer
 from core.exceptions import RunError
 from core.run.output import content_as_text
 
@@ -117,12 +118,17 @@ class ChatService:
 
     # -- free text ----------------------------------------------------------------------
     async def handle_message(
-        self, msg: InboundMessage, *, agent_id: str | None = None
+        self,
+        msg: InboundMessage,
+        *,
+        agent_id: str | None = None,
+        sink: StreamSink | None = None,
     ) -> Reply | None:
         """Answer a message addressed to the bot; None when it is not addressed to it.
 
         ``agent_id`` forces the agent (the console's current agent); otherwise the
-        text is routed (``@bot [agent] text``).
+        text is routed (``@bot [agent] text``). With ``sink`` an agent's answer streams
+        into it as it is written (``bots.streaming``); the Reply is still the whole answer.
         """
         if not (msg.is_dm or msg.bot_mentioned):
             return None
@@ -144,7 +150,7 @@ class ChatService:
                 agent_id, text = picked.agent_id, picked.text
             else:
                 text = msg.text.strip()
-            return await self._ask(agent_id, text, msg)
+            return await self._ask(agent_id, text, msg, sink)
 
     async def _readable(self, msg: InboundMessage, text: str) -> str:
         """The question as the model reads it: ``Ana: ask @Bo in #general``."""
@@ -160,7 +166,9 @@ class ChatService:
         log.info("input_too_long", length=len(text), limit=limit)
         return Reply(TOO_LONG.format(length=len(text), limit=limit), ephemeral=ephemeral)
 
-    async def _ask(self, agent_id: str, text: str, msg: InboundMessage) -> Reply:
+    async def _ask(
+        self, agent_id: str, text: str, msg: InboundMessage, sink: StreamSink | None = None
+    ) -> Reply:
         agent = self._agents[agent_id]
         offline = help.offline_commands(agent_id, agent)
         if not text:
@@ -176,9 +184,14 @@ class ChatService:
             question = await self._readable(msg, text)
 
             async def run() -> Reply:
-                output = await agent.arun(
-                    question, session_id=keys.session_id, user_id=keys.user_id
-                )
+                if sink is not None and can_stream(agent):  # text shows as it is written
+                    output = await stream_answer(
+                        agent, question, sink, session_id=keys.session_id, user_id=keys.user_id
+                    )
+                else:
+                    output = await agent.arun(
+                        question, session_id=keys.session_id, user_id=keys.user_id
+                    )
                 if getattr(output, "is_paused", False):
                     return _ask_approval(agent_id, output, keys.user_id)
                 # a workflow may answer with a dict or pydantic model: chat shows it as JSON

@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     statebot_max_message_chars: int = Field(default=8000, gt=0)
     # earlier runs of the session each chat turn shows the model (0: no history)
     statebot_history_runs: int = Field(default=5, ge=0)
+    # stream answers into the thread as they are written (edits), at most one per interval
+    statebot_stream_replies: bool = False
+    statebot_stream_seconds: float = Field(default=1.0, gt=0)
     # Logging and serving
     statebot_log_format: Literal["json", "console"] | None = None
     statebot_log_level: str = "INFO"

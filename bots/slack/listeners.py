@@ -36,6 +36,8 @@ from bots.slack.options import SlackOptions
 from bots.slack.parse import parse_command, parse_event
 from bots.slack.send import FAILED_REACTION, DeliveryError, SlackSender
 from bots.slack.shutdown import Shutdown
+from bots.slack.stream import finish_stream, slack_stream
+from bots.streaming import PagedStream
 
 if TYPE_CHECKING:
     from bots.service import ChatService
@@ -129,13 +131,14 @@ def message_listener(
         # the reaction stays until the reply is out, so users see the bot is not done yet
         try:
             async with sender.working(msg.channel, event["ts"]):
-                reply = await _safely(bound, service.handle_message(decided))
+                sink = slack_stream(sender, msg, reply_thread, options)  # None: streaming off
+                reply = await _safely(bound, service.handle_message(decided, sink=sink))
         except asyncio.CancelledError:
             bound.warning("slack_run_interrupted")
             await _deliver(bound, sender, flags, msg, Reply(INTERRUPTED), reply_thread, event)
             raise
         if reply is not None:
-            await _deliver(bound, sender, flags, msg, reply, reply_thread, event)
+            await _deliver(bound, sender, flags, msg, reply, reply_thread, event, sink)
 
     return answer_message
 
@@ -148,10 +151,12 @@ async def _deliver(
     reply: Reply,
     thread: str | None,
     event: dict[str, Any],
+    sink: PagedStream | None = None,
 ) -> None:
     """Send the reply; if Slack will not take it, say so (note, else warning reaction)."""
     try:
-        await _send(sender, msg, reply, thread)
+        if not await finish_stream(sink, reply):  # a streamed reply ends in its messages
+            await _send(sender, msg, reply, thread)
     except DeliveryError as exc:
         bound.error("slack_reply_failed", method=exc.method, error=exc.error)
         note = UNDELIVERED.format(error=exc.error)

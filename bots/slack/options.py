@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bots.settings import Settings
@@ -15,6 +17,9 @@ class SlackOptions:
     retry_seconds: float = DEFAULT_RETRY_SECONDS
     skip_others_mentions: bool = True
     shutdown_grace: float = 25.0
+    stream_replies: bool = False
+    stream_seconds: float = 1.0
+    clock: Callable[[], float] = time.monotonic  # paces streamed edits; tests inject one
 
     @classmethod
     def from_settings(cls, settings: Settings) -> SlackOptions:
@@ -23,4 +28,6 @@ class SlackOptions:
             retry_seconds=settings.statebot_slack_retry_seconds,
             skip_others_mentions=settings.statebot_slack_skip_others_mentions,
             shutdown_grace=settings.statebot_shutdown_grace,
+            stream_replies=settings.statebot_stream_replies,
+            stream_seconds=settings.statebot_stream_seconds,
         )
