@@ -87,6 +87,11 @@ class ChatService:
 
     # -- lookups ------------------------------------------------------------------------
     @property
+    def settings(self) -> Settings:
+        """The settings this service was built with (adapters read their options here)."""
+        return self._settings
+
+    @property
     def agents(self) -> AgentRegistry:
         """The registry, by agent id (lookups ignore case)."""
         return self._agents

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bots.chunking import chunk_text
+from bots.settings import Settings
 
 #: Agno's event names for "a chunk of answer text" and "a tool call starts / ends"
 CONTENT = {"RunContent": "agent", "TeamRunContent": "team"}
@@ -78,6 +80,24 @@ class Throttle:
             return False
         self._last = now
         return True
+
+
+@dataclass(frozen=True, slots=True)
+class StreamOptions:
+    """Whether replies stream, how often a message may be edited, and the clock that paces it."""
+
+    enabled: bool = False
+    seconds: float = 1.0
+    clock: Callable[[], float] = time.monotonic
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> StreamOptions:
+        """STATEBOT_STREAM_REPLIES and STATEBOT_STREAM_SECONDS."""
+        return cls(settings.statebot_stream_replies, settings.statebot_stream_seconds)
+
+    def sink(self, editor: MessageEditor) -> PagedStream | None:
+        """A paged stream over ``editor``; None when streaming is off."""
+        return PagedStream(editor, Throttle(self.seconds, self.clock)) if self.enabled else None
 
 
 class PagedStream:

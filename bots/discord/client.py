@@ -14,6 +14,7 @@ from bots.discord.names import DiscordNames
 from bots.discord.parse import parse_message
 from bots.drain import Drain
 from bots.flags import Flags, MemoryFlags
+from bots.streaming import StreamOptions
 
 if TYPE_CHECKING:
     from bots.service import ChatService
@@ -51,6 +52,7 @@ class StatebotDiscord(discord.Client):
         self.service = service
         self.flags: Flags = flags or MemoryFlags()
         self.drain = Drain()
+        self.stream = StreamOptions.from_settings(service.settings)  # tests swap the clock
         self.tree: app_commands.CommandTree[StatebotDiscord] = app_commands.CommandTree(self)
         self._sync_commands = sync_commands
         add_commands(self.tree, service, self.drain)
@@ -69,7 +71,14 @@ class StatebotDiscord(discord.Client):
         msg = parse_message(message, self.user.id)
         if msg is None:
             return
-        await answer_message(message, msg, service=self.service, flags=self.flags, drain=self.drain)
+        await answer_message(
+            message,
+            msg,
+            service=self.service,
+            flags=self.flags,
+            drain=self.drain,
+            stream=self.stream,
+        )
 
     async def shutdown(self, grace: float) -> bool:
         """Turn new events away, let runs in flight finish within ``grace`` s, then close.

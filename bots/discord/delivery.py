@@ -24,6 +24,7 @@ import structlog
 from redis.exceptions import RedisError
 
 from bots.chunking import DISCORD_LIMIT, chunk_text
+from bots.discord.stream import discord_stream, finish_stream
 from bots.drain import Drain
 from bots.errors import STORE_DOWN, UNEXPECTED
 from bots.flags import Flags
@@ -31,6 +32,7 @@ from bots.inbound import InboundMessage
 from bots.keys import keys_for
 from bots.replies import Reply
 from bots.service import ChatService
+from bots.streaming import PagedStream, StreamOptions
 
 log = structlog.get_logger(__name__)
 
@@ -50,8 +52,12 @@ async def answer_message(
     service: ChatService,
     flags: Flags,
     drain: Drain,
+    stream: StreamOptions | None = None,
 ) -> None:
-    """Claim ``msg`` across processes, run it and post the reply; log what cannot be sent."""
+    """Claim ``msg`` across processes, run it and post the reply; log what cannot be sent.
+
+    With ``stream`` enabled the answer is shown as it is written (``bots.discord.stream``).
+    """
     ids = {"platform": "discord", "event_id": msg.event_id, "session_id": keys_for(msg).session_id}
     try:
         claimed = await flags.claim(f"discord:message:{msg.event_id}", DEDUPE_TTL)
@@ -66,17 +72,22 @@ async def answer_message(
         await send_reply(message, Reply(RESTARTING), ids)
         return
     with drain.track():
+        sink = discord_stream(message.channel, stream) if stream is not None else None
         try:
-            reply = await _run_typing(message.channel, service, msg, ids)
+            reply = await _run_typing(message.channel, service, msg, ids, sink)
         except asyncio.CancelledError:
             await send_reply(message, Reply(INTERRUPTED), ids)
             raise
-        if reply is not None:
+        if reply is not None and not await finish_stream(sink, reply):
             await send_reply(message, reply, ids)
 
 
 async def _run_typing(
-    channel: Any, service: ChatService, msg: InboundMessage, ids: dict[str, str]
+    channel: Any,
+    service: ChatService,
+    msg: InboundMessage,
+    ids: dict[str, str],
+    sink: PagedStream | None = None,
 ) -> Reply | None:
     """Run the message with a typing indicator when Discord allows one."""
     typing = None
@@ -87,7 +98,7 @@ async def _run_typing(
         log.warning("discord_typing_failed", status=exc.status, code=exc.code, **ids)
         typing = None
     try:
-        return await service.handle_message(msg)
+        return await service.handle_message(msg, sink=sink)
     except Exception:
         log.exception("discord_handler_failed", **ids)
         return Reply(UNEXPECTED)

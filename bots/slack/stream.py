@@ -25,7 +25,7 @@ from bots.replies import Reply
 from bots.slack.format import to_mrkdwn
 from bots.slack.options import SlackOptions
 from bots.slack.send import DeliveryError, SlackSender
-from bots.streaming import PagedStream, Throttle
+from bots.streaming import PagedStream, StreamOptions
 
 log = structlog.get_logger(__name__)
 
@@ -87,10 +87,8 @@ def slack_stream(
     sender: SlackSender, msg: InboundMessage, thread_ts: str | None, options: SlackOptions
 ) -> PagedStream | None:
     """The stream a reply to ``msg`` is shown through; None when streaming is off."""
-    if not options.stream_replies:
-        return None
-    editor = SlackEditor(sender, msg.channel, thread_ts, assistant=msg.is_dm)
-    return PagedStream(editor, Throttle(options.stream_seconds, options.clock))
+    stream = StreamOptions(options.stream_replies, options.stream_seconds, options.clock)
+    return stream.sink(SlackEditor(sender, msg.channel, thread_ts, assistant=msg.is_dm))
 
 
 async def finish_stream(sink: PagedStream | None, reply: Reply) -> bool:

@@ -149,6 +149,11 @@ class FakeDiscordApi:
                     }
                 }
             )
+        if path.startswith("channels/") and "/messages/" in path:  # edit or delete one message
+            if request.method == "DELETE":
+                return web.Response(status=204)
+            channel, message_id = path.split("/")[1], path.split("/")[3]
+            return _json({**self._message(channel, body or {}), "id": message_id})
         if path.endswith("/messages") or path.startswith("webhooks/"):
             channel = path.split("/")[1] if path.startswith("channels/") else "0"
             return _json(self._message(channel, body or {}))
