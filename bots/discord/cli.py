@@ -31,7 +31,10 @@ async def serve(settings: Settings) -> None:
 
     app = build_app(settings)
     flags = flags_for(settings)
-    client = StatebotDiscord(app.service, flags=flags)
+    from bots.discord.components import approvals_for
+
+    approvals = approvals_for(settings)  # Approve / Reject clicks work in any process
+    client = StatebotDiscord(app.service, flags=flags, approvals=approvals)
     stopping: list[asyncio.Task[bool]] = []
 
     def stop(_signal: str) -> None:
@@ -47,6 +50,7 @@ async def serve(settings: Settings) -> None:
                 log.info("discord_stopped", platform="discord", drained=finished)
     finally:
         await flags.aclose()
+        await approvals.aclose()
         await app.db.aclose()
 
 

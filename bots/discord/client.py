@@ -9,6 +9,7 @@ import structlog
 from discord import app_commands
 
 from bots.discord.commands import NO_MENTIONS, add_commands
+from bots.discord.components import ApprovalButton, ApprovalStore, MemoryApprovals
 from bots.discord.delivery import answer_message
 from bots.discord.names import DiscordNames
 from bots.discord.parse import parse_message
@@ -36,7 +37,9 @@ class StatebotDiscord(discord.Client):
     """A discord.py client routing addressed messages and app commands to the service.
 
     ``flags`` de-duplicates deliveries across processes (``RedisFlags`` when several
-    processes share a token); ``shutdown(grace)`` drains work in flight, then closes.
+    processes share a token); ``approvals`` keeps Approve / Reject questions for any
+    process to answer (``RedisApprovals`` likewise); ``shutdown(grace)`` drains work in
+    flight, then closes.
     """
 
     def __init__(
@@ -44,6 +47,7 @@ class StatebotDiscord(discord.Client):
         service: ChatService,
         *,
         flags: Flags | None = None,
+        approvals: ApprovalStore | None = None,
         intents: discord.Intents | None = None,
         sync_commands: bool = True,
     ) -> None:
@@ -53,6 +57,9 @@ class StatebotDiscord(discord.Client):
         self.flags: Flags = flags or MemoryFlags()
         self.drain = Drain()
         self.stream = StreamOptions.from_settings(service.settings)  # tests swap the clock
+        # Approve / Reject clicks are handled by whichever process receives them
+        self.approvals: ApprovalStore = approvals or MemoryApprovals()
+        self.add_dynamic_items(ApprovalButton)
         self.tree: app_commands.CommandTree[StatebotDiscord] = app_commands.CommandTree(self)
         self._sync_commands = sync_commands
         add_commands(self.tree, service, self.drain)
@@ -78,6 +85,7 @@ class StatebotDiscord(discord.Client):
             flags=self.flags,
             drain=self.drain,
             stream=self.stream,
+            approvals=self.approvals,
         )
 
     async def shutdown(self, grace: float) -> bool:

@@ -24,6 +24,7 @@ import structlog
 from redis.exceptions import RedisError
 
 from bots.chunking import DISCORD_LIMIT, chunk_text
+from bots.discord.components import ApprovalStore, send_approval
 from bots.discord.stream import discord_stream, finish_stream
 from bots.drain import Drain
 from bots.errors import STORE_DOWN, UNEXPECTED
@@ -53,6 +54,7 @@ async def answer_message(
     flags: Flags,
     drain: Drain,
     stream: StreamOptions | None = None,
+    approvals: ApprovalStore | None = None,
 ) -> None:
     """Claim ``msg`` across processes, run it and post the reply; log what cannot be sent.
 
@@ -79,7 +81,7 @@ async def answer_message(
             await send_reply(message, Reply(INTERRUPTED), ids)
             raise
         if reply is not None and not await finish_stream(sink, reply):
-            await send_reply(message, reply, ids)
+            await send_reply(message, reply, ids, approvals)
 
 
 async def _run_typing(
@@ -107,8 +109,26 @@ async def _run_typing(
             await typing.__aexit__(None, None, None)
 
 
-async def send_reply(message: discord.Message, reply: Reply, ids: dict[str, str]) -> bool:
-    """Post ``reply`` in chunks where ``message`` came from; True when all of it was sent."""
+async def send_reply(
+    message: discord.Message,
+    reply: Reply,
+    ids: dict[str, str],
+    approvals: ApprovalStore | None = None,
+) -> bool:
+    """Post ``reply`` in chunks where ``message`` came from; True when all of it was sent.
+
+    A reply asking for approval goes with its buttons (``bots.discord.components``).
+    """
+    if reply.approval is not None and approvals is not None:
+        try:
+            await send_approval(message.channel, reply, approvals)
+        except discord.HTTPException as exc:
+            log.error(
+                "discord_send_failed", status=exc.status, code=exc.code, error=exc.text, **ids
+            )
+            await _warn(message, ids)
+            return False
+        return True
     parts = chunk_text(reply.text, DISCORD_LIMIT) or ["Done."]
     for index, part in enumerate(parts):
         try:
