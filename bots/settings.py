@@ -55,7 +55,7 @@ class Settings(BaseSettings):
     statebot_slack_retry_seconds: float = Field(default=30.0, ge=0)
     # in a thread the bot follows, leave alone a message that mentions others, not the bot
     statebot_slack_skip_others_mentions: bool = True
-    # seconds `statebot slack` lets runs in flight finish after SIGTERM/SIGINT
+    # seconds `statebot slack|discord|console` let runs in flight finish after SIGTERM/SIGINT
     statebot_shutdown_grace: float = Field(default=25.0, ge=0)
     # Discord
     discord_token: SecretStr | None = None
