@@ -1,7 +1,10 @@
 """Routing: which agent a message is for, and the text that agent gets.
 
-    "<@U0BOT> taskboard add milk"  -> ("taskboard", "add milk")
-    "<@U0BOT> add milk"            -> (channel default, "add milk")
+    "taskboard add milk"  -> ("taskboard", "add milk")
+    "add milk"            -> (channel default, "add milk")
+
+The adapters have already removed the bot's own mention (the one place that decides
+addressing); any other mention is part of what the person said and stays.
 
 A first word that names no agent is part of the text: the channel's default agent
 (``STATEBOT_CHANNEL_AGENTS``, else ``STATEBOT_DEFAULT_AGENT``) gets the whole text.
@@ -14,8 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-# Slack "<@U123>" / "<@U123|name>", Discord "<@123>" / "<@!123>"
-_LEADING_MENTION = re.compile(r"^\s*<@!?[A-Za-z0-9_.-]+(?:\|[^>]*)?>[\s,:]*")
 _FIRST_WORD = re.compile(r"^\s*(\S+)(?:\s+|$)")
 
 
@@ -36,11 +37,6 @@ class Route:
     explicit: bool  # the user named the agent
 
 
-def strip_mention(text: str) -> str:
-    """Drop one leading mention token (the bot's) and the space after it."""
-    return _LEADING_MENTION.sub("", text, count=1).strip()
-
-
 def default_agent_for(
     channel: str, *, default_agent: str, channel_agents: Mapping[str, str]
 ) -> str:
@@ -56,8 +52,8 @@ def route(
     default_agent: str,
     channel_agents: Mapping[str, str] | None = None,
 ) -> Route:
-    """Pick the agent for ``text`` (mention already present or not)."""
-    body = strip_mention(text)
+    """Pick the agent for ``text`` (the bot's mention already removed by the adapter)."""
+    body = text.strip()
     match = _FIRST_WORD.match(body)
     if match:
         named = agents.id_of(match.group(1).rstrip(",:"))

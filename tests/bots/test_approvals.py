@@ -46,7 +46,7 @@ async def test_paused_run_asks_and_a_second_service_resumes_once() -> None:
     """The reply names the tool and arguments; another service applies the click; twice: no."""
     db = InMemoryDb()
     first = _service(db, [tool_call("clear_board", keep=1)])
-    reply = await first.handle_message(message("<@UBOT> clear the board"))
+    reply = await first.handle_message(message("clear the board"))
     assert reply is not None and reply.approval is not None
     assert reply.text == 'Approve clear_board({"keep": 1})?'
     second = _service(db, ["Board cleared."])
@@ -61,7 +61,7 @@ async def test_only_the_asker_or_an_admin_decides() -> None:
     """Someone else's click is refused and changes nothing; an admin's counts."""
     db = InMemoryDb()
     service = _service(db, [tool_call("clear_board"), "Kept all."])
-    reply = await service.handle_message(message("<@UBOT> clear"))
+    reply = await service.handle_message(message("clear"))
     assert reply is not None and reply.approval is not None
     refused = await service.handle_decision(_click(reply.approval, user="U2"))
     assert (refused.text, refused.ephemeral) == (NOT_YOURS, True)

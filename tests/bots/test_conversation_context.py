@@ -42,8 +42,8 @@ def _turns(service: object) -> list[tuple[str, str | None]]:
 async def test_a_follow_up_sees_the_earlier_turns(make_service: ServiceFactory) -> None:
     """The second message of a thread reaches the model after the first question and answer."""
     service = make_service(["Hello Ana.", "You said hi."])
-    await service.handle_message(message("<@UBOT> hi"))
-    await service.handle_message(message("<@UBOT> what did I say?"))
+    await service.handle_message(message("hi"))
+    await service.handle_message(message("what did I say?"))
     assert _turns(service) == [
         ("user", "hi"),
         ("assistant", "Hello Ana."),
@@ -55,11 +55,11 @@ async def test_history_is_bounded_by_the_setting(make_service: ServiceFactory) -
     """STATEBOT_HISTORY_RUNS=1 keeps only the last earlier turn; 0 turns history off."""
     service = make_service(["a", "b", "c"], statebot_history_runs=1)
     for text in ("one", "two", "three"):
-        await service.handle_message(message(f"<@UBOT> {text}"))
+        await service.handle_message(message(f"{text}"))
     assert _turns(service) == [("user", "two"), ("assistant", "b"), ("user", "three")]
     off = make_service(["x", "y"], statebot_history_runs=0)
-    await off.handle_message(message("<@UBOT> one", thread="9.9"))
-    await off.handle_message(message("<@UBOT> two", thread="9.9"))
+    await off.handle_message(message("one", thread="9.9"))
+    await off.handle_message(message("two", thread="9.9"))
     assert _turns(off) == [("user", "two")]
 
 
@@ -68,9 +68,9 @@ async def test_author_named_and_mentions_rendered(make_service: ServiceFactory) 
     service = make_service(["ok", "ok"])
     directory = Directory()
     service.use_names("slack", directory)
-    await service.handle_message(message("<@UBOT> ask <@W9> in <#C7> or <#C8|random>"))
+    await service.handle_message(message("ask <@W9> in <#C7> or <#C8|random>"))
     assert _turns(service)[-1] == ("user", "Ana: ask @Cy in #general or #random")
-    await service.handle_message(message("<@UBOT> and me?", user="U2"))
+    await service.handle_message(message("and me?", user="U2"))
     assert _turns(service) == [
         ("user", "slack:T1:U1: Ana: ask @Cy in #general or #random"),
         ("assistant", "ok"),

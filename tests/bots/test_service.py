@@ -37,7 +37,7 @@ async def test_free_text_runs_the_model_and_saves_state(
 ) -> None:
     """A mention goes to the default agent's model; its tool call is saved in the thread."""
     service = make_service([tool_call("add_task", title="Buy milk"), "Added Buy milk."])
-    reply = await service.handle_message(message("<@UBOT> add a task: buy milk"))
+    reply = await service.handle_message(message("add a task: buy milk"))
     assert reply is not None and reply.text == "Added Buy milk."
     state = await _state(db, THREAD_SESSION)
     assert state is not None and [t["title"] for t in state["tasks"]] == ["Buy milk"]
@@ -53,7 +53,7 @@ async def test_dm_needs_no_mention(make_service: ServiceFactory) -> None:
 async def test_named_agent_receives_the_message(make_service: ServiceFactory) -> None:
     """`@bot shopping …` runs the shopping agent, which sees its own tools."""
     service = make_service(["ok"])
-    await service.handle_message(message("<@UBOT> shopping what do we need?"))
+    await service.handle_message(message("shopping what do we need?"))
     model = service.agents["shopping"].model
     tools = [t["function"]["name"] for t in model.requests[0].tools]
     assert "add_item" in tools and "add_task" not in tools
@@ -65,7 +65,7 @@ async def test_no_model_reply_names_configuration_and_offline_commands(
 ) -> None:
     """Without a model, free text gets how to configure one and the offline commands."""
     service = make_service(None)
-    reply = await service.handle_message(message("<@UBOT> add a task"))
+    reply = await service.handle_message(message("add a task"))
     assert reply is not None
     assert reply.text.startswith("No model is configured: set OPENAI_API_KEY")
     assert "OPENAI_BASE_URL" in reply.text and "/taskboard add_task" in reply.text
@@ -81,7 +81,7 @@ async def test_model_error_gives_friendly_reply_state_unchanged(
     await service.handle_command(command("taskboard", 'add "Existing task"'))
     before = await _state(db, CHANNEL_SESSION)
     with capture_logs(processors=[structlog.contextvars.merge_contextvars]) as logs:
-        reply = await service.handle_message(message("<@UBOT> add more", thread=None))
+        reply = await service.handle_message(message("add more", thread=None))
     assert reply is not None and "Changes made before that are saved" in reply.text
     assert "503" not in reply.text
     assert await _state(db, CHANNEL_SESSION) == before
@@ -95,7 +95,7 @@ async def test_model_error_after_a_tool_batch_keeps_that_batch(
 ) -> None:
     """Changes saved before the model failed stay saved."""
     service = make_service([tool_call("add_task", title="Saved first"), ModelTimeoutError("slow")])
-    reply = await service.handle_message(message("<@UBOT> add it"))
+    reply = await service.handle_message(message("add it"))
     assert reply is not None and "timed out" in reply.text
     state = await _state(db, THREAD_SESSION)
     assert state is not None and [t["title"] for t in state["tasks"]] == ["Saved first"]
@@ -104,14 +104,14 @@ async def test_model_error_after_a_tool_batch_keeps_that_batch(
 async def test_tool_call_limit_gives_friendly_reply(make_service: ServiceFactory) -> None:
     """A model looping on tools is stopped with a clear reply."""
     service = make_service([tool_call("list_tasks") for _ in range(30)])
-    reply = await service.handle_message(message("<@UBOT> loop"))
+    reply = await service.handle_message(message("loop"))
     assert reply is not None and "kept calling tools" in reply.text
 
 
 async def test_oversize_message_runs_nothing(make_service: ServiceFactory, db: InMemoryDb) -> None:
     """Text over the limit gets a clear reply and never reaches the model."""
     service = make_service(["never"], statebot_max_message_chars=100)
-    reply = await service.handle_message(message("<@UBOT> " + "x" * 200))
+    reply = await service.handle_message(message("x" * 200))
     assert reply is not None and "too long" in reply.text and "100" in reply.text
     assert service.agents["taskboard"].model.requests == []
     assert await db.alist_sessions() == []
@@ -126,9 +126,9 @@ async def test_oversize_command_runs_nothing(make_service: ServiceFactory, db: I
 
 
 async def test_mention_without_text_gives_a_hint(make_service: ServiceFactory) -> None:
-    """`@bot` alone gets a hint, not a model call."""
+    """`@bot` alone (nothing left once the adapter removed the mention) gets a hint."""
     service = make_service(["never"])
-    reply = await service.handle_message(message("<@UBOT>"))
+    reply = await service.handle_message(message(""))
     assert reply is not None and "/taskboard" in reply.text
     assert service.agents["taskboard"].model.requests == []
 
@@ -202,8 +202,8 @@ async def test_channel_scope_shares_state_between_threads(
         [tool_call("add_task", title="A"), "ok", tool_call("add_task", title="B"), "ok"],
         statebot_agent_scopes={"taskboard": "channel"},
     )
-    await service.handle_message(message("<@UBOT> add A", thread="1.1"))
-    await service.handle_message(message("<@UBOT> add B", thread="2.2"))
+    await service.handle_message(message("add A", thread="1.1"))
+    await service.handle_message(message("add B", thread="2.2"))
     state = await _state(db, CHANNEL_SESSION)
     assert state is not None and [t["title"] for t in state["tasks"]] == ["A", "B"]
 
@@ -239,7 +239,7 @@ async def test_errors_of_any_registry_entry_become_replies(error: Exception, exp
     service = ChatService(
         {"failing": _FailingAgent(error)}, settings=Settings(statebot_default_agent="failing")
     )
-    reply = await service.handle_message(message("<@UBOT> go"))
+    reply = await service.handle_message(message("go"))
     assert reply is not None and expected in reply.text
     assert "kaboom" not in reply.text
 
