@@ -26,6 +26,7 @@ from discord import app_commands
 
 from bots.chunking import DISCORD_LIMIT, chunk_text
 from bots.commands import CommandError, parse_command
+from bots.discord.components import approval_view
 from bots.discord.delivery import INTERRUPTED, RESTARTING
 from bots.discord.parse import parse_interaction
 from bots.drain import Drain
@@ -34,6 +35,7 @@ from bots.registry import tools_of
 from bots.replies import Reply
 
 if TYPE_CHECKING:
+    from bots.discord.client import StatebotDiscord
     from bots.service import ChatService
 
 log = structlog.get_logger(__name__)
@@ -63,7 +65,7 @@ def answers_privately(service: ChatService, command: str, text: str) -> bool:
     """
     if command == "state":
         return True
-    agent_id = {a.lower(): a for a in service.agents}.get(command)
+    agent_id = service.agents.id_of(command)
     if agent_id is None:
         return True
     words = text.split(maxsplit=1)
@@ -110,7 +112,21 @@ async def run_interaction(
 async def follow_up(
     interaction: discord.Interaction, reply: Reply, *, deferred_private: bool
 ) -> None:
-    """Send ``reply`` after a defer, keeping a private reply private after a public defer."""
+    """Send ``reply`` after a defer, keeping a private reply private after a public defer.
+
+    A paused run's question goes with its Approve / Reject buttons
+    (``bots.discord.components``); the click is handled by whichever process gets it.
+    """
+    if reply.approval is not None:
+        client: StatebotDiscord = interaction.client  # type: ignore[assignment]
+        token = await client.approvals.put(reply.approval)
+        await interaction.followup.send(
+            reply.text[:DISCORD_LIMIT],
+            view=approval_view(token),
+            ephemeral=deferred_private,
+            allowed_mentions=NO_MENTIONS,
+        )
+        return
     parts = chunk_text(reply.text, DISCORD_LIMIT) or ["Done."]
     if reply.ephemeral and not deferred_private:
         # the first follow-up would edit the public "thinking…" and stay public
