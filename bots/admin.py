@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from bots.cards import state_card
 from bots.keys import key_prefix, parse_user_key, user_key
 from bots.replies import Reply
 from core.db import admin as core_admin
@@ -136,7 +137,8 @@ async def _dump(db: BaseDb, session_id: str) -> Reply:
         f"Session `{session_id}` ({dump['kind']} {dump['owner_id']}, version "
         f"{dump['version']}, updated {_when(dump['updated_at'])}):"
     )
-    return Reply(f"{head}\n```\n{state}\n```", ephemeral=True)
+    card = state_card(session_id, dump, _when(dump["updated_at"]))
+    return Reply(f"{head}\n```\n{state}\n```", ephemeral=True, card=card)
 
 
 async def _reset(db: BaseDb, session_id: str) -> Reply:

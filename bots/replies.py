@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bots.approvals import Approval
+from bots.cards import Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -13,8 +14,12 @@ class Reply:
 
     ``approval``: the run waits for a person's yes; the adapter shows Approve / Reject
     buttons under ``text`` (which names the tool and its arguments).
+
+    ``card``: the same answer structured (a board, a state dump) for platforms that
+    render it; ``text`` stays the complete plain-text fallback.
     """
 
     text: str
     ephemeral: bool = False
     approval: Approval | None = None
+    card: Card | None = None

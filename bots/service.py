@@ -12,12 +12,14 @@ gets a clear reply and runs nothing, so it changes nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import structlog
 
 from bots import admin, help
 from bots.approvals import ALREADY, DECIDED, EXPIRED, NOT_YOURS, Approval, Decision
+from bots.cards import tool_card
 from bots.commands import CommandError, parse_command, resolve_tool, split_words, usage
 from bots.errors import guarded
 from bots.inbound import InboundMessage, SlashCommand
@@ -304,7 +306,8 @@ class ChatService:
                 )
                 if getattr(output, "is_paused", False):
                     return _ask_approval(agent_id, output, keys.user_id)
-                return Reply(getattr(output, "content", None) or "Done.")
+                card = tool_card(tools[parsed.tool], parsed.arguments, output.session_state)
+                return Reply(getattr(output, "content", None) or "Done.", card=card)
 
             return await guarded(
                 run,
@@ -363,7 +366,7 @@ class ChatService:
                 )
 
             reply = await guarded(run, agent_id=agent_id, offline_commands="")
-            return Reply(reply.text, ephemeral=True)
+            return replace(reply, ephemeral=True)
 
 
 def _turn_history_on(agents: Iterable[Any], runs: int) -> None:

@@ -30,6 +30,7 @@ from bots.inbound import InboundMessage
 from bots.keys import keys_for
 from bots.replies import Reply
 from bots.slack.addressing import THREAD_TTL, addressed, thread_key
+from bots.slack.blocks import card_blocks
 from bots.slack.interactions import approval_blocks, post_approval, register_interactions
 from bots.slack.names import SlackNames
 from bots.slack.options import SlackOptions
@@ -212,6 +213,14 @@ async def answer_command(
         await respond(text=reply.text, blocks=blocks, response_type="in_channel")
         return
     parts = sender.parts(reply.text)
+    response_type = "ephemeral" if reply.ephemeral else "in_channel"
+    rendered = card_blocks(reply.card) if reply.card is not None else None
+    if rendered is not None:  # one use; the text is what notifications show
+        first = (parts or [""])[0]
+        answer = await respond(text=first, blocks=rendered, response_type=response_type)
+        if answer.status_code != 200:
+            bound.error("slack_response_url_failed", status=answer.status_code, body=answer.body)
+        return
     if len(parts) > RESPONSE_URL_USES:
         try:
             if reply.ephemeral:
@@ -223,7 +232,6 @@ async def answer_command(
             bound.warning("slack_command_post_failed", error=exc.error)
         cut = len(parts) - (RESPONSE_URL_USES - 1)
         parts = [*parts[: RESPONSE_URL_USES - 1], TRUNCATED.format(count=cut)]
-    response_type = "ephemeral" if reply.ephemeral else "in_channel"
     for part in parts:
         answer = await respond(text=part, response_type=response_type, replace_original=False)
         if answer.status_code != 200:
