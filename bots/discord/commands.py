@@ -28,6 +28,7 @@ from bots.chunking import DISCORD_LIMIT, chunk_text
 from bots.commands import CommandError, parse_command
 from bots.discord.components import approval_view
 from bots.discord.delivery import INTERRUPTED, RESTARTING
+from bots.discord.embeds import card_embed
 from bots.discord.parse import parse_interaction
 from bots.drain import Drain
 from bots.errors import UNEXPECTED
@@ -114,6 +115,8 @@ async def follow_up(
 ) -> None:
     """Send ``reply`` after a defer, keeping a private reply private after a public defer.
 
+    A reply with a card that fits is one embed (``bots.discord.embeds``); else the text.
+
     A paused run's question goes with its Approve / Reject buttons
     (``bots.discord.components``); the click is handled by whichever process gets it.
     """
@@ -127,17 +130,22 @@ async def follow_up(
             allowed_mentions=NO_MENTIONS,
         )
         return
-    parts = chunk_text(reply.text, DISCORD_LIMIT) or ["Done."]
+    embed = card_embed(reply.card) if reply.card is not None else None
+    messages: list[dict[str, Any]] = (
+        [{"embed": embed}]
+        if embed is not None
+        else [{"content": part} for part in chunk_text(reply.text, DISCORD_LIMIT) or ["Done."]]
+    )
     if reply.ephemeral and not deferred_private:
         # the first follow-up would edit the public "thinking…" and stay public
         await interaction.edit_original_response(content=PRIVATE_NOTE)
-        for part in parts:
-            await interaction.followup.send(part, ephemeral=True, allowed_mentions=NO_MENTIONS)
+        for message in messages:
+            await interaction.followup.send(**message, ephemeral=True, allowed_mentions=NO_MENTIONS)
         await interaction.delete_original_response()
         return
-    for part in parts:
+    for message in messages:
         await interaction.followup.send(
-            part, ephemeral=deferred_private, allowed_mentions=NO_MENTIONS
+            **message, ephemeral=deferred_private, allowed_mentions=NO_MENTIONS
         )
 
 
