@@ -134,12 +134,12 @@ def message_listener(
             async with sender.working(msg.channel, event["ts"]):
                 sink = slack_stream(sender, msg, reply_thread, options)  # None: streaming off
                 reply = await _safely(bound, service.handle_message(decided, sink=sink))
+                if reply is not None:
+                    await _deliver(bound, sender, flags, msg, reply, reply_thread, event, sink)
         except asyncio.CancelledError:
             bound.warning("slack_run_interrupted")
             await _deliver(bound, sender, flags, msg, Reply(INTERRUPTED), reply_thread, event)
             raise
-        if reply is not None:
-            await _deliver(bound, sender, flags, msg, reply, reply_thread, event, sink)
 
     return answer_message
 
