@@ -4,18 +4,42 @@ Field names are the environment variable names in lower case
 (``STATEBOT_ADMIN_IDS`` -> ``settings.statebot_admin_ids``). Secrets are ``SecretStr``
 so they never show up in a repr or a log line; call ``.get_secret_value()`` at the
 one place that hands them to an SDK.
+
+Values also come from a ``.env`` file: ``./.env`` by default, the file named by
+``STATEBOT_ENV_FILE`` (``statebot --env-file``) instead, none when that is empty. A
+variable set in the real environment wins over the file.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from dotenv import dotenv_values
 from pydantic import Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
 
 from bots.admin import check_admin_id
 from bots.keys import Scope
+
+#: names the .env file to read instead of ./.env (empty: read none)
+ENV_FILE_VARIABLE = "STATEBOT_ENV_FILE"
+
+
+def env_file_path() -> Path | None:
+    """The .env file settings read now: ``STATEBOT_ENV_FILE``, else ``./.env``."""
+    named = os.environ.get(ENV_FILE_VARIABLE)
+    if named is None:
+        return Path(".env")
+    return Path(named) if named.strip() else None
 
 
 def _split_list(value: Any) -> Any:
@@ -47,46 +71,171 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(case_sensitive=False, extra="ignore", env_file=None)
 
     # Slack
-    slack_bot_token: SecretStr | None = None
-    slack_signing_secret: SecretStr | None = None
-    slack_app_token: SecretStr | None = None
-    slack_api_url: str = "https://slack.com/api/"
-    # seconds a Slack Web API call keeps retrying 429/5xx (honouring Retry-After)
-    statebot_slack_retry_seconds: float = Field(default=30.0, ge=0)
-    # in a thread the bot follows, leave alone a message that mentions others, not the bot
-    statebot_slack_skip_others_mentions: bool = True
-    # seconds `statebot slack|discord|console` let runs in flight finish after SIGTERM/SIGINT
-    statebot_shutdown_grace: float = Field(default=25.0, ge=0)
+    slack_bot_token: SecretStr | None = Field(
+        default=None,
+        description="Slack bot token, `xoxb-…` (always needed for Slack)",
+    )
+    slack_signing_secret: SecretStr | None = Field(
+        default=None,
+        description="Slack signing secret (HTTP mode)",
+    )
+    slack_app_token: SecretStr | None = Field(
+        default=None,
+        description="Slack app-level token, `xapp-…`, scope `connections:write` (Socket Mode)",
+    )
+    slack_api_url: str = Field(
+        default="https://slack.com/api/",
+        description="Slack Web API base URL (proxies, tests)",
+    )
+    statebot_slack_retry_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        description="seconds one Slack Web API call keeps retrying 429/5xx (honouring Retry-After)",
+    )
+    statebot_slack_skip_others_mentions: bool = Field(
+        default=True,
+        description=(
+            "in a thread the bot follows, leave alone replies that mention others and not the bot"
+        ),
+    )
+    statebot_shutdown_grace: float = Field(
+        default=25.0,
+        ge=0,
+        description=(
+            "seconds `statebot slack|discord|console` let runs in flight finish after "
+            "SIGTERM/SIGINT"
+        ),
+    )
     # Discord
-    discord_token: SecretStr | None = None
+    discord_token: SecretStr | None = Field(
+        default=None,
+        description="Discord bot token",
+    )
     # Model (any OpenAI-compatible server)
-    openai_api_key: SecretStr | None = None
-    openai_base_url: str | None = None
-    statebot_model: str = "gpt-4o-mini"
+    openai_api_key: SecretStr | None = Field(
+        default=None,
+        description=(
+            "API key of the OpenAI-compatible model server; without a model, free text gets a "
+            "reply naming the commands that still work"
+        ),
+    )
+    openai_base_url: str | None = Field(
+        default=None,
+        description="base URL of an OpenAI-compatible model server (default: OpenAI's)",
+    )
+    statebot_model: str = Field(
+        default="gpt-4o-mini",
+        description="model name sent to the model server",
+    )
     # Storage
-    redis_url: str | None = None
-    statebot_db_url: str = "sqlite:///statebot.db"
-    # with REDIS_URL: snapshot to the durable store from inside this process; turn it
-    # off when a standalone `statebot snapshotter` serves several bot processes
-    statebot_run_snapshotter: bool = True
-    # with REDIS_URL: seconds an idle session stays in Redis once it is snapshotted (it
-    # comes back from the durable store on next use); 0 keeps every session in Redis
-    statebot_redis_ttl: int = Field(default=7 * 86_400, ge=0)
+    redis_url: str | None = Field(
+        default=None,
+        description=(
+            "hot state, cross-process de-duplication (Slack events, Discord messages) and "
+            "Discord's pending Approve / Reject questions"
+        ),
+    )
+    statebot_db_url: str = Field(
+        default="sqlite:///statebot.db",
+        description="durable store (`postgresql+psycopg://…` in production)",
+    )
+    statebot_run_snapshotter: bool = Field(
+        default=True,
+        description=(
+            "with `REDIS_URL`: snapshot from this process; `false` when a standalone `statebot "
+            "snapshotter` runs"
+        ),
+    )
+    statebot_redis_ttl: int = Field(
+        default=7 * 86_400,
+        ge=0,
+        description=(
+            "with `REDIS_URL`: seconds an idle, already snapshotted session stays in Redis (7 "
+            "days); it comes back from the durable store on next use. `0` keeps every session in "
+            "Redis"
+        ),
+    )
     # Chat layer; admin ids: see bots/admin.py (check_admin_id)
-    statebot_admin_ids: Annotated[frozenset[str], NoDecode] = frozenset()
-    statebot_default_agent: str = "taskboard"
-    statebot_channel_agents: Annotated[dict[str, str], NoDecode] = Field(default_factory=dict)
-    statebot_agent_scopes: Annotated[dict[str, Scope], NoDecode] = Field(default_factory=dict)
-    statebot_max_message_chars: int = Field(default=8000, gt=0)
-    # earlier runs of the session each chat turn shows the model (0: no history)
-    statebot_history_runs: int = Field(default=5, ge=0)
-    # stream answers into the thread as they are written (edits), at most one per interval
-    statebot_stream_replies: bool = False
-    statebot_stream_seconds: float = Field(default=1.0, gt=0)
+    statebot_admin_ids: Annotated[frozenset[str], NoDecode] = Field(
+        default=frozenset(),
+        description=(
+            "admins for `/state`: full user keys, comma-separated — `slack:T0123:U0456` (that "
+            "workspace only), `discord:*:<snowflake>` (every guild); bare ids are refused at "
+            "start, names are never trusted"
+        ),
+    )
+    statebot_default_agent: str = Field(
+        default="taskboard",
+        description="agent answering mentions that name none",
+    )
+    statebot_channel_agents: Annotated[dict[str, str], NoDecode] = Field(
+        default_factory=dict,
+        description="per-channel default agent, `C0123=shopping,…`",
+    )
+    statebot_agent_scopes: Annotated[dict[str, Scope], NoDecode] = Field(
+        default_factory=dict,
+        description="session scope per agent, `taskboard=channel,…` (`thread`, `channel`, `user`)",
+    )
+    statebot_max_message_chars: int = Field(
+        default=8000,
+        gt=0,
+        description='longer messages get a clear "too long" reply and run nothing',
+    )
+    statebot_history_runs: int = Field(
+        default=5,
+        ge=0,
+        description="earlier runs of the session each chat turn shows the model (`0`: no history)",
+    )
+    statebot_stream_replies: bool = Field(
+        default=False,
+        description=(
+            "show answers while they are written (one message edited at most once per "
+            '`STATEBOT_STREAM_SECONDS`, see chat.md "Streaming and status"); off: one final '
+            "message"
+        ),
+    )
+    statebot_stream_seconds: float = Field(
+        default=1.0,
+        gt=0,
+        description="least seconds between two edits of a streamed answer",
+    )
     # Logging and serving
-    statebot_log_format: Literal["json", "console"] | None = None
-    statebot_log_level: str = "INFO"
-    port: int = 3000
+    statebot_log_format: Literal["json", "console"] | None = Field(
+        default=None,
+        description="`json` or `console` (default: `console` on a terminal, else `json`)",
+    )
+    statebot_log_level: str = Field(
+        default="INFO",
+        description="log level (`DEBUG`, `INFO`, `WARNING`, …)",
+    )
+    port: int = Field(
+        default=3000,
+        description="Slack HTTP port",
+    )
+    statebot_health_port: int | None = Field(
+        default=None,
+        ge=0,
+        le=65535,
+        description=(
+            "port of `/healthz`, `/readyz` and `/metrics` for Socket Mode, Discord and the "
+            "snapshotter (unset: off)"
+        ),
+    )
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Arguments, then the environment, then the .env file chosen at this moment."""
+        # resolved per instance, not at import: `statebot --env-file` and tests that
+        # chdir must be seen by every Settings() built afterwards
+        dotenv = DotEnvSettingsSource(settings_cls, env_file=env_file_path())
+        return init_settings, env_settings, dotenv, file_secret_settings
 
     @field_validator("statebot_admin_ids", mode="before")
     @classmethod
@@ -133,3 +282,21 @@ class Settings(BaseSettings):
     def model_configured(self) -> bool:
         """True when a model server is configured (key or base URL)."""
         return self.openai_api_key is not None or self.openai_base_url is not None
+
+
+def setting_sources(settings_cls: type[BaseSettings] = Settings) -> dict[str, str]:
+    """Where each setting's value comes from: ``environment``, ``.env`` or ``default``."""
+    environment = {name.lower() for name in os.environ}
+    path = env_file_path()
+    in_file: set[str] = set()
+    if path is not None and path.is_file():
+        in_file = {name.lower() for name in dotenv_values(path)}
+    sources: dict[str, str] = {}
+    for name in settings_cls.model_fields:
+        if name in environment:
+            sources[name] = "environment"
+        elif name in in_file:
+            sources[name] = ".env"
+        else:
+            sources[name] = "default"
+    return sources

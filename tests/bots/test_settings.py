@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
@@ -122,3 +124,43 @@ def test_log_format_defaults_to_json_off_a_terminal() -> None:
     """Under pytest stderr is not a TTY, so logs default to JSON."""
     assert Settings().statebot_log_format == "json"
     assert Settings(statebot_log_format="console").statebot_log_format == "console"
+
+
+def test_dotenv_in_the_working_directory_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A .env in the working directory sets SLACK_BOT_TOKEN (cp deploy/.env.example .env)."""
+    (tmp_path / ".env").write_text("SLACK_BOT_TOKEN=xoxb-from-file\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("STATEBOT_ENV_FILE", raising=False)
+    token = Settings().slack_bot_token
+    assert token is not None and token.get_secret_value() == "xoxb-from-file"
+
+
+def test_environment_wins_over_dotenv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A variable set in the environment overrides the same one in .env."""
+    (tmp_path / ".env").write_text("SLACK_BOT_TOKEN=xoxb-from-file\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("STATEBOT_ENV_FILE", raising=False)
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-from-env")
+    token = Settings().slack_bot_token
+    assert token is not None and token.get_secret_value() == "xoxb-from-env"
+
+
+def test_statebot_env_file_names_another_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """STATEBOT_ENV_FILE points settings at another file; empty turns .env reading off."""
+    (tmp_path / ".env").write_text("STATEBOT_MODEL=from-dotenv\n", encoding="utf-8")
+    (tmp_path / "prod.env").write_text("STATEBOT_MODEL=from-prod\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("STATEBOT_ENV_FILE", str(tmp_path / "prod.env"))
+    assert Settings().statebot_model == "from-prod"
+    monkeypatch.setenv("STATEBOT_ENV_FILE", "")
+    assert Settings().statebot_model == "gpt-4o-mini"
+
+
+def test_every_setting_has_a_description() -> None:
+    """Each field carries the description the generated settings table shows."""
+    missing = [name for name, field in Settings.model_fields.items() if not field.description]
+    assert missing == []
