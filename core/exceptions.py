@@ -51,3 +51,7 @@ class RunTimeoutError(RunError):
         super().__init__(f"{what} took longer than {timeout:g} s and was stopped: {kept}")
         self.timeout = timeout
         self.saved = saved
+
+
+class ToolRefusedError(ValueError):
+    """Raised by a tool or hook to refuse a call; its message is reported as is (no class name)."""

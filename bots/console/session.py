@@ -3,13 +3,18 @@
     /<tool or alias> args   run a tool of the current agent directly
     /<agent> <tool> args    run a tool of another agent
     /state                  the session state (JSON)
+    /state reset            delete the session's state and history (under its lease)
     /agent [NAME]           show or switch the current agent
+    /session [NAME]         show or switch the current session
+    /sessions               this console's stored sessions and their agents
     /help                   agents and commands
     /quit                   leave (so does end of input)
     anything else           free text to the current agent's model
 
 Slash commands go through ChatService.handle_command, so they run with the same
-hooks, validation and persistence as in Slack or Discord.
+hooks, validation and persistence as in Slack or Discord. ``/state reset`` and
+``/sessions`` go through ``core.db.admin``, the path ``statebot state`` and chat admins
+use; whoever runs the console owns its store, so no admin id is needed here.
 """
 
 from __future__ import annotations
@@ -19,14 +24,19 @@ import uuid
 from dataclasses import dataclass
 
 from bots.inbound import InboundMessage, SlashCommand
+from bots.keys import key_prefix, unescape
 from bots.service import ChatService
+from core.db import admin as core_admin
 
 PLATFORM = "console"
 WORKSPACE = "local"
 CONSOLE_COMMANDS = (
-    "Console: /state shows the session state, /agent NAME switches agent, "
-    "/help shows this, /quit leaves. Anything else is free text for the model."
+    "Console: /state shows the session state, /state reset clears it, /agent NAME "
+    "switches agent, /session NAME switches session, /sessions lists them, /help shows "
+    "this, /quit leaves. Anything else is free text for the model."
 )
+STATE_USAGE = "usage: /state [reset] — show the session state, or delete it and its history"
+_SESSIONS_LIMIT = 200  # newest sessions of the whole store, then this console's
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +106,13 @@ class ConsoleSession:
         if word in ("help", "?"):
             return Outcome(self.help())
         if word == "state":
-            return Outcome(await self.state())
+            return Outcome(await self.state(rest.strip().lower()))
         if word == "agent":
             return Outcome(self.switch(rest.strip()))
+        if word == "session":
+            return Outcome(self.switch_session(rest.strip()))
+        if word == "sessions":
+            return Outcome(await self.sessions())
         named = self.service.agents.id_of(word)
         if named is not None:
             reply = await self.service.handle_command(self._command(named, rest))
@@ -117,12 +131,56 @@ class ConsoleSession:
             )
         )
 
-    async def state(self) -> str:
-        """The current session's state as JSON."""
+    async def state(self, action: str = "") -> str:
+        """The current session's state as JSON, or (``reset``) delete it."""
+        if action == "reset":
+            return await self.reset()
+        if action not in ("", "dump"):
+            return STATE_USAGE
         agent = self.service.agents[self.agent_id]
         state = await agent.aget_session_state(self.session_id)
         body = json.dumps(state, indent=2, sort_keys=True, ensure_ascii=False)
         return f"Session {self.session_id} ({self.agent_id}):\n{body}"
+
+    async def reset(self) -> str:
+        """Delete the current session's state and history, hot and durable, under its lease."""
+        db = self.service.agents[self.agent_id].db
+        if db is None:
+            return "This agent keeps no stored state (it has no db); nothing to reset."
+        try:
+            await core_admin.delete_session(db, self.session_id)
+        except core_admin.SessionNotFoundError:
+            return f"Session {self.session_id} has no stored state; nothing to reset."
+        return f"Session {self.session_id} reset: its next run starts from the default state."
+
+    async def sessions(self) -> str:
+        """This console's stored sessions, newest first, with the agent that owns each."""
+        db = self.service.agents[self.agent_id].db
+        if db is None:
+            return "This agent keeps no stored state (it has no db), so no sessions are listed."
+        prefix = key_prefix(PLATFORM, WORKSPACE)
+        found = [
+            s
+            for s in await core_admin.list_sessions(db, limit=_SESSIONS_LIMIT)
+            if s["session_id"].startswith(prefix)
+        ]
+        if not found:
+            return "No stored sessions yet."
+        lines = []
+        for summary in found:
+            name = unescape(summary["session_id"][len(prefix) :])
+            mark = "*" if name == self.session else " "
+            lines.append(f"{mark} {name} ({summary['owner_id'] or 'unknown agent'})")
+        return "Sessions (* current):\n" + "\n".join(lines)
+
+    def switch_session(self, name: str) -> str:
+        """Switch the current session (or say which one it is)."""
+        if not name:
+            return f"Current session: {self.session}. /sessions lists the stored ones."
+        if any(ch.isspace() for ch in name):
+            return f"A session name has no spaces; {name!r} was not used."
+        self.session = name
+        return f"Now in session {self.session} (agent {self.agent_id})."
 
     def switch(self, name: str) -> str:
         """Switch the current agent (or say which one it is)."""

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
-from core.exceptions import ToolArgumentError
+from core.exceptions import ToolArgumentError, ToolRefusedError
 from core.run.context import RunContext
 from core.run.dependencies import resolve_dependencies
 from core.run.output import ToolExecution
@@ -190,7 +190,11 @@ async def execute_tool_call(
             )
             text = f"Error: {reason}; its changes were undone."
             return ToolExecution(call_id, name, arguments, text, error=True), checkpoint
-        reason = str(exc) if isinstance(exc, StateValueError) else f"{type(exc).__name__}: {exc}"
+        reason = (  # a deliberate refusal is a sentence for people; other failures name their type
+            str(exc).rstrip(".")
+            if isinstance(exc, StateValueError | ToolRefusedError)
+            else f"{type(exc).__name__}: {exc}"
+        )
         logger.warning("tool_failed", tool=name, error=reason, session_id=handle.session_id)
         text = f"Error: {reason}. The session state was left unchanged."
         return ToolExecution(call_id, name, arguments, text, error=True), checkpoint

@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from core.exceptions import ToolRefusedError
 from core.utils.log import log_info
 
 STATE_KEY = "customer_profiles"
@@ -24,7 +25,7 @@ TOOL_NAME = "process_customer_request"
 ACTIONS: tuple[str, ...] = ("create", "retrieve")
 
 
-class CustomerRequestError(ValueError):
+class CustomerRequestError(ToolRefusedError):
     """A customer request the hook refuses; the model sees the message."""
 
 

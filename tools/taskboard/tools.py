@@ -36,8 +36,11 @@ def add_task(session_state: dict[str, Any], title: str, category: str = "general
     categories = categories_of(session_state)
     matched = _match(category, categories)
     if matched is None:
+        # "/add Buy milk" binds "milk" to category: say how to keep the words together
+        together = f"{clean_title} {category}"
         return (
-            f"Unknown category '{category}'. Choose one of: {', '.join(categories)}. {_UNCHANGED}"
+            f"Unknown category '{category}'. Choose one of: {', '.join(categories)}. "
+            f"If '{together}' is the title, put it in quotes: \"{together}\". {_UNCHANGED}"
         )
     tasks = session_state.setdefault("tasks", [])
     task_id = _next_id(session_state)
