@@ -26,6 +26,7 @@ from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import SessionKeys, keys_for, user_key
 from bots.logging import bind_event
 from bots.names import NameCache, NameSource, authored, render_mentions
+from bots.ops.metrics import timed_run
 from bots.registry import AgentRegistry, ChatAgent, scope_of, tools_of
 from bots.replies import Reply
 from bots.routing import default_agent_for, route
@@ -204,7 +205,8 @@ class ChatService:
                 # a workflow may answer with a dict or pydantic model: chat shows it as JSON
                 return Reply(content_as_text(getattr(output, "content", None)) or "Done.")
 
-            return await guarded(run, agent_id=agent_id, offline_commands=offline)
+            timed = timed_run(run, agent=agent_id, kind="message")
+            return await guarded(timed, agent_id=agent_id, offline_commands=offline)
 
     # -- approvals ----------------------------------------------------------------------
     async def handle_decision(self, decision: Decision) -> Reply:
@@ -254,7 +256,7 @@ class ChatService:
                 return Reply(f"{done}\n{text}")
 
             return await guarded(
-                run,
+                timed_run(run, agent=wanted.agent_id, kind="decision"),
                 agent_id=wanted.agent_id,
                 offline_commands=help.offline_commands(wanted.agent_id, agent),
             )
@@ -310,7 +312,7 @@ class ChatService:
                 return Reply(getattr(output, "content", None) or "Done.", card=card)
 
             return await guarded(
-                run,
+                timed_run(run, agent=agent_id, kind="command"),
                 agent_id=agent_id,
                 offline_commands=help.offline_commands(agent_id, agent),
                 usage=lambda: f"usage: /{agent_id} {usage(tools[parsed.tool])}",

@@ -15,6 +15,9 @@ from typing import Any
 import click
 
 from bots.logging import configure_logging
+from bots.ops.health import serving, store_probe
+from bots.ops.metrics import SnapshotThroughput
+from bots.ops.startup import check_stores, one_line
 from core.db import admin
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
@@ -30,24 +33,32 @@ async def run_snapshotter(
     interval: float = 1.0,
     batch_size: int = 200,
     once: bool = False,
+    health_port: int | None = None,
 ) -> int:
     """Drain until stopped (SIGTERM/SIGINT) or, with ``once``, until nothing is dirty.
 
+    With ``health_port``, serves /healthz, /readyz and /metrics while it runs.
     Returns how many sessions were retired from the dirty sets.
     """
     durable = open_store(db_url)
-    hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, run_snapshotter=False)
+    # snapshot_to only lets the health probe see the durable store and the backlog
+    hot = RedisDb(
+        db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
+    )
     snapshotter = Snapshotter(hot.dirty, durable, batch_size=batch_size)
     try:
+        await check_stores(hot)  # both stores down at start: one line, not a retry loop
         if once:
             return await snapshotter.drain()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, snapshotter.stop)
-        log_info("snapshotter started", redis=hot.location, interval=interval)
-        await snapshotter.run(interval)
-        # stopping: copy what is still dirty, so a deploy leaves nothing behind
-        return await snapshotter.drain()
+        throughput = SnapshotThroughput(snapshotter)
+        async with serving(health_port, store_probe(hot), before_scrape=throughput):
+            log_info("snapshotter started", redis=hot.location, interval=interval)
+            await snapshotter.run(interval)
+            # stopping: copy what is still dirty, so a deploy leaves nothing behind
+            return await snapshotter.drain()
     finally:
         await hot.aclose()
         await durable.aclose()
@@ -115,8 +126,9 @@ def snapshotter(
                 interval=interval,
                 batch_size=batch_size,
                 once=once,
+                health_port=settings.statebot_health_port,
             )
         )
     except Exception as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(one_line(exc)) from exc
     click.echo(f"snapshotted {count} session(s)")

@@ -16,6 +16,8 @@ from bots.app import build_app
 from bots.drain import on_stop_signal
 from bots.flags import flags_for
 from bots.logging import configure_logging
+from bots.ops.health import serving, store_probe
+from bots.ops.startup import check_stores, run_process
 from bots.settings import Settings
 
 log = structlog.get_logger(__name__)
@@ -41,8 +43,10 @@ async def serve(settings: Settings) -> None:
         stopping.append(asyncio.create_task(client.shutdown(settings.statebot_shutdown_grace)))
 
     try:
+        await check_stores(app.db)  # a store down at start: one line, not a traceback
+        health = serving(settings.statebot_health_port, store_probe(app.db))
         with on_stop_signal(stop):
-            async with client:
+            async with health, client:
                 # discord.py would install its own log handler; structlog owns logging
                 await client.start(settings.discord_token.get_secret_value())
             if stopping:
@@ -59,4 +63,4 @@ def discord_command() -> None:
     """Run the Discord bot (mentions, threads, DMs and app commands)."""
     settings = Settings()
     configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
-    asyncio.run(serve(settings))
+    run_process(serve(settings), name="discord")

@@ -21,6 +21,8 @@ import structlog
 from bots.app import build_app
 from bots.flags import Flags, MemoryFlags, RedisFlags
 from bots.logging import configure_logging
+from bots.ops.health import serving, store_probe
+from bots.ops.startup import check_stores, run_process
 from bots.settings import Settings
 from bots.slack.options import SlackOptions
 from bots.slack.send import web_client
@@ -65,6 +67,8 @@ async def serve(settings: Settings, *, socket: bool, port: int) -> None:
     stop = stop_signal()
     shutdown = Shutdown()
     built = build_app(settings)
+    await check_stores(built.db)  # a store down at start: one line, not a traceback
+    probe = store_probe(built.db)
     bolt = build_slack_app(
         service=built.service,
         client=web_client(token, settings.slack_api_url),
@@ -75,13 +79,14 @@ async def serve(settings: Settings, *, socket: bool, port: int) -> None:
     )
     if socket:
         handler = socket_mode_handler(bolt, app_token)
-        await handler.connect_async()
-        await stop.wait()
-        log.info("slack_stopping", mode="socket")
-        await handler.close_async()  # no new envelopes; runs in flight go on
-        await shutdown.drain(options.shutdown_grace)
+        async with serving(settings.statebot_health_port, probe):
+            await handler.connect_async()
+            await stop.wait()
+            log.info("slack_stopping", mode="socket")
+            await handler.close_async()  # no new envelopes; runs in flight go on
+            await shutdown.drain(options.shutdown_grace)
     else:
-        server = SlackHttpServer(bolt, port=port)
+        server = SlackHttpServer(bolt, port=port, probe=probe)
         await server.start()
         await stop.wait()
         log.info("slack_stopping", mode="http")
@@ -98,4 +103,4 @@ def slack(socket: bool, port: int | None) -> None:
     """Run the Slack bot (HTTP events endpoint, or Socket Mode with --socket)."""
     settings = Settings()
     configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
-    asyncio.run(serve(settings, socket=socket, port=port or settings.port))
+    run_process(serve(settings, socket=socket, port=port or settings.port), name="slack")

@@ -19,6 +19,7 @@ from slack_bolt.app.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bots.flags import Flags
+from bots.ops.health import Probe, add_routes
 from bots.slack.listeners import register
 from bots.slack.options import SlackOptions
 from bots.slack.shutdown import Shutdown
@@ -61,10 +62,18 @@ def build_slack_app(
 class SlackHttpServer:
     """The bolt app behind a real aiohttp server; port 0 picks a free port."""
 
-    __slots__ = ("_app", "_host", "_port", "_runner")
+    __slots__ = ("_app", "_host", "_port", "_probe", "_runner")
 
-    def __init__(self, app: AsyncApp, *, host: str = "0.0.0.0", port: int = 3000) -> None:
+    def __init__(
+        self,
+        app: AsyncApp,
+        *,
+        host: str = "0.0.0.0",
+        port: int = 3000,
+        probe: Probe | None = None,
+    ) -> None:
         self._app = app
+        self._probe = probe  # with a store probe: /readyz and /metrics too (bots.ops)
         self._host = host
         self._port = port
         self._runner: web.AppRunner | None = None
@@ -75,10 +84,13 @@ class SlackHttpServer:
         return self._port
 
     def web_app(self) -> web.Application:
-        """The aiohttp application: events endpoint and health check."""
+        """The aiohttp application: events endpoint, health, readiness and metrics."""
         web_app = web.Application(client_max_size=MAX_BODY_BYTES)
         web_app.router.add_post(EVENTS_PATH, self._dispatch)
-        web_app.router.add_get("/healthz", _healthz)
+        if self._probe is not None:
+            add_routes(web_app, self._probe)
+        else:
+            web_app.router.add_get("/healthz", _healthz)
         return web_app
 
     async def start(self) -> None:

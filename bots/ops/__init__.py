@@ -1,0 +1,1 @@
+"""Operations: health and readiness endpoints, Prometheus metrics, clean startup errors."""
