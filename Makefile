@@ -1,10 +1,13 @@
 # The two quick-start commands: `make run` (console bot, embedded defaults) and `make test`.
+# `make slack`, `make discord` and `make snapshotter` run the chat processes with the
+# same virtual environment; `statebot` itself lives in .venv/bin (not on PATH until you
+# `source .venv/bin/activate`). Extra options go in ARGS, e.g. make slack ARGS=--socket.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench clean
+.PHONY: run slack discord snapshotter test lint bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +17,15 @@ $(STAMP): pyproject.toml
 
 run: $(STAMP)
 	$(BIN)/statebot console $(ARGS)
+
+slack: $(STAMP)
+	$(BIN)/statebot slack $(ARGS)
+
+discord: $(STAMP)
+	$(BIN)/statebot discord $(ARGS)
+
+snapshotter: $(STAMP)
+	$(BIN)/statebot snapshotter $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/ruff check core bots tools tests bench
@@ -26,6 +38,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench.run_all
+
+bench-quick: $(STAMP)
+	$(BIN)/python -m bench.run_all --quick
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

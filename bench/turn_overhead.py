@@ -74,8 +74,8 @@ def our_stores(tmp: str) -> dict[str, Callable[[], BaseDb | None]]:
     }
 
 
-async def part1(tmp: str, turns: int) -> None:
-    """This runtime alone: per-turn time and Redis round trips, 10 vs 10,000 tasks."""
+async def part1(tmp: str, turns: int, big: int = 10_000) -> None:
+    """This runtime alone: per-turn time and Redis round trips, 10 vs ``big`` tasks."""
     print("\n## Runtime overhead per turn (in-process model, no HTTP)\n")
     print("| store | layout | tasks | median ms | p95 ms | Redis round trips/turn |")
     print("|---|---|---:|---:|---:|---:|")
@@ -84,13 +84,13 @@ async def part1(tmp: str, turns: int) -> None:
     layouts = {"one list": (add_task, initial_state), "key per task": (keyed_tool, keyed_state)}
     for name, make in our_stores(tmp).items():
         for layout, (tool, state_of) in layouts.items():
-            for n in (10, 10_000):
+            for n in (10, big):
                 db = make()
                 agent = Agent(
                     model=ToolThenAnswer(), db=db, tools=[tool], session_state=state_of(n)
                 )
                 session = f"s-{uuid.uuid4().hex}"
-                count = max(20, turns // 4) if n >= 10_000 else turns
+                count = max(20, turns // 4) if n == big else turns
                 samples = await time_turns(partial(run_once, agent, session), count)
                 trips = "-"
                 if isinstance(db, RedisDb):
@@ -106,7 +106,7 @@ async def part1(tmp: str, turns: int) -> None:
                     await db.aclose()
 
 
-async def part2(tmp: str, turns: int) -> None:
+async def part2(tmp: str, turns: int, big: int = 10_000) -> None:
     """The same workload in this runtime and in Agno, through one fake OpenAI server."""
     try:
         import agno  # noqa: F401
@@ -151,8 +151,8 @@ async def part2(tmp: str, turns: int) -> None:
         )
         print("|---|---:|---:|---:|---:|---:|---:|")
         for store, make_theirs in theirs.items():
-            for n in (10, 10_000):
-                count = max(20, turns // 4) if n >= 10_000 else turns
+            for n in (10, big):
+                count = max(20, turns // 4) if n == big else turns
                 our_agent = Agent(
                     model=OpenAIChat(base_url=server.base_url, api_key="bench"),
                     db=ours[store](),
@@ -186,11 +186,12 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=200, help="timed turns per cell")
     parser.add_argument("--no-agno", action="store_true", help="skip the side-by-side part")
+    parser.add_argument("--tasks", type=int, default=10_000, help="tasks in the big board")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        await part1(tmp, args.turns)
+        await part1(tmp, args.turns, args.tasks)
         if not args.no_agno:
-            await part2(tmp, args.turns)
+            await part2(tmp, args.turns, args.tasks)
 
 
 if __name__ == "__main__":
