@@ -26,7 +26,7 @@ from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import SessionKeys, keys_for, user_key
 from bots.logging import bind_event
 from bots.names import NameCache, NameSource, authored, render_mentions
-from bots.ops.metrics import timed_run
+from bots.ops.metrics import count_tool_errors, timed_run
 from bots.registry import AgentRegistry, ChatAgent, scope_of, tools_of
 from bots.replies import Reply
 from bots.routing import default_agent_for, route
@@ -200,6 +200,7 @@ class ChatService:
                     output = await agent.arun(
                         question, session_id=keys.session_id, user_id=keys.user_id
                     )
+                count_tool_errors(output, agent=agent_id)
                 if getattr(output, "is_paused", False):
                     return _ask_approval(agent_id, output, keys.user_id)
                 # a workflow may answer with a dict or pydantic model: chat shows it as JSON
@@ -306,6 +307,7 @@ class ChatService:
                 output = await agent.arun_tool(
                     parsed.tool, parsed.arguments, session_id=keys.session_id, user_id=keys.user_id
                 )
+                count_tool_errors(output, agent=agent_id)
                 if getattr(output, "is_paused", False):
                     return _ask_approval(agent_id, output, keys.user_id)
                 card = tool_card(tools[parsed.tool], parsed.arguments, output.session_state)

@@ -35,7 +35,7 @@ RUN_SECONDS = Histogram(
 )
 TOOL_ERRORS = Counter(
     "statebot_tool_errors",
-    "Slash-command tool runs that failed (bad arguments or the tool raised).",
+    "Tool calls that ended in an error, and slash-command runs that raised.",
     ["agent"],
     registry=REGISTRY,
 )
@@ -89,6 +89,13 @@ def record_health(report: Mapping[str, Any]) -> None:
         DIRTY_SESSIONS.set(report["dirty"])
     if "quarantined" in report:
         QUARANTINED_SESSIONS.set(report["quarantined"])
+
+
+def count_tool_errors(output: Any, *, agent: str) -> None:
+    """Count the tool calls of a run's output that ended in an error."""
+    failed = sum(1 for tool in getattr(output, "tools", None) or () if tool.error)
+    if failed:
+        TOOL_ERRORS.labels(agent=agent).inc(failed)
 
 
 class SnapshotThroughput:
