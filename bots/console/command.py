@@ -9,6 +9,7 @@ import sys
 import click
 
 from bots.app import App, build_app
+from bots.console.editing import default_history_path
 from bots.console.loop import run_console
 from bots.console.session import ConsoleSession
 from bots.logging import configure_logging
@@ -32,6 +33,7 @@ async def _serve(app: App, agent: str, session: str) -> None:
             stdout=sys.stdout,
             interactive=sys.stdin.isatty(),
             grace=app.settings.statebot_shutdown_grace,
+            history=default_history_path(),
         )
     finally:
         await app.db.aclose()

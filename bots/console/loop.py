@@ -12,6 +12,8 @@ Stopping, always with exit status 0:
   and print its reply, then it is cancelled.
 
 Lines are read by a daemon thread, so a stop never waits for a line that never comes.
+With a terminal, lines are edited with readline and kept in a history file
+(``bots.console.editing``).
 """
 
 from __future__ import annotations
@@ -22,8 +24,10 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TextIO
 
+from bots.console.editing import line_editing
 from bots.console.session import ConsoleSession, Outcome
 
 BANNER = "Statebot console — agent {agent}, session {session}. /help for commands, /quit to leave."
@@ -123,8 +127,22 @@ async def run_console(
     stdout: TextIO,
     interactive: bool,
     grace: float = 25.0,
+    history: Path | None = None,
 ) -> None:
-    """Dispatch lines until /quit, end of input, SIGINT at the prompt or SIGTERM."""
+    """Dispatch lines until /quit, end of input, SIGINT at the prompt or SIGTERM.
+
+    ``history``: the readline history file of an interactive console (None: none kept).
+    """
+    if not interactive:
+        await _dispatch(console, stdin=stdin, stdout=stdout, interactive=False, grace=grace)
+        return
+    with line_editing(history):
+        await _dispatch(console, stdin=stdin, stdout=stdout, interactive=True, grace=grace)
+
+
+async def _dispatch(
+    console: ConsoleSession, *, stdin: TextIO, stdout: TextIO, interactive: bool, grace: float
+) -> None:
     if interactive:
         print(BANNER.format(agent=console.agent_id, session=console.session), file=stdout)
     reader = LineReader(stdin, interactive)
@@ -139,7 +157,8 @@ async def run_console(
 
     with _signals(interrupt, stop.set):
         while True:
-            line = await _first(asyncio.ensure_future(reader.read(f"{console.agent_id}> ")), stop)
+            prompt = f"{console.agent_id}@{console.session}> "
+            line = await _first(asyncio.ensure_future(reader.read(prompt)), stop)
             if line is None:
                 if interactive:
                     print(file=stdout)

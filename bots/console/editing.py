@@ -1,0 +1,73 @@
+"""Line editing and history for the interactive console (the stdlib ``readline``).
+
+Arrow keys move the cursor and recall earlier lines instead of reaching the model
+as ``^[[A``. History lives in ``~/.statebot_history`` (at most ``HISTORY_LENGTH``
+lines), read when the console starts and written when it stops. The terminal's
+settings are restored on the way out: the console may stop (Ctrl-C, SIGTERM) while
+the reader thread is inside readline, which had switched the terminal to raw mode.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+log = structlog.get_logger("bots.console")
+
+HISTORY_FILE = ".statebot_history"
+HISTORY_LENGTH = 1000
+
+
+def default_history_path() -> Path:
+    """``~/.statebot_history``."""
+    return Path.home() / HISTORY_FILE
+
+
+@contextlib.contextmanager
+def line_editing(history: Path | None) -> Iterator[None]:
+    """Readline editing (and history in ``history``, unless None) for ``input()``."""
+    try:
+        import readline
+    except ImportError:  # a Python built without readline: plain input() still works
+        yield
+        return
+    saved = _terminal_settings()
+    readline.set_history_length(HISTORY_LENGTH)
+    if history is not None:
+        with contextlib.suppress(FileNotFoundError):
+            try:
+                readline.read_history_file(history)
+            except OSError as exc:  # unreadable history costs the recall, not the console
+                log.warning("console_history_unreadable", path=str(history), error=str(exc))
+    try:
+        yield
+    finally:
+        if history is not None:
+            try:
+                readline.write_history_file(history)
+            except OSError as exc:
+                log.warning("console_history_not_saved", path=str(history), error=str(exc))
+        _restore_terminal(saved)
+
+
+def _terminal_settings() -> Any:
+    try:
+        import termios
+
+        return termios.tcgetattr(sys.stdin.fileno())
+    except (ImportError, OSError, ValueError):  # not a terminal, or no termios
+        return None
+
+
+def _restore_terminal(saved: Any) -> None:
+    if saved is None:
+        return
+    import termios
+
+    with contextlib.suppress(OSError, ValueError):
+        termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, saved)
