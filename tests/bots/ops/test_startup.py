@@ -1,0 +1,93 @@
+"""Unreachable network or stores at start: one ``Error:`` line and exit code 1, no traceback."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from bots.discord.cli import discord_command
+from bots.ops.startup import one_line, run_process
+from bots.slack.cli import slack
+from bots.snapshotter_cli import snapshotter
+
+with warnings.catch_warnings():
+    # discord.py imports the stdlib audioop (voice, unused), which warns on 3.11+
+    warnings.filterwarnings("ignore", "'audioop' is deprecated", DeprecationWarning)
+    import discord  # noqa: F401 - imported once here, so the CLI's lazy import is quiet
+
+DOWN_REDIS = "redis://127.0.0.1:1/0"  # port 1: nothing listens, connection refused
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    """A deployment whose Redis is down and whose durable store is a temporary SQLite file."""
+    return {
+        "REDIS_URL": DOWN_REDIS,
+        "STATEBOT_DB_URL": f"sqlite:///{tmp_path / 'statebot.db'}",
+        "STATEBOT_LOG_FORMAT": "json",
+        "STATEBOT_LOG_LEVEL": "CRITICAL",
+        "DISCORD_TOKEN": "test-token",
+        "SLACK_BOT_TOKEN": "xoxb-test",
+        "SLACK_APP_TOKEN": "xapp-test",
+    }
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "name"),
+    [
+        (discord_command, [], "discord"),
+        (slack, ["--socket"], "slack"),
+        (slack, ["--port", "0"], "slack"),
+    ],
+)
+def test_a_bot_with_redis_down_fails_in_one_line(
+    env: dict[str, str], command: click.Command, args: list[str], name: str
+) -> None:
+    """Discord and both Slack modes refuse to start with Redis down: one line, exit 1."""
+    env["SLACK_SIGNING_SECRET"] = "secret"
+    result = CliRunner().invoke(command, args, env=env)
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    assert result.output.startswith(f"Error: statebot {name}: Redis at 127.0.0.1:1 is unavailable")
+    assert result.output.count("\n") == 1
+
+
+def test_the_snapshotter_with_redis_down_fails_in_one_line(env: dict[str, str]) -> None:
+    """The snapshotter refuses to start with Redis down: one clear line, exit 1."""
+    result = CliRunner().invoke(snapshotter, ["--redis-url", DOWN_REDIS], env=env)
+    assert result.exit_code == 1
+    assert result.output.startswith("Error: Redis at 127.0.0.1:1 is unavailable")
+    assert result.output.count("\n") == 1
+
+
+def test_a_network_error_becomes_a_click_error() -> None:
+    """A refused or unresolvable connection ends the process as one ClickException line."""
+
+    async def offline() -> None:
+        raise OSError("Cannot connect to host discord.com:443 ssl:default\n[Name unknown]")
+
+    with pytest.raises(click.ClickException) as caught:
+        run_process(offline(), name="discord")
+    assert caught.value.exit_code == 1
+    assert caught.value.message == (
+        "statebot discord: Cannot connect to host discord.com:443 ssl:default [Name unknown]"
+    )
+
+
+def test_a_programming_error_is_not_disguised() -> None:
+    """Bugs are not network errors: they keep their traceback."""
+
+    async def buggy() -> None:
+        raise KeyError("oops")
+
+    with pytest.raises(KeyError):
+        run_process(buggy(), name="discord")
+
+
+def test_one_line_names_the_type_when_there_is_no_message() -> None:
+    """An exception without a message is reported by its type."""
+    assert one_line(TimeoutError()) == "TimeoutError"
