@@ -2,16 +2,36 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
+from bots.settings import ENV_FILE_VARIABLE
 
-@click.group()
-def main() -> None:
+#: every command answers -h as well as --help (subcommands inherit this)
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.version_option(package_name="statebot", message="%(prog)s %(version)s")
+@click.option(
+    "--env-file",
+    envvar=ENV_FILE_VARIABLE,
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help=f"Settings file to read instead of ./.env [env {ENV_FILE_VARIABLE}]; "
+    "the environment still wins.",
+)
+def main(env_file: str | None) -> None:
     """Statebot: stateful AI agents for team chat."""
+    if env_file is not None:
+        # every Settings() in this process (and its children) reads the file named here
+        os.environ[ENV_FILE_VARIABLE] = env_file
 
 
 def _register() -> None:
     # Subcommands are registered here, one line each, so the group stays the only entry.
+    from bots.config_cli import config
     from bots.console.command import console
     from bots.discord.cli import discord_command
     from bots.slack.cli import slack
@@ -23,6 +43,7 @@ def _register() -> None:
     main.add_command(slack)
     main.add_command(discord_command)
     main.add_command(snapshotter)
+    main.add_command(config)
 
 
 _register()

@@ -14,6 +14,7 @@ from typing import Any
 
 import click
 
+from bots.cli_format import plural
 from bots.logging import configure_logging
 from bots.ops.health import serving, store_probe
 from bots.ops.metrics import SnapshotThroughput
@@ -82,9 +83,16 @@ async def snapshot_status(
 @click.command("snapshotter")
 @click.option("--redis-url", help="Redis holding the sessions [env REDIS_URL]")
 @click.option("--db-url", help="durable store, sqlite:///… or postgresql://… [env STATEBOT_DB_URL]")
-@click.option("--key-prefix", default="statebot:", show_default=True)
+@click.option(
+    "--key-prefix",
+    default="statebot:",
+    show_default=True,
+    help="prefix of the bots' Redis keys (the same as theirs)",
+)
 @click.option("--interval", default=1.0, show_default=True, help="seconds between idle passes")
-@click.option("--batch-size", default=200, show_default=True)
+@click.option(
+    "--batch-size", default=200, show_default=True, help="sessions copied per durable write"
+)
 @click.option("--once", is_flag=True, help="drain what is dirty now, then exit")
 @click.option(
     "--status",
@@ -131,4 +139,4 @@ def snapshotter(
         )
     except Exception as exc:
         raise click.ClickException(one_line(exc)) from exc
-    click.echo(f"snapshotted {count} session(s)")
+    click.echo(f"snapshotted {plural(count, 'session')}")

@@ -12,16 +12,20 @@ import asyncio
 import functools
 import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+from sqlalchemy.engine import make_url
 
+from bots.cli_format import iso_time, plural, with_iso_times
 from core.db import admin
 from core.db.base import BaseDb, StoreError
 from core.db.url import open_store
 from core.redaction import redact_text
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_DB_URL = "sqlite:///statebot.db"
 
@@ -40,11 +44,31 @@ def _print_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
-def _with_store(ctx: click.Context, action: Callable[[BaseDb], Awaitable[T]]) -> T:
-    """Open the store, run ``action``, close it; store errors become clean CLI errors."""
+def _sqlite_file(db_url: str) -> Path | None:
+    """The file a SQLite URL (or bare path) names; None for other stores and :memory:."""
+    scheme = db_url.split("://", 1)[0].lower() if "://" in db_url else ""
+    if scheme and not scheme.startswith("sqlite"):
+        return None
+    database = make_url(db_url).database if scheme else db_url
+    return Path(database) if database and database != ":memory:" else None
+
+
+def _with_store(
+    ctx: click.Context, action: Callable[[BaseDb], Awaitable[T]], *, create: bool = False
+) -> T:
+    """Open the store, run ``action``, close it; store errors become clean CLI errors.
+
+    Unless ``create``, a SQLite file that does not exist is an error: opening it would
+    create an empty database, and a typo in --db-url would look like "no sessions".
+    """
+    db_url: str = ctx.obj["db_url"]
+    redis_url = (ctx.obj["redis_url"] or "").strip() or None
+    path = _sqlite_file(db_url.strip())
+    if not create and path is not None and not path.exists():
+        raise click.ClickException(f"no database file {str(path)!r} (from --db-url {db_url})")
 
     async def run() -> T:
-        db = open_deployment(ctx.obj["db_url"], ctx.obj["redis_url"])
+        db = open_deployment(db_url, redis_url)
         try:
             return await action(db)
         finally:
@@ -56,28 +80,61 @@ def _with_store(ctx: click.Context, action: Callable[[BaseDb], Awaitable[T]]) ->
         raise click.ClickException(redact_text(str(exc))) from exc
 
 
+_DB_URL_HELP = "Durable store (sqlite:///file.db, postgresql://…) [env STATEBOT_DB_URL]."
+_REDIS_URL_HELP = (
+    "Hot store the bots serve from (redis://…) [env REDIS_URL]; commands then act on "
+    "Redis and the durable store together, as the bots do."
+)
+
+
+def _override(key: str) -> Callable[[click.Context, click.Parameter, str | None], None]:
+    """A callback storing a subcommand's store option over the group's value."""
+
+    def store(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+        if value is not None:
+            ctx.ensure_object(dict)[key] = value
+
+    return store
+
+
+def store_options(command: F) -> F:
+    """``--db-url`` / ``--redis-url`` on a subcommand too: ``state list --db-url X``."""
+    command = click.option(
+        "--redis-url",
+        default=None,
+        expose_value=False,
+        callback=_override("redis_url"),
+        help=_REDIS_URL_HELP,
+    )(command)
+    return click.option(
+        "--db-url",
+        default=None,
+        expose_value=False,
+        callback=_override("db_url"),
+        help=_DB_URL_HELP,
+    )(command)
+
+
 @click.group()
 @click.option(
     "--db-url",
     envvar="STATEBOT_DB_URL",
     default=DEFAULT_DB_URL,
     show_default=True,
-    help="Durable store (sqlite:///file.db, postgresql://…).",
+    help=_DB_URL_HELP,
 )
-@click.option(
-    "--redis-url",
-    envvar="REDIS_URL",
-    default=None,
-    help="Hot store the bots serve from (redis://…); commands then act on Redis and "
-    "the durable store together, as the bots do.",
-)
+@click.option("--redis-url", envvar="REDIS_URL", default=None, help=_REDIS_URL_HELP)
 @click.pass_context
 def state(ctx: click.Context, db_url: str, redis_url: str | None) -> None:
-    """Inspect, restore, export and import stored session state."""
-    ctx.obj = {"db_url": db_url, "redis_url": (redis_url or "").strip() or None}
+    """Inspect, restore, export and import stored session state.
+
+    --db-url and --redis-url go before or after the subcommand.
+    """
+    ctx.obj = {"db_url": db_url, "redis_url": redis_url}
 
 
 @state.command()
+@store_options
 @click.pass_context
 def health(ctx: click.Context) -> None:
     """Check the stores and show snapshot lag and quarantined sessions (exit 1 if down)."""
@@ -88,8 +145,9 @@ def health(ctx: click.Context) -> None:
 
 
 @state.command("list")
+@store_options
 @click.option("--owner", default=None, help="Only sessions of this agent/team/workflow id.")
-@click.option("--limit", default=100, show_default=True)
+@click.option("--limit", default=100, show_default=True, help="Show at most this many.")
 @click.pass_context
 def list_cmd(ctx: click.Context, owner: str | None, limit: int) -> None:
     """List sessions, most recently updated first."""
@@ -97,24 +155,27 @@ def list_cmd(ctx: click.Context, owner: str | None, limit: int) -> None:
     for row in rows:
         click.echo(
             f"{row['session_id']}\tv{row['version']}\t{row['kind']}:{row['owner_id'] or '-'}"
-            f"\t{row['keys']} keys"
+            f"\t{plural(row['keys'], 'key')}\tupdated {iso_time(row['updated_at']) or '-'}"
         )
     if not rows:
         click.echo("no sessions")
 
 
 @state.command()
+@store_options
 @click.argument("session_id")
 @click.option("--reveal", is_flag=True, help="Show values of sensitive keys too.")
 @click.pass_context
 def dump(ctx: click.Context, session_id: str, reveal: bool) -> None:
     """Show a session's state, meta and recent versions."""
-    _print_json(_with_store(ctx, lambda db: admin.dump_session(db, session_id, reveal=reveal)))
+    dumped = _with_store(ctx, lambda db: admin.dump_session(db, session_id, reveal=reveal))
+    _print_json(with_iso_times(dumped))
 
 
 @state.command()
+@store_options
 @click.argument("session_id")
-@click.option("--limit", default=20, show_default=True)
+@click.option("--limit", default=20, show_default=True, help="Show at most this many versions.")
 @click.option("--reveal", is_flag=True, help="Show values of sensitive keys too.")
 @click.pass_context
 def history(ctx: click.Context, session_id: str, limit: int, reveal: bool) -> None:
@@ -124,10 +185,11 @@ def history(ctx: click.Context, session_id: str, limit: int, reveal: bool) -> No
     )
     if not entries:
         raise click.ClickException(f"no history for session {session_id!r}")
-    _print_json(entries)
+    _print_json(with_iso_times(entries))
 
 
 @state.command()
+@store_options
 @click.argument("session_id")
 @click.argument("version", type=int)
 @click.pass_context
@@ -138,6 +200,7 @@ def restore(ctx: click.Context, session_id: str, version: int) -> None:
 
 
 @state.command()
+@store_options
 @click.argument("session_id")
 @click.confirmation_option(prompt="Delete this session and its history?")
 @click.pass_context
@@ -148,25 +211,29 @@ def delete(ctx: click.Context, session_id: str) -> None:
 
 
 @state.command("export")
+@store_options
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.pass_context
 def export_cmd(ctx: click.Context, file: str) -> None:
     """Write every session to FILE as JSON Lines ('-' for stdout)."""
     with click.open_file(file, "w", encoding="utf-8", atomic=file != "-") as out:
         result = _with_store(ctx, functools.partial(admin.export_jsonl, out=out))
-    click.echo(f"exported {result.count} sessions", err=file == "-")
+    click.echo(f"exported {plural(result.count, 'session')}", err=file == "-")
     if result.repaired:
         click.echo(
-            f"{len(result.repaired)} session(s) had unreadable timestamps, written as null: "
-            + ", ".join(result.repaired),
+            f"{plural(len(result.repaired), 'session')} had unreadable timestamps, "
+            "written as null: " + ", ".join(result.repaired),
             err=True,
         )
     if result.skipped:
         skipped = "; ".join(f"{sid}: {why}" for sid, why in result.skipped.items())
-        raise click.ClickException(f"{len(result.skipped)} session(s) NOT exported: {skipped}")
+        raise click.ClickException(
+            f"{plural(len(result.skipped), 'session')} NOT exported: {skipped}"
+        )
 
 
 @state.command("import")
+@store_options
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--replace", is_flag=True, help="Overwrite sessions that already exist.")
 @click.pass_context
@@ -174,5 +241,7 @@ def import_cmd(ctx: click.Context, file: str, replace: bool) -> None:
     """Load sessions from a JSON Lines export (data only; validated before writing)."""
     with click.open_file(file, encoding="utf-8") as lines:
         content = list(lines)
-    count = _with_store(ctx, lambda db: admin.import_jsonl(db, content, replace=replace))
-    click.echo(f"imported {count} sessions")
+    count = _with_store(
+        ctx, lambda db: admin.import_jsonl(db, content, replace=replace), create=True
+    )
+    click.echo(f"imported {plural(count, 'session')}")

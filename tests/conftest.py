@@ -38,6 +38,12 @@ def require_service(name: str, host: str, port: int) -> None:
     pytest.skip(f"{message}; start the service to run this test")
 
 
+@pytest.fixture(autouse=True)
+def no_dotenv(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A developer's ./.env (README: cp deploy/.env.example .env) never leaks into tests."""
+    monkeypatch.setenv("STATEBOT_ENV_FILE", "")  # empty: Settings read no .env file
+
+
 @pytest.fixture
 def key_prefix() -> str:
     """A Redis key prefix no other test uses."""

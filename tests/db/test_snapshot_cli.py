@@ -29,7 +29,7 @@ async def test_once_drains_every_dirty_session(
         cwd=ROOT, capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    assert "snapshotted 3 session(s)" in proc.stdout
+    assert "snapshotted 3 sessions" in proc.stdout
     assert await hot.dirty.count() == 0
     durable = SqliteDb(db_file=db_file)
     for n in range(3):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -89,10 +90,10 @@ def test_export_then_import_into_a_new_database(db_url: str, tmp_path: Path) -> 
     """`state export` then `state import` into an empty database gives the same dump."""
     dump_file = tmp_path / "export.jsonl"
     code, out = _run(db_url, "export", str(dump_file))
-    assert code == 0 and "exported 1 sessions" in out
+    assert code == 0 and "exported 1 session" in out
     other = f"sqlite:///{tmp_path}/other.db"
     code, out = _run(other, "import", str(dump_file))
-    assert code == 0 and "imported 1 sessions" in out
+    assert code == 0 and "imported 1 session" in out
     imported, original = (json.loads(_run(u, "dump", SESSION)[1]) for u in (other, db_url))
     # an export carries current state and meta; history stays with the source database
     imported.pop("recent_versions")
@@ -107,7 +108,7 @@ def test_bad_import_file_fails_with_line_number_and_writes_nothing(tmp_path: Pat
     url = f"sqlite:///{tmp_path}/empty.db"
     code, out = _run(url, "import", str(bad))
     assert code == 1 and "line 2" in out
-    assert "no sessions" in _run(url, "list")[1]
+    assert not (tmp_path / "empty.db").exists()  # validated before the store was opened
 
 
 def test_unknown_session_is_a_clean_error(db_url: str) -> None:
@@ -213,7 +214,7 @@ def test_import_of_an_out_of_range_version_is_a_clean_message(tmp_path: Path) ->
     url = f"sqlite:///{tmp_path}/x.db"
     code, out = _run(url, "import", str(good))
     assert code == 1 and "64-bit" in out and "Traceback" not in out
-    assert "no sessions" in _run(url, "list")[1]
+    assert not (tmp_path / "x.db").exists()  # validated before the store was opened
 
 
 def test_health_of_a_durable_store_says_it_is_reachable(db_url: str) -> None:
@@ -229,3 +230,40 @@ def test_health_of_an_unreachable_store_exits_1() -> None:
     assert code == 1
     report = json.loads(output)
     assert report["reachable"] is False and "unavailable" in report["error"]
+
+
+def test_store_options_work_after_the_subcommand(db_url: str) -> None:
+    """`state list --db-url X` works as well as `state --db-url X list`."""
+    result = CliRunner().invoke(main, ["state", "list", "--db-url", db_url])
+    assert result.exit_code == 0, result.output
+    assert SESSION in result.output
+
+
+def test_read_commands_refuse_a_missing_sqlite_file(tmp_path: Path) -> None:
+    """`state --db-url sqlite:///typo.db list` is an error and creates no typo.db."""
+    typo = tmp_path / "typo.db"
+    for command in (["list"], ["health"], ["dump", SESSION], ["history", SESSION]):
+        code, out = _run(f"sqlite:///{typo}", *command)
+        assert code == 1 and "no database file" in out and str(typo) in out, out
+    assert not typo.exists()
+
+
+def test_dump_and_history_show_iso_utc_timestamps(db_url: str) -> None:
+    """Dumps, lists and history show timestamps as ISO 8601 UTC, not Unix floats."""
+    iso = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+    dump = json.loads(_run(db_url, "dump", SESSION)[1])
+    assert iso.match(dump["created_at"]) and iso.match(dump["updated_at"])
+    assert all(iso.match(v["saved_at"]) for v in dump["recent_versions"])
+    history = json.loads(_run(db_url, "history", SESSION)[1])
+    assert all(iso.match(v["saved_at"]) for v in history)
+    listed = _run(db_url, "list")[1]
+    assert re.search(r"\tupdated \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", listed, re.MULTILINE)
+
+
+def test_counts_use_correct_plurals(db_url: str, tmp_path: Path) -> None:
+    """One session is "1 session", not "1 sessions"."""
+    out_file = tmp_path / "one.jsonl"
+    code, out = _run(db_url, "export", str(out_file))
+    assert code == 0 and "exported 1 session\n" in out
+    code, out = _run(f"sqlite:///{tmp_path}/fresh.db", "import", str(out_file))
+    assert code == 0 and "imported 1 session\n" in out
