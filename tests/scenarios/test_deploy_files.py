@@ -165,3 +165,46 @@ def test_dockerignore_keeps_venv_git_caches_and_databases_out() -> None:
     ignored = (ROOT / ".dockerignore").read_text().splitlines()
     for pattern in (".venv/", ".git/", "**/__pycache__/", ".mypy_cache/", "*.db", ".env"):
         assert pattern in ignored
+
+
+def _manifest() -> dict[str, Any]:
+    """deploy/slack-app-manifest.yaml, parsed."""
+    data: dict[str, Any] = yaml.safe_load((ROOT / "deploy" / "slack-app-manifest.yaml").read_text())
+    return data
+
+
+def test_slack_manifest_commands_match_the_catalog() -> None:
+    """The manifest's slash commands are one per ready agent plus /state, all to /slack/events."""
+    from tools.catalog import AGENT_FACTORIES
+
+    commands = _manifest()["features"]["slash_commands"]
+    assert {c["command"] for c in commands} == {f"/{a}" for a in AGENT_FACTORIES} | {"/state"}
+    for command in commands:
+        assert command["url"].endswith("/slack/events") and command["description"]
+
+
+def test_slack_manifest_events_and_interactivity_match_the_listeners() -> None:
+    """Subscribed events are those the app listens to; buttons need interactivity on."""
+    import inspect
+
+    from bots.slack import interactions, listeners
+
+    source = inspect.getsource(listeners)
+    assert 'app.event("app_mention")' in source and 'app.event("message")' in source
+    settings = _manifest()["settings"]
+    events = set(settings["event_subscriptions"]["bot_events"])
+    assert events == {
+        "app_mention",
+        "message.channels",
+        "message.groups",
+        "message.im",
+        "message.mpim",
+    }
+    scopes = set(_manifest()["oauth_config"]["scopes"]["bot"])
+    # each message.* event needs its history scope, app_mention its read scope
+    needed = {f"{e.split('.')[1]}:history" for e in events if e.startswith("message.")}
+    assert needed | {"app_mentions:read", "chat:write", "commands"} <= scopes
+    assert "register_interactions" in source and "block_actions" in inspect.getsource(interactions)
+    assert settings["interactivity"]["is_enabled"] is True
+    assert settings["interactivity"]["request_url"].endswith("/slack/events")
+    assert settings["socket_mode_enabled"] is False
