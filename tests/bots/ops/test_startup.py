@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
 import pytest
+import structlog
 from click.testing import CliRunner
 
 from bots.discord.cli import discord_command
@@ -22,6 +25,24 @@ with warnings.catch_warnings():
 DOWN_REDIS = "redis://127.0.0.1:1/0"  # port 1: nothing listens, connection refused
 
 
+def _not_logs(output: str) -> list[str]:
+    """The lines of ``output`` that are not JSON log lines: what the operator reads."""
+    return [line for line in output.splitlines() if not line.startswith("{")]
+
+
+@pytest.fixture(autouse=True)
+def _restore_logging() -> Iterator[None]:
+    """The commands configure process-wide logging; later tests get the defaults back."""
+    root_handlers = logging.getLogger().handlers[:]
+    root_level = logging.getLogger().level
+    try:
+        yield
+    finally:
+        structlog.reset_defaults()
+        logging.getLogger().handlers[:] = root_handlers
+        logging.getLogger().setLevel(root_level)
+
+
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """A deployment whose Redis is down and whose durable store is a temporary SQLite file."""
@@ -29,7 +50,6 @@ def env(tmp_path: Path) -> dict[str, str]:
         "REDIS_URL": DOWN_REDIS,
         "STATEBOT_DB_URL": f"sqlite:///{tmp_path / 'statebot.db'}",
         "STATEBOT_LOG_FORMAT": "json",
-        "STATEBOT_LOG_LEVEL": "CRITICAL",
         "DISCORD_TOKEN": "test-token",
         "SLACK_BOT_TOKEN": "xoxb-test",
         "SLACK_APP_TOKEN": "xapp-test",
@@ -52,16 +72,17 @@ def test_a_bot_with_redis_down_fails_in_one_line(
     result = CliRunner().invoke(command, args, env=env)
     assert result.exit_code == 1
     assert "Traceback" not in result.output
-    assert result.output.startswith(f"Error: statebot {name}: Redis at 127.0.0.1:1 is unavailable")
-    assert result.output.count("\n") == 1
+    [error] = _not_logs(result.output)
+    assert error.startswith(f"Error: statebot {name}: Redis at 127.0.0.1:1 is unavailable")
 
 
 def test_the_snapshotter_with_redis_down_fails_in_one_line(env: dict[str, str]) -> None:
     """The snapshotter refuses to start with Redis down: one clear line, exit 1."""
     result = CliRunner().invoke(snapshotter, ["--redis-url", DOWN_REDIS], env=env)
     assert result.exit_code == 1
-    assert result.output.startswith("Error: Redis at 127.0.0.1:1 is unavailable")
-    assert result.output.count("\n") == 1
+    assert "Traceback" not in result.output
+    [error] = _not_logs(result.output)
+    assert error.startswith("Error: Redis at 127.0.0.1:1 is unavailable")
 
 
 def test_a_network_error_becomes_a_click_error() -> None:
