@@ -2,16 +2,37 @@
 
 Used by every entry point (console, Slack, Discord), so they all run the same agents
 on the same store with the same routing.
+
+Bring your own agent: ``build_app(agents=...)`` serves a user's agents, teams or
+workflows instead of the ready catalog. ``load_app_agents("pkg.module:attr")`` is the
+one place a ``--app`` spec is turned into them; the attribute is a dict of name to
+agent, a single agent (named by its ``name``, else ``id``), or a zero-argument
+factory returning either. User agents keep their own ``db``, as in Agno. As with
+uvicorn, the current directory is importable, so ``--app my_bot:agents`` finds
+``./my_bot.py``.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeAlias
 
+from bots.registry import ChatAgent
 from bots.service import ChatService
 from bots.settings import Settings
 from core.db.base import BaseDb
 from core.models.base import Model
+
+#: what ``build_app(agents=...)`` and ``serve()`` accept
+AgentSource: TypeAlias = Mapping[str, ChatAgent] | ChatAgent | Callable[[], object]
+
+
+class AppLoadError(ValueError):
+    """A ``--app`` spec that names no usable agents; the message says what to fix."""
 
 
 def build_model(settings: Settings) -> Model | None:
@@ -58,13 +79,87 @@ class App:
     model: Model | None
 
 
-def build_app(settings: Settings | None = None, *, db: BaseDb | None = None) -> App:
-    """Build the model, the store, the catalog's agents and the ChatService."""
-    from tools.catalog import COMMAND_ALIASES, create_agents
-
+def build_app(
+    settings: Settings | None = None,
+    *,
+    db: BaseDb | None = None,
+    agents: AgentSource | None = None,
+) -> App:
+    """Build the model, the store, the agents (the catalog's, or ``agents``) and the service."""
     settings = settings or Settings()
     model = build_model(settings)
     store = db or build_store(settings)
-    agents = create_agents(model, store)
-    service = ChatService(agents, settings=settings, aliases=COMMAND_ALIASES)
+    if agents is None:
+        from tools.catalog import COMMAND_ALIASES, create_agents
+
+        service = ChatService(
+            create_agents(model, store), settings=settings, aliases=COMMAND_ALIASES
+        )
+    else:
+        mine = agents_from(agents, "agents")
+        settings = _default_agent_among(settings, mine)
+        service = ChatService(mine, settings=settings)
     return App(settings=settings, service=service, db=store, model=model)
+
+
+def load_app_agents(spec: str) -> dict[str, ChatAgent]:
+    """The agents ``module.path:attribute`` names; AppLoadError saying what is wrong."""
+    module_name, colon, attribute = spec.partition(":")
+    if not colon or not module_name or not attribute:
+        raise AppLoadError(f"{spec!r} is not of the form module.path:attribute")
+    if os.getcwd() not in sys.path:  # like uvicorn: a module next to you is found
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise AppLoadError(
+                f"no module named {exc.name!r} (is it on PYTHONPATH, or installed?)"
+            ) from None
+        raise  # the module exists but one of its own imports fails: show that error
+    try:
+        value = getattr(module, attribute)
+    except AttributeError:
+        raise AppLoadError(f"module {module_name!r} has no attribute {attribute!r}") from None
+    return agents_from(value, spec)
+
+
+def agents_from(value: object, where: str) -> dict[str, ChatAgent]:
+    """``value`` (a dict, one agent, or a zero-argument factory of either) as agents by name."""
+    if callable(value) and not isinstance(value, ChatAgent):
+        try:
+            value = value()
+        except TypeError as exc:
+            raise AppLoadError(f"{where}: calling the factory failed: {exc}") from None
+    if isinstance(value, ChatAgent):
+        return {_name_of(value, where): value}
+    if isinstance(value, Mapping):
+        wrong = [str(k) for k, v in value.items() if not isinstance(v, ChatAgent)]
+        if wrong or not all(isinstance(k, str) and k for k in value):
+            raise AppLoadError(
+                f"{where}: every value must be an Agent, Team or Workflow under a non-empty "
+                f"name; not: {', '.join(wrong) or 'a key'}"
+            )
+        if not value:
+            raise AppLoadError(f"{where}: the dict of agents is empty")
+        return dict(value)
+    raise AppLoadError(
+        f"{where}: expected a dict of name to Agent/Team/Workflow, one of them, or a "
+        f"zero-argument factory returning either; got {type(value).__name__}"
+    )
+
+
+def _name_of(agent: ChatAgent, where: str) -> str:
+    name = getattr(agent, "name", None) or getattr(agent, "id", None)
+    if not name:
+        raise AppLoadError(f"{where}: the agent has no name or id; give it name=...")
+    return str(name).strip().lower().replace(" ", "_")
+
+
+def _default_agent_among(settings: Settings, agents: Mapping[str, ChatAgent]) -> Settings:
+    """Settings whose default agent is one of ``agents`` (the first, unless one was set)."""
+    if "statebot_default_agent" in settings.model_fields_set or (
+        settings.statebot_default_agent in agents
+    ):
+        return settings  # set explicitly: ChatService says so if it is not among them
+    return settings.model_copy(update={"statebot_default_agent": next(iter(agents))})

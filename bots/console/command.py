@@ -1,18 +1,22 @@
-"""``statebot console [--agent taskboard] [--session NAME] [--db PATH]``."""
+"""``statebot console [--agent taskboard] [--session NAME] [--db PATH] [--app MODULE:ATTR]``."""
 
 from __future__ import annotations
 
 import asyncio
 import getpass
 import sys
+from collections.abc import Mapping
 
 import click
 
 from bots.app import App, build_app
+from bots.app_option import app_option
 from bots.console.editing import default_history_path
 from bots.console.loop import run_console
 from bots.console.session import ConsoleSession
 from bots.logging import configure_logging
+from bots.registry import ChatAgent
+from bots.service import ConfigError
 from bots.settings import Settings
 from core.db.base import BaseDb
 
@@ -39,6 +43,32 @@ async def _serve(app: App, agent: str, session: str) -> None:
         await app.db.aclose()
 
 
+def prepare_console(
+    settings: Settings,
+    *,
+    agent: str | None = None,
+    db: BaseDb | None = None,
+    agents: Mapping[str, ChatAgent] | None = None,
+) -> tuple[App, str]:
+    """The app and the registered id of the agent to start with; ConfigError if unknown."""
+    app = build_app(settings, db=db, agents=agents)
+    agent_id = agent or app.settings.statebot_default_agent
+    registered = app.service.agents.id_of(agent_id)
+    if registered is None:
+        asyncio.run(app.db.aclose())
+        raise ConfigError(f"unknown agent {agent_id!r}; agents: {', '.join(app.service.agents)}")
+    return app, registered
+
+
+def start_console(app: App, agent_id: str, session: str) -> None:
+    """Run the console until it stops (Ctrl-D, /quit, Ctrl-C at the prompt, SIGTERM)."""
+    try:
+        asyncio.run(_serve(app, agent_id, session))
+    except KeyboardInterrupt:  # Ctrl-C before the console took over the signal: leave quietly
+        click.echo(err=True)
+        sys.exit(130)
+
+
 @click.command("console")
 @click.option("--agent", default=None, help="Agent to talk to (default: STATEBOT_DEFAULT_AGENT).")
 @click.option("--session", default="default", show_default=True, help="Session name.")
@@ -50,7 +80,14 @@ async def _serve(app: App, agent: str, session: str) -> None:
     help="SQLite file holding the state (default: STATEBOT_DB_URL).",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Log at info level on stderr.")
-def console(agent: str | None, session: str, db_path: str | None, verbose: bool) -> None:
+@app_option
+def console(
+    agent: str | None,
+    session: str,
+    db_path: str | None,
+    verbose: bool,
+    agents: Mapping[str, ChatAgent] | None,
+) -> None:
     """Chat with an agent in the terminal; its state survives restarts."""
     settings = Settings()
     # logs go to stderr and stay quiet, so stdout carries replies only
@@ -62,17 +99,8 @@ def console(agent: str | None, session: str, db_path: str | None, verbose: bool)
         from core.db.sqlite import SqliteDb
 
         db = SqliteDb(db_file=db_path)
-    app = build_app(settings, db=db)
-    agent_id = agent or settings.statebot_default_agent
-    registered = app.service.agents.id_of(agent_id)
-    if registered is None:
-        asyncio.run(app.db.aclose())
-        raise click.BadParameter(
-            f"unknown agent {agent_id!r}; agents: {', '.join(app.service.agents)}",
-            param_hint="--agent",
-        )
     try:
-        asyncio.run(_serve(app, registered, session))
-    except KeyboardInterrupt:  # Ctrl-C before the console took over the signal: leave quietly
-        click.echo(err=True)
-        sys.exit(130)
+        app, registered = prepare_console(settings, agent=agent, db=db, agents=agents)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    start_console(app, registered, session)

@@ -62,6 +62,7 @@ def test_up_arrow_recalls_the_last_line_and_history_survives(tmp_path: Path) -> 
     again = _spawn(tmp_path)  # a new console recalls the saved line
     again.send(UP + "\r")
     again.expect_exact("Added task #3: Buy milk")
+    again.expect_exact("taskboard@t> ")  # Ctrl-D typed mid-run would meet cooked mode
     again.sendeof()
     assert _exit_status(again) == 0
 
@@ -79,5 +80,6 @@ def test_session_switch_keeps_sessions_apart(tmp_path: Path) -> None:
     child.sendline("/sessions")
     child.expect_exact("* other (taskboard)")
     child.expect_exact("  t (taskboard)")
+    child.expect_exact("taskboard@other> ")
     child.sendeof()
     assert _exit_status(child) == 0
