@@ -8,22 +8,25 @@ closes and the process exits 0.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 
 import click
 import structlog
 
-from bots.app import build_app
+from bots.app import AgentSource, build_app
+from bots.app_option import app_option
 from bots.drain import on_stop_signal
 from bots.flags import flags_for
 from bots.logging import configure_logging
 from bots.ops.health import serving, store_probe
 from bots.ops.startup import check_stores, run_process
+from bots.registry import ChatAgent
 from bots.settings import Settings
 
 log = structlog.get_logger(__name__)
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings, *, agents: AgentSource | None = None) -> None:
     """Log in, publish the app commands and answer until a stop signal or cancellation."""
     if settings.discord_token is None:
         raise click.UsageError("DISCORD_TOKEN is not set; see docs/chat-setup.md")
@@ -31,7 +34,7 @@ async def serve(settings: Settings) -> None:
     # other subcommand (and its tests) should not pay for or warn about that
     from bots.discord.client import StatebotDiscord
 
-    app = build_app(settings)
+    app = build_app(settings, agents=agents)
     flags = flags_for(settings)
     from bots.discord.components import approvals_for
 
@@ -59,8 +62,9 @@ async def serve(settings: Settings) -> None:
 
 
 @click.command("discord")
-def discord_command() -> None:
+@app_option
+def discord_command(agents: Mapping[str, ChatAgent] | None) -> None:
     """Run the Discord bot (mentions, threads, DMs and app commands)."""
     settings = Settings()
     configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
-    run_process(serve(settings), name="discord")
+    run_process(serve(settings, agents=agents), name="discord")

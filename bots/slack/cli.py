@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Mapping
 
 import click
 import structlog
 
-from bots.app import build_app
+from bots.app import AgentSource, build_app
+from bots.app_option import app_option
 from bots.flags import Flags, MemoryFlags, RedisFlags
 from bots.logging import configure_logging
 from bots.ops.health import serving, store_probe
 from bots.ops.startup import check_stores, run_process
+from bots.registry import ChatAgent
 from bots.settings import Settings
 from bots.slack.options import SlackOptions
 from bots.slack.send import web_client
@@ -55,7 +58,9 @@ def stop_signal() -> asyncio.Event:
     return stop
 
 
-async def serve(settings: Settings, *, socket: bool, port: int) -> None:
+async def serve(
+    settings: Settings, *, socket: bool, port: int, agents: AgentSource | None = None
+) -> None:
     """Build everything and run until SIGTERM/SIGINT, then drain and stop."""
     token = _require(settings.slack_bot_token, "SLACK_BOT_TOKEN")
     if socket:
@@ -66,7 +71,7 @@ async def serve(settings: Settings, *, socket: bool, port: int) -> None:
     options = SlackOptions.from_settings(settings)
     stop = stop_signal()
     shutdown = Shutdown()
-    built = build_app(settings)
+    built = build_app(settings, agents=agents)
     await check_stores(built.db)  # a store down at start: one line, not a traceback
     probe = store_probe(built.db)
     bolt = build_slack_app(
@@ -99,8 +104,10 @@ async def serve(settings: Settings, *, socket: bool, port: int) -> None:
 @click.command("slack")
 @click.option("--socket", is_flag=True, help="Use Socket Mode (SLACK_APP_TOKEN) instead of HTTP.")
 @click.option("--port", type=int, default=None, help="HTTP port (default: PORT, else 3000).")
-def slack(socket: bool, port: int | None) -> None:
+@app_option
+def slack(socket: bool, port: int | None, agents: Mapping[str, ChatAgent] | None) -> None:
     """Run the Slack bot (HTTP events endpoint, or Socket Mode with --socket)."""
     settings = Settings()
     configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
-    run_process(serve(settings, socket=socket, port=port or settings.port), name="slack")
+    serving_app = serve(settings, socket=socket, port=port or settings.port, agents=agents)
+    run_process(serving_app, name="slack")
