@@ -6,13 +6,11 @@ import os
 
 import click
 
+from bots.cli_format import HELP_OPTIONS
 from bots.settings import ENV_FILE_VARIABLE
 
-#: every command answers -h as well as --help (subcommands inherit this)
-CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"]}
 
-
-@click.group(context_settings=CONTEXT_SETTINGS)
+@click.group(context_settings=HELP_OPTIONS)
 @click.version_option(package_name="statebot", message="%(prog)s %(version)s")
 @click.option(
     "--env-file",

@@ -1,9 +1,13 @@
-"""How the command line shows counts and times to people."""
+"""What every ``statebot`` command shares: -h, and how counts and times are shown."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
+
+#: every command answers -h as well as --help (set on each command: click caches its
+#: help option on first use, so a command run on its own must carry it too)
+HELP_OPTIONS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
 
 
 def plural(count: int, noun: str) -> str:

@@ -12,6 +12,7 @@ import click
 from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 
+from bots.cli_format import HELP_OPTIONS
 from bots.settings import Settings, setting_sources
 from core.redaction import redact_text
 
@@ -59,7 +60,7 @@ def effective_settings(settings: Settings) -> list[tuple[str, str, str]]:
     return lines
 
 
-@click.command("config")
+@click.command("config", context_settings=HELP_OPTIONS)
 @click.option(
     "--markdown",
     is_flag=True,

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from bots.cli_format import plural
+from bots.cli_format import HELP_OPTIONS, plural
 from bots.logging import configure_logging
 from bots.ops.health import serving, store_probe
 from bots.ops.metrics import SnapshotThroughput
@@ -80,7 +80,7 @@ async def snapshot_status(
         await durable.aclose()
 
 
-@click.command("snapshotter")
+@click.command("snapshotter", context_settings=HELP_OPTIONS)
 @click.option("--redis-url", help="Redis holding the sessions [env REDIS_URL]")
 @click.option("--db-url", help="durable store, sqlite:///… or postgresql://… [env STATEBOT_DB_URL]")
 @click.option(

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import click
 from sqlalchemy.engine import make_url
 
-from bots.cli_format import iso_time, plural, with_iso_times
+from bots.cli_format import HELP_OPTIONS, iso_time, plural, with_iso_times
 from core.db import admin
 from core.db.base import BaseDb, StoreError
 from core.db.url import open_store
@@ -115,7 +115,7 @@ def store_options(command: F) -> F:
     )(command)
 
 
-@click.group()
+@click.group(context_settings=HELP_OPTIONS)
 @click.option(
     "--db-url",
     envvar="STATEBOT_DB_URL",
@@ -133,7 +133,7 @@ def state(ctx: click.Context, db_url: str, redis_url: str | None) -> None:
     ctx.obj = {"db_url": db_url, "redis_url": redis_url}
 
 
-@state.command()
+@state.command(context_settings=HELP_OPTIONS)
 @store_options
 @click.pass_context
 def health(ctx: click.Context) -> None:
@@ -144,7 +144,7 @@ def health(ctx: click.Context) -> None:
         ctx.exit(1)
 
 
-@state.command("list")
+@state.command("list", context_settings=HELP_OPTIONS)
 @store_options
 @click.option("--owner", default=None, help="Only sessions of this agent/team/workflow id.")
 @click.option("--limit", default=100, show_default=True, help="Show at most this many.")
@@ -161,7 +161,7 @@ def list_cmd(ctx: click.Context, owner: str | None, limit: int) -> None:
         click.echo("no sessions")
 
 
-@state.command()
+@state.command(context_settings=HELP_OPTIONS)
 @store_options
 @click.argument("session_id")
 @click.option("--reveal", is_flag=True, help="Show values of sensitive keys too.")
@@ -172,7 +172,7 @@ def dump(ctx: click.Context, session_id: str, reveal: bool) -> None:
     _print_json(with_iso_times(dumped))
 
 
-@state.command()
+@state.command(context_settings=HELP_OPTIONS)
 @store_options
 @click.argument("session_id")
 @click.option("--limit", default=20, show_default=True, help="Show at most this many versions.")
@@ -188,7 +188,7 @@ def history(ctx: click.Context, session_id: str, limit: int, reveal: bool) -> No
     _print_json(with_iso_times(entries))
 
 
-@state.command()
+@state.command(context_settings=HELP_OPTIONS)
 @store_options
 @click.argument("session_id")
 @click.argument("version", type=int)
@@ -199,7 +199,7 @@ def restore(ctx: click.Context, session_id: str, version: int) -> None:
     click.echo(f"restored {session_id} to version {version} (now version {new})")
 
 
-@state.command()
+@state.command(context_settings=HELP_OPTIONS)
 @store_options
 @click.argument("session_id")
 @click.confirmation_option(prompt="Delete this session and its history?")
@@ -210,7 +210,7 @@ def delete(ctx: click.Context, session_id: str) -> None:
     click.echo(f"deleted {session_id}")
 
 
-@state.command("export")
+@state.command("export", context_settings=HELP_OPTIONS)
 @store_options
 @click.argument("file", type=click.Path(dir_okay=False, allow_dash=True))
 @click.pass_context
@@ -232,7 +232,7 @@ def export_cmd(ctx: click.Context, file: str) -> None:
         )
 
 
-@state.command("import")
+@state.command("import", context_settings=HELP_OPTIONS)
 @store_options
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, allow_dash=True))
 @click.option("--replace", is_flag=True, help="Overwrite sessions that already exist.")

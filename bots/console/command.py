@@ -11,6 +11,7 @@ import click
 
 from bots.app import App, build_app
 from bots.app_option import app_option
+from bots.cli_format import HELP_OPTIONS
 from bots.console.editing import default_history_path
 from bots.console.loop import run_console
 from bots.console.session import ConsoleSession
@@ -69,7 +70,7 @@ def start_console(app: App, agent_id: str, session: str) -> None:
         sys.exit(130)
 
 
-@click.command("console")
+@click.command("console", context_settings=HELP_OPTIONS)
 @click.option("--agent", default=None, help="Agent to talk to (default: STATEBOT_DEFAULT_AGENT).")
 @click.option("--session", default="default", show_default=True, help="Session name.")
 @click.option(

@@ -15,6 +15,7 @@ import structlog
 
 from bots.app import AgentSource, build_app
 from bots.app_option import app_option
+from bots.cli_format import HELP_OPTIONS
 from bots.drain import on_stop_signal
 from bots.flags import flags_for
 from bots.logging import configure_logging
@@ -61,7 +62,7 @@ async def serve(settings: Settings, *, agents: AgentSource | None = None) -> Non
         await app.db.aclose()
 
 
-@click.command("discord")
+@click.command("discord", context_settings=HELP_OPTIONS)
 @app_option
 def discord_command(agents: Mapping[str, ChatAgent] | None) -> None:
     """Run the Discord bot (mentions, threads, DMs and app commands)."""

@@ -21,6 +21,7 @@ import structlog
 
 from bots.app import AgentSource, build_app
 from bots.app_option import app_option
+from bots.cli_format import HELP_OPTIONS
 from bots.flags import Flags, MemoryFlags, RedisFlags
 from bots.logging import configure_logging
 from bots.ops.health import serving, store_probe
@@ -101,7 +102,7 @@ async def serve(
     log.info("slack_stopped")
 
 
-@click.command("slack")
+@click.command("slack", context_settings=HELP_OPTIONS)
 @click.option("--socket", is_flag=True, help="Use Socket Mode (SLACK_APP_TOKEN) instead of HTTP.")
 @click.option("--port", type=int, default=None, help="HTTP port (default: PORT, else 3000).")
 @app_option

@@ -47,7 +47,9 @@ def _command(path: tuple[str, ...]) -> click.Command:
 
 @pytest.mark.parametrize("path", _commands(main), ids=lambda p: " ".join(p) or "statebot")
 def test_dash_h_is_help_everywhere(path: tuple[str, ...]) -> None:
-    """`-h` prints the same help as `--help` on every command."""
+    """`-h` prints the same help as `--help` on every command, run alone or under main."""
+    alone = CliRunner().invoke(_command(path), ["-h"])  # first: click caches the help option
+    assert alone.exit_code == 0, alone.output
     short = CliRunner().invoke(main, [*path, "-h"])
     long = CliRunner().invoke(main, [*path, "--help"])
     assert short.exit_code == 0, short.output
