@@ -46,7 +46,7 @@ def test_taskboard_session_survives_a_restart(tmp_path: Path) -> None:
     assert lines[4].startswith("Unknown command 'frobnicate'")
     assert lines[5] == (  # unquoted: "it" binds to category, which the tool refuses
         "Unknown category 'it'. Choose one of: general, work, personal. "
-        'If \'Ship it\' is the title, put it in quotes: "Ship it". Nothing was changed.'
+        "If 'Ship it' is the title, put it in quotes: \"Ship it\". Nothing was changed."
     )
     assert "statebot console" not in first.stdout  # no banner or prompt when piped
 
