@@ -4,7 +4,9 @@ Point ``discord.http.Route.BASE`` at ``fake.base`` and a real ``discord.Client``
 in against it (``/users/@me``, ``/oauth2/applications/@me``), syncs its app commands,
 and sends messages, typing, reactions, interaction callbacks, follow-ups and edits or
 deletions of the original response here. ``fail()`` makes a route answer with a
-Discord error (a 403 "Missing Permissions", say) the way Discord does.
+Discord error (a 403 "Missing Permissions", say) the way Discord does. A minimal
+gateway at ``fake.gateway_url`` (for ``DiscordWebSocket.DEFAULT_GATEWAY``) says HELLO,
+answers IDENTIFY with READY (``fake.identified``) and acknowledges heartbeats.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import web
+from aiohttp import WSMsgType, web
 
 BOT_ID = "1100000000000000001"
 APP_ID = "1100000000000000002"
@@ -48,7 +50,7 @@ class DiscordCall:
 class FakeDiscordApi:
     """Answers the REST routes the bot uses, the way Discord does."""
 
-    __slots__ = ("_failures", "_ids", "_runner", "calls", "port")
+    __slots__ = ("_failures", "_ids", "_runner", "calls", "identified", "port")
 
     def __init__(self) -> None:
         self.calls: list[DiscordCall] = []
@@ -56,16 +58,23 @@ class FakeDiscordApi:
         self.port = 0
         self._runner: web.AppRunner | None = None
         self._ids = itertools.count(1300000000000000001)
+        self.identified = False
 
     @property
     def base(self) -> str:
         """The value for ``discord.http.Route.BASE``."""
         return f"http://127.0.0.1:{self.port}/api/v10"
 
+    @property
+    def gateway_url(self) -> str:
+        """The value for ``discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY``."""
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
     async def start(self) -> None:
         """Serve on a free loopback port."""
         app = web.Application()
         app.router.add_route("*", "/api/v10/{path:.*}", self._handle)
+        app.router.add_get("/gateway", self._gateway)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -159,6 +168,22 @@ class FakeDiscordApi:
             return _json(self._message(channel, body or {}))
         return _json({"message": "404: Not Found", "code": 0}, status=404)
 
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        """HELLO, READY after IDENTIFY, ACK per heartbeat: enough for a client to connect."""
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}})
+        async for msg in ws:
+            if msg.type != WSMsgType.TEXT:
+                break
+            op = json.loads(msg.data).get("op")
+            if op == 1:  # heartbeat
+                await ws.send_json({"op": 11, "d": None})
+            elif op == 2:  # identify
+                self.identified = True
+                await ws.send_json({"op": 0, "t": "READY", "s": 1, "d": _ready(self.gateway_url)})
+        return ws
+
     def _message(self, channel_id: str, body: dict[str, Any]) -> dict[str, Any]:
         return {
             "id": str(next(self._ids)),
@@ -203,4 +228,15 @@ def _app_info() -> dict[str, Any]:
         "team": None,
         "interactions_endpoint_url": None,
         "redirect_uris": [],
+    }
+
+
+def _ready(resume_url: str) -> dict[str, Any]:
+    return {
+        "v": 10,
+        "user": BOT_USER,
+        "guilds": [],
+        "session_id": "fake-session",
+        "resume_gateway_url": resume_url,
+        "application": {"id": APP_ID, "flags": 0},
     }
