@@ -24,6 +24,7 @@ from core.run.history import history_messages, message_to_dict
 from core.run.output import RunOutput, RunStatus, ToolExecution
 from core.state.session import SessionHandle
 from core.tools.function import Function
+from core.utils.observe import observe
 
 ContentSink = Callable[[str], Awaitable[None] | None]
 #: told ("started", call) before each tool call and ("completed", execution) after it
@@ -118,7 +119,8 @@ async def run_loop(
         )
         messages = ([Message("system", system)] if system else []) + earlier + history
         run_context.messages = messages
-        response = await _call_model(spec.model, messages, tools, on_content)
+        with observe("model_call", owner_id=spec.owner_id):
+            response = await _call_model(spec.model, messages, tools, on_content)
         output.metrics.model_calls += 1
         output.metrics.input_tokens += response.usage.input_tokens
         output.metrics.output_tokens += response.usage.output_tokens

@@ -25,6 +25,7 @@ from core.run.events import RunContentEvent, RunOutputEvent
 from core.run.history import run_record
 from core.run.output import RunOutput
 from core.state.session import SessionHandle, open_session
+from core.utils.observe import observe
 from core.utils.sync import iterate_sync, run_sync
 
 
@@ -88,14 +89,15 @@ class RunMethods:
     ) -> RunOutput:
         self.check_runnable()  # a refused run must store nothing
         user_id = user_id or self.user_id
-        async with (
-            self.open_run_session(session_id, user_id, session_state) as handle,
-            run_deadline(handle, self.run_timeout),
-        ):
-            pausing: dict[str, Any] = {"can_pause": True} if self.kind == "agent" else {}
-            return await self._run_recorded(
-                handle, input, dependencies, metadata, on_content, pausing
-            )
+        with observe("run", owner_id=self.id, kind=self.kind):  # lock and saves included
+            async with (
+                self.open_run_session(session_id, user_id, session_state) as handle,
+                run_deadline(handle, self.run_timeout),
+            ):
+                pausing: dict[str, Any] = {"can_pause": True} if self.kind == "agent" else {}
+                return await self._run_recorded(
+                    handle, input, dependencies, metadata, on_content, pausing
+                )
 
     async def _run_recorded(
         self,

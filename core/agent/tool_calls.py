@@ -32,6 +32,7 @@ from core.state.view import AgentState
 from core.tools.call import call_function
 from core.tools.function import Function
 from core.utils.log import logger
+from core.utils.observe import observe
 
 
 def run_injections(
@@ -150,6 +151,39 @@ async def execute_tool_call(
     ``confirmed``: a person approved this call (needed for ``requires_confirmation``
     tools; the run loop pauses for it and passes True when it resumes).
     """
+    with observe("tool_call", tool=name) as observed:
+        execution, after = await _execute(
+            call_id=call_id,
+            name=name,
+            raw_arguments=raw_arguments,
+            functions=functions,
+            hooks=hooks,
+            handle=handle,
+            run_context=run_context,
+            injected=injected,
+            checkpoint=checkpoint,
+            tool_timeout=tool_timeout,
+            confirmed=confirmed,
+        )
+        observed.error = execution.error
+    return execution, after
+
+
+async def _execute(
+    *,
+    call_id: str,
+    name: str,
+    raw_arguments: str | Mapping[str, Any],
+    functions: Mapping[str, Function],
+    hooks: Sequence[Callable[..., Any]],
+    handle: SessionHandle,
+    run_context: RunContext,
+    injected: Mapping[str, Any],
+    checkpoint: dict[str, str],
+    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
+    confirmed: bool = False,
+) -> tuple[ToolExecution, dict[str, str]]:
+    """:func:`execute_tool_call` without the observation around it."""
     function = functions.get(name)
     if function is None:
         known = ", ".join(sorted(functions)) or "none"

@@ -21,6 +21,8 @@ from core.run.history import RunRecord, SessionData
 from core.state.merge import deep_merge
 from core.state.tracker import StateTracker
 from core.state.values import dump_state
+from core.utils.observe import observe
+from core.utils.observe import record as record_event
 
 
 class SessionHandle:
@@ -107,25 +109,26 @@ class SessionHandle:
         if not changed and not removed and not self._data_changed and self.version > 0:
             return
         data = self.data.encode(self._limits()) if self._data_changed else None
-        save = asyncio.ensure_future(
-            self.db.asave(
-                self.session_id,
-                expected_version=self.version,
-                changed=changed,
-                removed=removed,
-                meta=self.meta,
-                lease=self.lease,
-                data=data,
+        with observe("store_call", op="save"):
+            save = asyncio.ensure_future(
+                self.db.asave(
+                    self.session_id,
+                    expected_version=self.version,
+                    changed=changed,
+                    removed=removed,
+                    meta=self.meta,
+                    lease=self.lease,
+                    data=data,
+                )
             )
-        )
-        try:
-            self.version = await asyncio.shield(save)
-        except asyncio.CancelledError:
-            with contextlib.suppress(Exception):
-                self.version = await save
-                self.tracker.mark_saved(current)
-                self._data_changed = False
-            raise
+            try:
+                self.version = await asyncio.shield(save)
+            except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    self.version = await save
+                    self.tracker.mark_saved(current)
+                    self._data_changed = False
+                raise
         self.tracker.mark_saved(current)
         self._data_changed = False
 
@@ -177,8 +180,11 @@ async def open_session(
     """Hold the session's run lock for the block and yield its live state."""
     if run_state is not None:
         dump_state(dict(run_state))  # a non-JSON argument fails before anything is touched
+    waiting = time.perf_counter()
     async with db.session_lock(session_id) as lease:
-        record = await db.aload(session_id)
+        record_event("lease_wait", time.perf_counter() - waiting, store=type(db).__name__)
+        with observe("store_call", op="load"):
+            record = await db.aload(session_id)
         stored = record.state if record else None
         saved_json = dump_state(stored) if stored is not None else {}
         other_owner = record is not None and record.owner_id not in (None, meta.owner_id)
