@@ -221,6 +221,13 @@ class Settings(BaseSettings):
             "snapshotter (unset: off)"
         ),
     )
+    statebot_otel: bool = Field(
+        default=False,
+        description=(
+            "`true`: OpenTelemetry spans for each run (model calls, tool calls, store round "
+            "trips) on the global tracer provider; needs the `opentelemetry` packages"
+        ),
+    )
 
     @classmethod
     def settings_customise_sources(

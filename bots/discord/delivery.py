@@ -31,6 +31,7 @@ from bots.errors import STORE_DOWN, UNEXPECTED
 from bots.flags import Flags
 from bots.inbound import InboundMessage
 from bots.keys import keys_for
+from bots.ops.metrics import delivery_failed
 from bots.replies import Reply
 from bots.service import ChatService
 from bots.streaming import PagedStream, StreamOptions
@@ -126,6 +127,7 @@ async def send_reply(
             log.error(
                 "discord_send_failed", status=exc.status, code=exc.code, error=exc.text, **ids
             )
+            delivery_failed("discord")
             await _warn(message, ids)
             return False
         return True
@@ -143,6 +145,7 @@ async def send_reply(
                 parts=len(parts),
                 **ids,
             )
+            delivery_failed("discord")
             await _warn(message, ids)
             return False
     return True

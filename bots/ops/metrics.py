@@ -1,8 +1,11 @@
 """Every Prometheus metric the bots export, defined once, and the helpers that record them.
 
 Runs are timed around the service's run callables (the runtime in ``core`` stays free
-of ``bots``); snapshot lag is read from the store's health report at scrape time, so
-``/metrics`` always shows the current backlog, not a stale one.
+of ``bots``); what happens inside a run — model calls, tool calls, lease waits, store
+round trips — reaches :class:`RuntimeMetrics` through ``core.utils.observe``, registered
+when this module is imported (every bot process imports it). Snapshot lag is read from
+the store's health report at scrape time, so ``/metrics`` always shows the current
+backlog, not a stale one.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from typing import Any, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+from core.utils.observe import Attrs, Observer, add_observer
 
 T = TypeVar("T")
 
@@ -59,6 +64,66 @@ SNAPSHOTS_WRITTEN = Counter(
     "Sessions copied from Redis to the durable store by this process (throughput).",
     registry=REGISTRY,
 )
+MODEL_SECONDS = Histogram(
+    "statebot_model_seconds",
+    "Wall time of one model call (a run makes one per tool round), by outcome.",
+    ["agent", "outcome"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60),
+    registry=REGISTRY,
+)
+TOOL_CALLS = Counter(
+    "statebot_tool_calls",
+    "Tool calls made by the runtime, by tool and outcome (error: the call's result was an error).",
+    ["tool", "outcome"],
+    registry=REGISTRY,
+)
+LEASE_WAIT_SECONDS = Histogram(
+    "statebot_lease_wait_seconds",
+    "Time a run waited for its session's run lock (another run of the session held it).",
+    ["store"],
+    buckets=(0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 15, 30),
+    registry=REGISTRY,
+)
+STORE_SECONDS = Histogram(
+    "statebot_store_seconds",
+    "Wall time of one session load or save by a run.",
+    ["op"],
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5),
+    registry=REGISTRY,
+)
+DELIVERY_FAILURES = Counter(
+    "statebot_delivery_failures",
+    "Replies the chat platform refused or could not take, by platform.",
+    ["platform"],
+    registry=REGISTRY,
+)
+
+
+class RuntimeMetrics(Observer):
+    """Records the runtime's events (``core.utils.observe``) in the histograms above."""
+
+    __slots__ = ()
+
+    def end(self, event: str, attrs: Attrs, token: Any, seconds: float, error: bool) -> None:
+        """Observe one finished event; events without a metric are ignored."""
+        outcome = "error" if error else "ok"
+        if event == "model_call":
+            MODEL_SECONDS.labels(agent=attrs["owner_id"], outcome=outcome).observe(seconds)
+        elif event == "tool_call":
+            TOOL_CALLS.labels(tool=attrs["tool"], outcome=outcome).inc()
+        elif event == "lease_wait":
+            LEASE_WAIT_SECONDS.labels(store=attrs["store"]).observe(seconds)
+        elif event == "store_call":
+            STORE_SECONDS.labels(op=attrs["op"]).observe(seconds)
+
+
+RUNTIME_METRICS = RuntimeMetrics()
+add_observer(RUNTIME_METRICS)
+
+
+def delivery_failed(platform: str) -> None:
+    """Count one reply that ``platform`` would not take (called where it is logged)."""
+    DELIVERY_FAILURES.labels(platform=platform).inc()
 
 
 def timed_run(

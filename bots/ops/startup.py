@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 import aiohttp
 import click
 
+from bots.ops import tracing
+from bots.settings import Settings
 from core.db.base import BaseDb, StoreError
 
 T = TypeVar("T")
@@ -33,7 +35,11 @@ async def check_stores(db: BaseDb) -> None:
 
 
 def run_process(main: Coroutine[Any, Any, T], *, name: str) -> T:
-    """``asyncio.run(main)``; an unreachable network or store becomes one ``Error:`` line."""
+    """``asyncio.run(main)``; an unreachable network or store becomes one ``Error:`` line.
+
+    Tracing is switched on here (``STATEBOT_OTEL``), once per process.
+    """
+    tracing.install(Settings().statebot_otel)
     try:
         return asyncio.run(main)
     except UNREACHABLE as exc:

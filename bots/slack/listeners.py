@@ -28,6 +28,7 @@ from bots.errors import STORE_DOWN, UNEXPECTED
 from bots.flags import Flags
 from bots.inbound import InboundMessage
 from bots.keys import keys_for
+from bots.ops.metrics import delivery_failed
 from bots.replies import Reply
 from bots.slack.addressing import THREAD_TTL, addressed, thread_key
 from bots.slack.blocks import card_blocks
@@ -160,6 +161,7 @@ async def _deliver(
             await _send(sender, msg, reply, thread)
     except DeliveryError as exc:
         bound.error("slack_reply_failed", method=exc.method, error=exc.error)
+        delivery_failed("slack")
         note = UNDELIVERED.format(error=exc.error)
         try:
             await _send(sender, msg, Reply(note, ephemeral=reply.ephemeral), thread)

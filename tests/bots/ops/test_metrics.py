@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
 from bots.ops import metrics
+from core.agent import Agent
+from core.db.in_memory import InMemoryDb
 from core.run.output import ToolExecution
+from core.testing import ScriptedModel, tool_call
 
 
 def _value(name: str, **labels: str) -> float:
@@ -72,3 +77,48 @@ def test_health_report_sets_the_store_gauges() -> None:
     assert _value("statebot_quarantined_sessions") == 2
     metrics.record_health({"reachable": False, "error": "down"})
     assert _value("statebot_store_up") == 0
+
+
+async def test_a_run_fills_model_tool_lease_and_store_metrics() -> None:
+    """A slow model and a failing tool show in the model, tool, lease and store metrics."""
+
+    def explode() -> str:
+        """Always fails."""
+        raise RuntimeError("boom")
+
+    class SlowModel(ScriptedModel):
+        async def ainvoke(self, messages: Any, tools: Any) -> Any:
+            await asyncio.sleep(0.06)
+            return await super().ainvoke(messages, tools)
+
+    model_before = _value("statebot_model_seconds_count", agent="slowpoke", outcome="ok")
+    slow_before = _value("statebot_model_seconds_bucket", agent="slowpoke", outcome="ok", le="0.05")
+    errors_before = _value("statebot_tool_calls_total", tool="explode", outcome="error")
+    lease_before = _value("statebot_lease_wait_seconds_count", store="InMemoryDb")
+    saves_before = _value("statebot_store_seconds_count", op="save")
+    agent = Agent(
+        id="slowpoke",
+        model=SlowModel([tool_call("explode"), "done"]),
+        db=InMemoryDb(),
+        tools=[explode],
+    )
+    await agent.arun("hi", session_id="m-run")
+    assert (
+        _value("statebot_model_seconds_count", agent="slowpoke", outcome="ok") == model_before + 2
+    )
+    # both calls took longer than the 50 ms bucket
+    assert _value("statebot_model_seconds_bucket", agent="slowpoke", outcome="ok", le="0.05") == (
+        slow_before
+    )
+    assert _value("statebot_tool_calls_total", tool="explode", outcome="error") == errors_before + 1
+    assert _value("statebot_lease_wait_seconds_count", store="InMemoryDb") == lease_before + 1
+    assert _value("statebot_store_seconds_count", op="save") > saves_before
+    text = metrics.exposition().decode()
+    assert "statebot_model_seconds_bucket" in text and "statebot_lease_wait_seconds" in text
+
+
+def test_delivery_failures_are_counted_by_platform() -> None:
+    """delivery_failed adds one to the platform's delivery failure counter."""
+    before = _value("statebot_delivery_failures_total", platform="discord")
+    metrics.delivery_failed("discord")
+    assert _value("statebot_delivery_failures_total", platform="discord") == before + 1
