@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, ParamSpec
 
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.exceptions import ToolArgumentError, ToolRefusedError
@@ -33,6 +34,8 @@ from core.tools.call import call_function
 from core.tools.function import Function
 from core.utils.log import logger
 from core.utils.observe import observe
+
+P = ParamSpec("P")
 
 
 def run_injections(
@@ -132,6 +135,24 @@ def _private_copy(
     return context, values
 
 
+def _observed(
+    run: Callable[P, Awaitable[tuple[ToolExecution, dict[str, str]]]],
+) -> Callable[P, Awaitable[tuple[ToolExecution, dict[str, str]]]]:
+    """Report each tool call to the observers (core.utils.observe), error or not."""
+
+    @functools.wraps(run)
+    async def observed_run(
+        *args: P.args, **kwargs: P.kwargs
+    ) -> tuple[ToolExecution, dict[str, str]]:
+        with observe("tool_call", tool=str(kwargs.get("name", ""))) as observed:
+            execution, after = await run(*args, **kwargs)
+            observed.error = execution.error
+        return execution, after
+
+    return observed_run
+
+
+@_observed
 async def execute_tool_call(
     *,
     call_id: str,
@@ -151,39 +172,6 @@ async def execute_tool_call(
     ``confirmed``: a person approved this call (needed for ``requires_confirmation``
     tools; the run loop pauses for it and passes True when it resumes).
     """
-    with observe("tool_call", tool=name) as observed:
-        execution, after = await _execute(
-            call_id=call_id,
-            name=name,
-            raw_arguments=raw_arguments,
-            functions=functions,
-            hooks=hooks,
-            handle=handle,
-            run_context=run_context,
-            injected=injected,
-            checkpoint=checkpoint,
-            tool_timeout=tool_timeout,
-            confirmed=confirmed,
-        )
-        observed.error = execution.error
-    return execution, after
-
-
-async def _execute(
-    *,
-    call_id: str,
-    name: str,
-    raw_arguments: str | Mapping[str, Any],
-    functions: Mapping[str, Function],
-    hooks: Sequence[Callable[..., Any]],
-    handle: SessionHandle,
-    run_context: RunContext,
-    injected: Mapping[str, Any],
-    checkpoint: dict[str, str],
-    tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
-    confirmed: bool = False,
-) -> tuple[ToolExecution, dict[str, str]]:
-    """:func:`execute_tool_call` without the observation around it."""
     function = functions.get(name)
     if function is None:
         known = ", ".join(sorted(functions)) or "none"
