@@ -1,6 +1,78 @@
-"""Errors a caller of the runtime may catch (the chat layer turns them into replies)."""
+"""Every error the runtime raises on purpose, in one place (the chat layer maps them to replies).
+
+The hierarchy::
+
+    Exception
+    ├── RunError                          a run could not complete
+    │   ├── NoModelError                  free text, but no model configured
+    │   ├── ToolCallLimitError            too many tool-call rounds in one run
+    │   ├── UnknownToolError (LookupError)    a tool name the agent does not have
+    │   ├── ToolArgumentError (ValueError)    arguments that do not fit a tool
+    │   ├── RunTimeoutError               the run passed its deadline (run_timeout)
+    │   ├── DependencyError               a callable dependency raised
+    │   ├── RouterSelectionError (ValueError) a Router selector named no step
+    │   └── ParallelStateConflictError    two Parallel branches changed one value
+    ├── StoreError                        every storage error
+    │   ├── StoreUnavailableError         Redis / the database cannot be reached
+    │   │   └── OutcomeUnknownError       failed while committing: applied or not, unknown
+    │   ├── StaleVersionError             saved on an old version; nothing written
+    │   │   └── LeaseLostError            the run lease expired before the save
+    │   ├── LockTimeoutError              waited too long for a session's run lease
+    │   │   └── SessionBusyError          too many runs already wait for the session
+    │   ├── StateLimitError               a state over a configured size limit
+    │   ├── InvalidIdError (ValueError)   an id no durable store can hold
+    │   ├── VersionConflictError          one version number, two contents
+    │   ├── SessionNotFoundError (LookupError)  admin: no such session
+    │   ├── VersionNotFoundError (LookupError)  admin: no such version in the history
+    │   ├── ImportFileError (ValueError)  admin: an import file that cannot be used
+    │   └── ImportWriteError              admin: an import stopped at a failed write
+    ├── ModelError                        the model could not answer
+    │   ├── ModelTimeoutError             ... within its timeout
+    │   └── ScriptExhaustedError          ScriptedModel called past its script
+    └── ValueError
+        ├── StateValueError               a state value that cannot be stored (not JSON)
+        └── ToolRefusedError              a tool or hook refuses a call (message shown as is)
+
+Modules that used to define these re-export them (``from core.db.base import
+StoreError`` still works and names the same class).
+"""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = [
+    "DependencyError",
+    "ImportFileError",
+    "ImportWriteError",
+    "InvalidIdError",
+    "LeaseLostError",
+    "LockTimeoutError",
+    "ModelError",
+    "ModelTimeoutError",
+    "NoModelError",
+    "OutcomeUnknownError",
+    "ParallelStateConflictError",
+    "RouterSelectionError",
+    "RunError",
+    "RunTimeoutError",
+    "ScriptExhaustedError",
+    "SessionBusyError",
+    "SessionNotFoundError",
+    "StaleVersionError",
+    "StateLimitError",
+    "StateValueError",
+    "StoreError",
+    "StoreUnavailableError",
+    "ToolArgumentError",
+    "ToolCallLimitError",
+    "ToolRefusedError",
+    "UnknownToolError",
+    "VersionConflictError",
+    "VersionNotFoundError",
+]
+
+# ---------------------------------------------------------------------------- runs
 
 
 class RunError(Exception):
@@ -51,6 +123,203 @@ class RunTimeoutError(RunError):
         super().__init__(f"{what} took longer than {timeout:g} s and was stopped: {kept}")
         self.timeout = timeout
         self.saved = saved
+
+
+class DependencyError(RunError):
+    """A callable dependency raised while it was being resolved for a run."""
+
+    def __init__(self, key: str, cause: BaseException) -> None:
+        super().__init__(
+            f"dependency {key!r} could not be resolved: {type(cause).__name__}: {cause}"
+        )
+        self.key = key
+
+
+class RouterSelectionError(RunError, ValueError):
+    """A Router's selector returned something that names no step."""
+
+
+class ParallelStateConflictError(RunError):
+    """Two Parallel branches changed the same part of the session state differently."""
+
+    def __init__(self, path: Sequence[str], branches: tuple[str, str]) -> None:
+        where = "session_state" + "".join(f"[{key!r}]" for key in path)
+        super().__init__(
+            f"Parallel branches {branches[0]!r} and {branches[1]!r} both changed {where} "
+            "to different values; nothing from the Parallel was applied"
+        )
+        self.path = list(path)
+        self.branches = branches
+
+
+# ---------------------------------------------------------------------------- storage
+
+
+class StoreError(Exception):
+    """Base class of every storage error."""
+
+
+class StoreUnavailableError(StoreError):
+    """The backing service (Redis, the database) cannot be reached."""
+
+
+class OutcomeUnknownError(StoreUnavailableError):
+    """The store failed while committing: the write may or may not have been applied.
+
+    Only idempotent operations may be retried after it (a snapshot upsert is: the same
+    version and save id again is a no-op).
+    """
+
+
+class StaleVersionError(StoreError):
+    """A save was based on a version that is no longer current; nothing was written."""
+
+    def __init__(self, session_id: str, expected: int, actual: int | None) -> None:
+        super().__init__(
+            f"session {session_id!r} is at version {actual}, not {expected}: "
+            "another run saved first, nothing was written"
+        )
+        self.session_id = session_id
+        self.expected = expected
+        self.actual = actual
+
+
+class LeaseLostError(StaleVersionError):
+    """A save under a run lease that expired (and may have been taken over); nothing written."""
+
+    def __init__(self, session_id: str, version: int) -> None:
+        StoreError.__init__(
+            self,
+            f"session {session_id!r}: the run lease expired before the save; another run "
+            "may hold it now, so nothing was written",
+        )
+        self.session_id = session_id
+        self.expected = version
+        self.actual = version
+
+
+class LockTimeoutError(StoreError):
+    """Waiting for a session's run lock took longer than allowed; nothing was changed."""
+
+
+class SessionBusyError(LockTimeoutError):
+    """Too many runs already wait for this session; refused at once, nothing was changed."""
+
+    def __init__(self, session_id: str, max_waiters: int) -> None:
+        super().__init__(
+            f"session {session_id!r} is busy: {max_waiters} requests are already waiting "
+            "for it (max_waiters); nothing was changed, try again in a moment"
+        )
+        self.session_id = session_id
+        self.max_waiters = max_waiters
+
+
+class StateLimitError(StoreError):
+    """A state exceeds a configured limit (size of a session, length of a key)."""
+
+
+class InvalidIdError(StoreError, ValueError):
+    """An id (session, user, owner) that no durable store can hold: too long, or with NUL."""
+
+
+class VersionConflictError(StoreError):
+    """One version number names two different contents (a hot store fell behind).
+
+    Raised by a snapshot upsert that finds the durable store holding the same version
+    from a different save; nothing is overwritten.
+    """
+
+    def __init__(self, session_id: str, version: int, durable_save: str, hot_save: str) -> None:
+        super().__init__(
+            f"session {session_id!r}: version {version} in the durable store comes from save "
+            f"{durable_save!r}, the hot store's from save {hot_save!r}; the durable copy "
+            "was kept and nothing was overwritten"
+        )
+        self.session_id = session_id
+        self.version = version
+
+
+# ---------------------------------------------------------------------------- admin
+
+_LISTED = 10  # session ids named in one error message
+
+
+def _names(session_ids: Sequence[str]) -> str:
+    if not session_ids:
+        return "none"
+    shown = ", ".join(repr(s) for s in session_ids[:_LISTED])
+    more = len(session_ids) - _LISTED
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+class SessionNotFoundError(StoreError, LookupError):
+    """The named session does not exist."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"no session {session_id!r}")
+        self.session_id = session_id
+
+
+class VersionNotFoundError(StoreError, LookupError):
+    """The session exists but keeps no such version in its history."""
+
+    def __init__(self, session_id: str, version: int, kept: Sequence[int]) -> None:
+        have = f"versions kept: {min(kept)}..{max(kept)}" if kept else "no history is kept"
+        super().__init__(f"session {session_id!r} has no version {version} ({have})")
+        self.session_id = session_id
+        self.version = version
+
+
+class ImportFileError(StoreError, ValueError):
+    """An import file that cannot be used; nothing from it was written."""
+
+    def __init__(self, line: int | None, reason: str) -> None:
+        where = f"line {line}: " if line is not None else ""
+        super().__init__(f"{where}{reason}; nothing was imported")
+        self.line = line
+
+
+class ImportWriteError(StoreError):
+    """A valid import stopped at a failed write; names what was and was not written."""
+
+    def __init__(
+        self, session_id: str, reason: str, written: list[str], not_written: list[str]
+    ) -> None:
+        super().__init__(
+            f"import stopped: writing session {session_id!r} failed ({reason}). "
+            f"written ({len(written)}): {_names(written)}; "
+            f"not written ({len(not_written)}): {_names(not_written)}. Each written session "
+            "is complete; import the file again with replace to finish"
+        )
+        self.session_id = session_id
+        self.written = written
+        self.not_written = not_written
+
+
+# ---------------------------------------------------------------------------- models
+
+
+class ModelError(Exception):
+    """The model could not answer (network, timeout, server error after retries)."""
+
+
+class ModelTimeoutError(ModelError):
+    """The model did not answer within its timeout."""
+
+
+class ScriptExhaustedError(ModelError):
+    """The model was called more times than the script has turns."""
+
+
+# ---------------------------------------------------------------------------- values
+
+
+class StateValueError(ValueError):
+    """A state value that cannot be stored (not JSON-serializable)."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        super().__init__(f"session_state[{key!r}] cannot be stored: {reason}")
+        self.key = key
 
 
 class ToolRefusedError(ValueError):

@@ -30,6 +30,10 @@ from typing import IO, Any
 
 from core.db.base import BaseDb, HistoryEntry, SessionMeta, SessionRecord, StoreError
 from core.db.limits import StateLimits, dump_delta
+from core.exceptions import ImportFileError as ImportFileError
+from core.exceptions import ImportWriteError as ImportWriteError
+from core.exceptions import SessionNotFoundError as SessionNotFoundError
+from core.exceptions import VersionNotFoundError as VersionNotFoundError
 from core.redaction import REDACTED, redact, redact_text
 from core.state.values import StateValueError
 
@@ -71,52 +75,7 @@ _FIELDS = {
     "save_id",  # content identity of the version, kept so a re-import is recognised
 }
 _ID_FIELDS = ("session_id", "kind", "owner_id", "user_id")
-_LISTED = 10  # session ids named in one error message
 _MAX_SAVE_ID = 64
-
-
-class SessionNotFoundError(StoreError, LookupError):
-    """The named session does not exist."""
-
-    def __init__(self, session_id: str) -> None:
-        super().__init__(f"no session {session_id!r}")
-        self.session_id = session_id
-
-
-class VersionNotFoundError(StoreError, LookupError):
-    """The session exists but keeps no such version in its history."""
-
-    def __init__(self, session_id: str, version: int, kept: Sequence[int]) -> None:
-        have = f"versions kept: {min(kept)}..{max(kept)}" if kept else "no history is kept"
-        super().__init__(f"session {session_id!r} has no version {version} ({have})")
-        self.session_id = session_id
-        self.version = version
-
-
-class ImportFileError(StoreError, ValueError):
-    """An import file that cannot be used; nothing from it was written."""
-
-    def __init__(self, line: int | None, reason: str) -> None:
-        where = f"line {line}: " if line is not None else ""
-        super().__init__(f"{where}{reason}; nothing was imported")
-        self.line = line
-
-
-class ImportWriteError(StoreError):
-    """A valid import stopped at a failed write; names what was and was not written."""
-
-    def __init__(
-        self, session_id: str, reason: str, written: list[str], not_written: list[str]
-    ) -> None:
-        super().__init__(
-            f"import stopped: writing session {session_id!r} failed ({reason}). "
-            f"written ({len(written)}): {_names(written)}; "
-            f"not written ({len(not_written)}): {_names(not_written)}. Each written session "
-            "is complete; import the file again with replace to finish"
-        )
-        self.session_id = session_id
-        self.written = written
-        self.not_written = not_written
 
 
 @dataclass(slots=True)
@@ -128,14 +87,6 @@ class ExportResult:
     repaired: list[str] = field(default_factory=list)
     #: sessions that could not be written at all, with the reason
     skipped: dict[str, str] = field(default_factory=dict)
-
-
-def _names(session_ids: Sequence[str]) -> str:
-    if not session_ids:
-        return "none"
-    shown = ", ".join(repr(s) for s in session_ids[:_LISTED])
-    more = len(session_ids) - _LISTED
-    return f"{shown} and {more} more" if more > 0 else shown
 
 
 def _timestamp(value: Any) -> float | None:

@@ -12,13 +12,8 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-
-class ModelError(Exception):
-    """The model could not answer (network, timeout, server error after retries)."""
-
-
-class ModelTimeoutError(ModelError):
-    """The model did not answer within its timeout."""
+from core.exceptions import ModelError as ModelError  # re-exported: importers use this path
+from core.exceptions import ModelTimeoutError as ModelTimeoutError
 
 
 @dataclass(frozen=True, slots=True)

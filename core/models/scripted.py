@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.models.base import Message, Model, ModelError, ModelResponse, ToolCall
+from core.exceptions import ScriptExhaustedError as ScriptExhaustedError
+from core.models.base import Message, Model, ModelResponse, ToolCall
 
 _ids = itertools.count(1)
 
@@ -33,10 +34,6 @@ def tool_call(name: str, /, _raw_arguments: str | None = None, **arguments: Any)
 
 Turn = str | ToolCall | Sequence[ToolCall] | ModelResponse | BaseException
 TurnFactory = Callable[[list[Message], list[dict[str, Any]]], Turn]
-
-
-class ScriptExhaustedError(ModelError):
-    """The model was called more times than the script has turns."""
 
 
 @dataclass(frozen=True, slots=True)

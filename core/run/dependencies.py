@@ -17,17 +17,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from core.exceptions import RunError
-
-
-class DependencyError(RunError):
-    """A callable dependency raised while it was being resolved for a run."""
-
-    def __init__(self, key: str, cause: BaseException) -> None:
-        super().__init__(
-            f"dependency {key!r} could not be resolved: {type(cause).__name__}: {cause}"
-        )
-        self.key = key
+from core.exceptions import DependencyError as DependencyError
 
 
 async def resolve_dependencies(

@@ -5,16 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.exceptions import StateValueError as StateValueError  # re-exported
+
 #: visible to tools during a run, never stored
 TRANSIENT_KEYS = frozenset({"current_session_id", "current_user_id", "current_run_id"})
-
-
-class StateValueError(ValueError):
-    """A state value that cannot be stored (not JSON-serializable)."""
-
-    def __init__(self, key: str, reason: str) -> None:
-        super().__init__(f"session_state[{key!r}] cannot be stored: {reason}")
-        self.key = key
 
 
 # One encoder for every value: json.dumps with options builds a new encoder per call,

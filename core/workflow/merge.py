@@ -20,22 +20,9 @@ import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NoReturn
 
-from core.exceptions import RunError
+from core.exceptions import ParallelStateConflictError as ParallelStateConflictError
 
 _MISSING: Any = object()
-
-
-class ParallelStateConflictError(RunError):
-    """Two Parallel branches changed the same part of the session state differently."""
-
-    def __init__(self, path: Sequence[str], branches: tuple[str, str]) -> None:
-        where = "session_state" + "".join(f"[{key!r}]" for key in path)
-        super().__init__(
-            f"Parallel branches {branches[0]!r} and {branches[1]!r} both changed {where} "
-            "to different values; nothing from the Parallel was applied"
-        )
-        self.path = list(path)
-        self.branches = branches
 
 
 def _lookup(state: Mapping[str, Any], path: Sequence[str]) -> Any:

@@ -18,14 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from core.exceptions import RunError
+from core.exceptions import RouterSelectionError as RouterSelectionError
 from core.workflow.execution import StepLike, WorkflowRun, call_user_function
 from core.workflow.step import as_step
 from core.workflow.types import StepInput, StepOutput
-
-
-class RouterSelectionError(RunError, ValueError):
-    """A Router's selector returned something that names no step."""
 
 
 class Router:
