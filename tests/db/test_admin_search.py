@@ -1,0 +1,123 @@
+"""core.db.admin_search: the console's paged listing, the same answers on every store."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from core.db.admin_search import Cursor, SessionQuery, search_sessions
+from core.db.base import BaseDb, SessionMeta
+from core.db.in_memory import InMemoryDb
+from core.db.postgres import PostgresDb
+from core.db.redis import RedisDb
+from core.db.sqlite import SqliteDb
+
+SESSIONS = [
+    # session id, agent, user
+    ("slack:T1:C1:100.1", "taskboard", "slack:T1:U1"),
+    ("slack:T1:C1:100.2", "shopping", "slack:T1:U2"),
+    ("slack:T1:C2", "taskboard", "slack:T1:U2"),
+    ("slack:T10:C1", "taskboard", "slack:T10:U1"),  # T1 is a prefix of T10 as text only
+    ("slack:T2:C1", "taskboard", "slack:T2:U9"),
+    ("discord:G1:C1:th", "shopping", "discord:G1:U1"),
+]
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres", "redis"])
+async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[BaseDb]:
+    """A store holding SESSIONS, saved in list order (the last is the most recent)."""
+    store: BaseDb
+    if request.param == "memory":
+        store = InMemoryDb()
+    elif request.param == "sqlite":
+        store = SqliteDb(db_file=tmp_path / "s.db")
+    elif request.param == "postgres":
+        url, schema = request.getfixturevalue("postgres_schema")
+        store = PostgresDb(db_url=url, schema=schema)
+    else:
+        store = RedisDb(
+            db_url=request.getfixturevalue("redis_url"),
+            key_prefix=request.getfixturevalue("key_prefix"),
+            snapshot_to=SqliteDb(db_file=tmp_path / "durable.db"),
+            run_snapshotter=False,
+        )
+    for session_id, agent, user in SESSIONS:
+        meta = SessionMeta(owner_id=agent, user_id=user)
+        await store.asave(session_id, expected_version=0, changed={"n": 1}, meta=meta)
+    try:
+        yield store
+    finally:
+        await store.aclose()
+
+
+def ids(page: object) -> list[str]:
+    return [r.session_id for r in page.rows]  # type: ignore[attr-defined]
+
+
+async def test_lists_most_recent_first(db: BaseDb) -> None:
+    """Without conditions every session is listed, the most recently changed first."""
+    page = await search_sessions(db, SessionQuery())
+    assert ids(page) == [s[0] for s in reversed(SESSIONS)]
+    assert page.next_cursor is None
+    assert all(r.size > 0 and r.version == 1 for r in page.rows)
+
+
+async def test_prefix_is_a_workspace_not_a_text_prefix(db: BaseDb) -> None:
+    """Prefix "slack:T1:" finds workspace T1's sessions and not T10's."""
+    page = await search_sessions(db, SessionQuery(id_prefix="slack:T1:"))
+    assert sorted(ids(page)) == ["slack:T1:C1:100.1", "slack:T1:C1:100.2", "slack:T1:C2"]
+
+
+async def test_scope_and_search_both_hold(db: BaseDb) -> None:
+    """A scoped viewer searching another workspace gets nothing from it."""
+    page = await search_sessions(db, SessionQuery(id_prefix="slack:T2:", scope="slack:T1:"))
+    assert ids(page) == []
+    page = await search_sessions(db, SessionQuery(id_prefix="slack:T1:C1:", scope="slack:T1:"))
+    assert sorted(ids(page)) == ["slack:T1:C1:100.1", "slack:T1:C1:100.2"]
+
+
+async def test_agent_and_user(db: BaseDb) -> None:
+    """Agent matches the owner id; user matches the user who changed the session."""
+    page = await search_sessions(db, SessionQuery(agent="shopping"))
+    assert sorted(ids(page)) == ["discord:G1:C1:th", "slack:T1:C1:100.2"]
+    page = await search_sessions(db, SessionQuery(user="slack:T1:U2"))
+    assert sorted(ids(page)) == ["slack:T1:C1:100.2", "slack:T1:C2"]
+
+
+async def test_pages_follow_the_cursor(db: BaseDb) -> None:
+    """Pages of two, following the cursor, list every session once, in order."""
+    seen: list[str] = []
+    after: Cursor | None = None
+    while True:
+        page = await search_sessions(db, SessionQuery(), limit=2, after=after)
+        seen += ids(page)
+        if page.next_cursor is None:
+            break
+        after = Cursor.decode(page.next_cursor.encode())
+    assert seen == [s[0] for s in reversed(SESSIONS)]
+
+
+async def test_cursor_text_is_checked() -> None:
+    """A cursor that is not one of ours is a ValueError, not a query."""
+    with pytest.raises(ValueError, match="not a page cursor"):
+        Cursor.decode('{"x": 1}')
+
+
+async def test_redis_marks_pending_snapshots_dirty(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """A session changed in Redis and not yet snapshotted is listed as dirty, then clean."""
+    durable = SqliteDb(db_file=tmp_path / "d.db")
+    db = RedisDb(db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable,
+                 run_snapshotter=False)
+    try:
+        await db.asave("slack:T1:C1", expected_version=0, changed={"a": 1})
+        page = await search_sessions(db, SessionQuery(status="dirty"))
+        assert ids(page) == ["slack:T1:C1"]
+        await db.aflush()
+        page = await search_sessions(db, SessionQuery())
+        assert [r.status for r in page.rows] == ["clean"]
+    finally:
+        await db.aclose()
