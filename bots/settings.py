@@ -229,6 +229,52 @@ class Settings(BaseSettings):
         ),
     )
 
+    # --- Web console (statebot web; see docs/web-admin.md) ---------------------------
+    statebot_web_host: str = Field(
+        default="127.0.0.1",
+        description="address `statebot web` listens on",
+    )
+    statebot_web_port: int = Field(
+        default=8090,
+        ge=0,
+        le=65535,
+        description="port of `statebot web`",
+    )
+    statebot_web_secret: SecretStr | None = Field(
+        default=None,
+        description=(
+            "key signing the console's session cookies and CSRF tokens (32+ random "
+            "characters; required by `statebot web`)"
+        ),
+    )
+    statebot_web_url: str | None = Field(
+        default=None,
+        description=(
+            "public URL of the console, e.g. `https://ops.example.com/admin` (Sign in with "
+            "Slack redirects back to it)"
+        ),
+    )
+    statebot_web_oidc_client_id: str | None = Field(
+        default=None,
+        description="Slack app client id for Sign in with Slack (unset: one-time admin tokens)",
+    )
+    statebot_web_oidc_client_secret: SecretStr | None = Field(
+        default=None,
+        description="Slack app client secret for Sign in with Slack",
+    )
+    statebot_web_tokens_file: str = Field(
+        default="statebot-web-tokens.json",
+        description="where `statebot web --create-admin` keeps one-time sign-in tokens (hashed)",
+    )
+    statebot_web_reveal_ids: Annotated[frozenset[str], NoDecode] = Field(
+        default=frozenset(),
+        description=(
+            "admin ids (of `STATEBOT_ADMIN_IDS`) who see state values under credential names "
+            "in the console; everyone else sees them redacted"
+        ),
+    )
+    # --- end web console ------------------------------------------------------------
+
     @classmethod
     def settings_customise_sources(
         cls,
@@ -254,6 +300,14 @@ class Settings(BaseSettings):
             return entries  # pydantic reports the wrong type
         return [check_admin_id(str(entry)) for entry in entries]
 
+    @field_validator("statebot_web_reveal_ids", mode="before")
+    @classmethod
+    def _web_reveal_ids(cls, value: Any) -> Any:
+        entries = _split_list(value)
+        if not isinstance(entries, list | tuple | set | frozenset):
+            return entries
+        return [check_admin_id(str(entry)) for entry in entries]
+
     @field_validator("statebot_channel_agents", mode="before")
     @classmethod
     def _channel_agents(cls, value: Any) -> Any:
@@ -272,6 +326,10 @@ class Settings(BaseSettings):
         "openai_api_key",
         "openai_base_url",
         "redis_url",
+        "statebot_web_secret",
+        "statebot_web_url",
+        "statebot_web_oidc_client_id",
+        "statebot_web_oidc_client_secret",
         mode="before",
     )
     @classmethod
