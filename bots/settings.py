@@ -30,6 +30,25 @@ from pydantic_settings import (
 from bots.admin import check_admin_id
 from bots.keys import Scope
 
+#: Slack OAuth block: the bot scopes of deploy/slack-app-manifest.yaml, which the OAuth
+#: install flow asks for (a test keeps the two lists equal)
+SLACK_BOT_SCOPES = (
+    "app_mentions:read",
+    "chat:write",
+    "commands",
+    "reactions:write",
+    "files:write",
+    "users:read",
+    "channels:read",
+    "groups:read",
+    "im:read",
+    "mpim:read",
+    "channels:history",
+    "groups:history",
+    "im:history",
+    "mpim:history",
+)
+
 #: names the .env file to read instead of ./.env (empty: read none)
 ENV_FILE_VARIABLE = "STATEBOT_ENV_FILE"
 
@@ -106,6 +125,62 @@ class Settings(BaseSettings):
             "SIGTERM/SIGINT"
         ),
     )
+    # --- Slack OAuth install flow (many workspaces from one process) ---------------
+    slack_client_id: str | None = Field(
+        default=None,
+        description=(
+            "Slack app Client ID; with `SLACK_CLIENT_SECRET` the app serves `/slack/install` "
+            "and every workspace that installs it (no `SLACK_BOT_TOKEN` then)"
+        ),
+    )
+    slack_client_secret: SecretStr | None = Field(
+        default=None,
+        description="Slack app Client Secret (OAuth install flow)",
+    )
+    slack_scopes: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=SLACK_BOT_SCOPES,
+        description="bot scopes an install asks for, comma-separated (default: the manifest's)",
+    )
+    slack_redirect_uri: str | None = Field(
+        default=None,
+        description=(
+            "public URL of the OAuth redirect, e.g. `https://bot.example.com/slack/oauth_redirect` "
+            "(needed when the app lists several redirect URLs)"
+        ),
+    )
+    slack_install_path: str = Field(
+        default="/slack/install",
+        description="path of the page that starts an install (OAuth install flow)",
+    )
+    slack_redirect_uri_path: str = Field(
+        default="/slack/oauth_redirect",
+        description="path Slack redirects to after an install (OAuth install flow)",
+    )
+    statebot_encryption_keys: SecretStr | None = Field(
+        default=None,
+        description=(
+            "Fernet keys encrypting stored Slack tokens, comma-separated, newest first (the "
+            "first encrypts, all decrypt); required with `SLACK_CLIENT_ID`"
+        ),
+    )
+
+    @field_validator(
+        "slack_client_id",
+        "slack_client_secret",
+        "slack_redirect_uri",
+        "statebot_encryption_keys",
+        mode="before",
+    )
+    @classmethod
+    def _slack_oauth_blank_is_unset(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("slack_scopes", mode="before")
+    @classmethod
+    def _slack_scopes(cls, value: Any) -> Any:
+        return _split_list(value)
+
+    # --- end of the Slack OAuth block -----------------------------------------------
     # Discord
     discord_token: SecretStr | None = Field(
         default=None,

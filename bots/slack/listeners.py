@@ -33,7 +33,7 @@ from bots.replies import Reply
 from bots.slack.addressing import THREAD_TTL, addressed, thread_key
 from bots.slack.blocks import card_blocks
 from bots.slack.interactions import approval_blocks, post_approval, register_interactions
-from bots.slack.names import SlackNames
+from bots.slack.names import ClientFor, SlackNames, one_client
 from bots.slack.options import SlackOptions
 from bots.slack.parse import parse_command, parse_event
 from bots.slack.send import FAILED_REACTION, DeliveryError, SlackSender
@@ -256,13 +256,19 @@ def register(
     flags: Flags,
     options: SlackOptions | None = None,
     shutdown: Shutdown | None = None,
+    client_for: ClientFor | None = None,
 ) -> None:
-    """Attach the middleware and listeners to ``app``."""
+    """Attach the middleware and listeners to ``app``.
+
+    ``client_for`` gives the Web API client of a workspace (the OAuth install flow:
+    each workspace its own token); by default ``app.client`` serves every workspace.
+    """
     options = options or SlackOptions()
     if shutdown is not None:
         app.middleware(shutdown.middleware())
     app.middleware(dedupe_deliveries(flags))
-    service.use_names("slack", SlackNames(app.client))  # the model reads "Ana", not U024BE7LH
+    # the model reads "Ana", not U024BE7LH
+    service.use_names("slack", SlackNames(client_for or one_client(app.client)))
     answer = message_listener(service, flags, options)
     app.event("app_mention")(ack=ack_now, lazy=[answer])
     app.event("message")(ack=ack_now, lazy=[answer])

@@ -2,20 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from slack_sdk.web.async_client import AsyncWebClient
+
+#: the Web API client holding a workspace's bot token (None: the app is not installed there)
+ClientFor = Callable[[str], Awaitable[AsyncWebClient | None]]
+
+
+def one_client(client: AsyncWebClient) -> ClientFor:
+    """One bot token for every workspace (``SLACK_BOT_TOKEN``)."""
+
+    async def client_for(_workspace: str) -> AsyncWebClient:
+        return client
+
+    return client_for
 
 
 class SlackNames:
-    """A NameSource over the Web API (one bot token serves one workspace)."""
+    """A NameSource over the Web API, asking each workspace with its own bot token."""
 
-    __slots__ = ("_client",)
+    __slots__ = ("_client_for",)
 
-    def __init__(self, client: AsyncWebClient) -> None:
-        self._client = client
+    def __init__(self, client: AsyncWebClient | ClientFor) -> None:
+        self._client_for = one_client(client) if isinstance(client, AsyncWebClient) else client
 
     async def user_name(self, workspace: str, user: str) -> str | None:
         """The profile's display name, else the real name, else the handle."""
-        resp = await self._client.users_info(user=user)
+        client = await self._client_for(workspace)
+        if client is None:
+            return None
+        resp = await client.users_info(user=user)
         info = resp.get("user") or {}
         profile = info.get("profile") or {}
         for name in (profile.get("display_name"), profile.get("real_name"), info.get("name")):
@@ -25,6 +42,9 @@ class SlackNames:
 
     async def channel_name(self, workspace: str, channel: str) -> str | None:
         """The channel's name (DMs have none)."""
-        resp = await self._client.conversations_info(channel=channel)
+        client = await self._client_for(workspace)
+        if client is None:
+            return None
+        resp = await client.conversations_info(channel=channel)
         name = (resp.get("channel") or {}).get("name")
         return str(name) if name else None

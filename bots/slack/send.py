@@ -47,8 +47,11 @@ class DeliveryError(Exception):
         self.error = error
 
 
-def web_client(token: str, base_url: str) -> AsyncWebClient:
-    """An AsyncWebClient retrying dropped connections; 429/5xx are SlackSender's job."""
+def web_client(token: str | None, base_url: str) -> AsyncWebClient:
+    """An AsyncWebClient retrying dropped connections; 429/5xx are SlackSender's job.
+
+    ``token`` None: the OAuth install flow sets each request's workspace token.
+    """
     return AsyncWebClient(
         token=token,
         base_url=base_url,

@@ -3,13 +3,15 @@
 HTTP mode verifies every request with the signing secret (bad signature or a
 timestamp older than five minutes -> 401) and serves ``POST /slack/events`` for
 events and slash commands alike, plus ``GET /healthz`` for the container runtime.
+With the OAuth install flow (:mod:`bots.slack.oauth`) it also serves
+``GET /slack/install`` and ``GET /slack/oauth_redirect`` (paths configurable).
 Socket Mode needs no public URL: the app token opens a websocket and Slack pushes
 the same payloads through it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import structlog
 from aiohttp import web
@@ -26,6 +28,7 @@ from bots.slack.shutdown import Shutdown
 
 if TYPE_CHECKING:
     from bots.service import ChatService
+    from bots.slack.oauth import SlackOAuth
 
 EVENTS_PATH = "/slack/events"
 # Slack payloads are small; a cap keeps a hostile client from streaming megabytes.
@@ -42,11 +45,21 @@ def build_slack_app(
     signing_secret: str | None,
     options: SlackOptions | None = None,
     shutdown: Shutdown | None = None,
+    oauth: SlackOAuth | None = None,
 ) -> AsyncApp:
     """A bolt AsyncApp wired to ``service``; no signing secret means Socket Mode only.
 
-    With ``shutdown``, deliveries arriving once it is closing are refused (503).
+    With ``shutdown``, deliveries arriving once it is closing are refused (503). With
+    ``oauth`` (the install flow), ``client`` carries no token: each event is authorized
+    with its workspace's installation, and uninstalls remove installations.
     """
+    multi: dict[str, Any] = {}
+    if oauth is not None:
+        multi = {
+            "oauth_flow": oauth.flow,
+            "authorize": oauth.authorize,
+            "installation_store": oauth.installations,
+        }
     app = AsyncApp(
         client=client,
         signing_secret=signing_secret or "",
@@ -54,8 +67,11 @@ def build_slack_app(
         request_verification_enabled=signing_secret is not None,
         # ack first, then run lazy listeners: Slack wants its answer within 3 s
         process_before_response=False,
+        **multi,
     )
-    register(app, service, flags, options, shutdown)
+    if oauth is not None:
+        app.enable_token_revocation_listeners()  # app_uninstalled, tokens_revoked
+    register(app, service, flags, options, shutdown, oauth.client_for if oauth else None)
     return app
 
 
@@ -87,6 +103,10 @@ class SlackHttpServer:
         """The aiohttp application: events endpoint, health, readiness and metrics."""
         web_app = web.Application(client_max_size=MAX_BODY_BYTES)
         web_app.router.add_post(EVENTS_PATH, self._dispatch)
+        flow = self._app.oauth_flow
+        if flow is not None:  # the install flow: the installer's browser comes here
+            web_app.router.add_get(flow.install_path, self._install)
+            web_app.router.add_get(flow.redirect_uri_path, self._oauth_redirect)
         if self._probe is not None:
             add_routes(web_app, self._probe)
         else:
@@ -113,6 +133,18 @@ class SlackHttpServer:
     async def _dispatch(self, request: web.Request) -> web.Response:
         bolt_resp = await self._app.async_dispatch(await to_bolt_request(request))
         return await to_aiohttp_response(bolt_resp)
+
+    async def _install(self, request: web.Request) -> web.Response:
+        flow = self._app.oauth_flow
+        assert flow is not None  # routed only when the flow exists
+        return await to_aiohttp_response(
+            await flow.handle_installation(await to_bolt_request(request))
+        )
+
+    async def _oauth_redirect(self, request: web.Request) -> web.Response:
+        flow = self._app.oauth_flow
+        assert flow is not None  # routed only when the flow exists
+        return await to_aiohttp_response(await flow.handle_callback(await to_bolt_request(request)))
 
 
 async def _healthz(_request: web.Request) -> web.Response:
