@@ -1,0 +1,109 @@
+"""Redis in front of the durable table: Redis may lose everything, no run is lost."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from core.db.redis import RedisDb
+from core.db.sqlite import SqliteDb
+from core.schedule import Scheduler, Schedules, ScheduleSettings, schedule_store
+from core.schedule.layered import LayeredScheduleStore
+from tests.core.schedule.conftest import FakeClock
+from tests.core.schedule.helpers import AgentFirer
+from tests.db.crash.conftest import RedisServer
+
+SESSION = "discord:G1:C1:T1"
+
+
+@pytest.fixture
+def private_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A throwaway redis-server this test may restart (empty) at will."""
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture
+async def opened(tmp_path: Path, private_redis: RedisServer) -> AsyncIterator[list[RedisDb]]:
+    made: list[RedisDb] = []
+    yield made
+    for db in made:
+        await db.aclose()
+        assert db.snapshot_to is not None
+        await db.snapshot_to.aclose()
+
+
+def layered(tmp_path: Path, server: RedisServer, opened: list[RedisDb]) -> RedisDb:
+    db = RedisDb(
+        db_url=server.url,
+        snapshot_to=SqliteDb(db_file=tmp_path / "durable.db"),
+        run_snapshotter=False,
+    )
+    opened.append(db)
+    return db
+
+
+@pytest.mark.slow
+async def test_a_redis_restart_that_lost_everything_loses_no_schedule(
+    tmp_path: Path, private_redis: RedisServer, opened: list[RedisDb]
+) -> None:
+    """Scheduled, Redis restarted empty, new processes: the run fires from the durable row."""
+    clock = FakeClock()
+    db = layered(tmp_path, private_redis, opened)
+    book = Schedules(schedule_store(db), session_id=SESSION, owner_id="reminders", clock=clock)
+    item = await book.aadd(in_=120, input="after the restart")
+    private_redis.restart()  # kill -9, back without data
+    clock.advance(120)
+    fresh = layered(tmp_path, private_redis, opened)
+    fire = AgentFirer(fresh)
+    assert await Scheduler(fresh, fire, clock=clock).run_once() == 1
+    assert [f.schedule.schedule_id for f in fire.firings] == [item.schedule_id]
+    record = await fresh.aload(SESSION)
+    assert record is not None and record.state["fired"] == ["after the restart"]
+
+
+async def test_a_lost_index_write_is_repaired_by_the_periodic_resync(
+    tmp_path: Path, private_redis: RedisServer, opened: list[RedisDb]
+) -> None:
+    """A schedule the Redis index never got still fires, at the next resync."""
+    clock = FakeClock()
+    ticks = FakeClock(0.0)
+    db = layered(tmp_path, private_redis, opened)
+    store = schedule_store(db)
+    assert isinstance(store, LayeredScheduleStore)
+    store.clock = ticks
+    fire = AgentFirer(db)
+    loop = Scheduler(db, fire, clock=clock, settings=ScheduleSettings())
+    assert await loop.run_once() == 0  # builds the (empty) index
+    book = Schedules(store, session_id=SESSION, owner_id="reminders", clock=clock)
+    item = await book.aadd(in_=5, input="indexed late")
+    await store.hot.amirror(item.schedule_id, SESSION, None)  # the index write "failed"
+    clock.advance(5)
+    assert await loop.run_once() == 0  # Redis does not know it yet
+    ticks.advance(store.resync_every)
+    assert await loop.run_once() == 1
+    assert [f.schedule.input for f in fire.firings] == ["indexed late"]
+
+
+async def test_redis_and_durable_disagreeing_never_fires_twice(
+    tmp_path: Path, private_redis: RedisServer, opened: list[RedisDb]
+) -> None:
+    """A cancel that reached only the durable row (Redis missed it) still wins."""
+    clock = FakeClock()
+    db = layered(tmp_path, private_redis, opened)
+    store = schedule_store(db)
+    assert isinstance(store, LayeredScheduleStore)
+    book = Schedules(store, session_id=SESSION, owner_id="reminders", clock=clock)
+    item = await book.aadd(in_=5, input="cancelled in the durable store only")
+    assert await store.durable.acas(item, None)
+    clock.advance(5)
+    fire = AgentFirer(db)
+    assert await Scheduler(db, fire, clock=clock).run_once() == 0
+    assert fire.firings == []
+    assert await store.hot.aget(SESSION, item.schedule_id) is None  # repaired from durable
