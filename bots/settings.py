@@ -92,7 +92,7 @@ class Settings(BaseSettings):
     # Slack
     slack_bot_token: SecretStr | None = Field(
         default=None,
-        description="Slack bot token, `xoxb-…` (always needed for Slack)",
+        description="Slack bot token, `xoxb-…` (one workspace; unset with the install flow)",
     )
     slack_signing_secret: SecretStr | None = Field(
         default=None,
@@ -178,7 +178,10 @@ class Settings(BaseSettings):
     @field_validator("slack_scopes", mode="before")
     @classmethod
     def _slack_scopes(cls, value: Any) -> Any:
-        return _split_list(value)
+        # empty (compose's VAR=) means the default list, never "no scopes"
+        return (
+            SLACK_BOT_SCOPES if isinstance(value, str) and not value.strip() else _split_list(value)
+        )
 
     # --- end of the Slack OAuth block -----------------------------------------------
     # Discord
