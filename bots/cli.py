@@ -35,6 +35,7 @@ def _register() -> None:
     from bots.slack.cli import slack
     from bots.snapshotter_cli import snapshotter
     from bots.state_cli import state
+    from bots.web.cli import web_command
 
     main.add_command(console)
     main.add_command(state)
@@ -42,6 +43,7 @@ def _register() -> None:
     main.add_command(discord_command)
     main.add_command(snapshotter)
     main.add_command(config)
+    main.add_command(web_command)
 
 
 _register()

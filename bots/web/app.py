@@ -1,0 +1,64 @@
+"""The console as an aiohttp application: standalone (``statebot web``) or mounted.
+
+``create_app(db, config)`` builds it; ``mount(parent, db, config, prefix="/admin")``
+adds it to another aiohttp application (the Slack HTTP server) as a sub-application
+under ``prefix``. Middlewares, outermost first: the signed session cookie, CSRF on
+every unsafe request, sign-in on every non-public route, scope refusals.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from aiohttp import web
+
+from bots.web import actions, operations, sessions_pages, signin
+from bots.web.config import WebConfig
+from bots.web.context import CONSOLE, Console
+from bots.web.cookies import SessionCookies, session_middleware
+from bots.web.csrf import csrf_middleware
+from bots.web.guard import refusal_middleware
+from bots.web.render import environment
+from bots.web.tokens import AdminTokens
+from core.db.base import BaseDb
+
+STATIC = Path(__file__).resolve().parent / "static"
+#: largest request body (an import upload)
+MAX_BODY = 64 * 1024 * 1024
+
+
+def create_app(db: BaseDb, config: WebConfig, *, base: str = "") -> web.Application:
+    """The console over ``db``; ``base`` is the path it is served under ("" for the root)."""
+    cookies = SessionCookies(config.secret, max_age=config.session_seconds, path=base or "/")
+    app = web.Application(
+        middlewares=[
+            session_middleware(cookies),
+            csrf_middleware,
+            signin.sign_in_middleware,
+            refusal_middleware,
+        ],
+        client_max_size=MAX_BODY,
+    )
+    app[CONSOLE] = Console(
+        db=db,
+        config=config,
+        tokens=AdminTokens(config.tokens_file),
+        templates=environment(),
+        base=base,
+    )
+    signin.add_routes(app)
+    sessions_pages.add_routes(app)
+    actions.add_routes(app)
+    operations.add_routes(app)
+    app.router.add_static("/static", STATIC, name=f"{signin.PUBLIC}static")
+    return app
+
+
+def mount(
+    parent: web.Application, db: BaseDb, config: WebConfig, *, prefix: str = "/admin"
+) -> web.Application:
+    """Serve the console under ``prefix`` of ``parent``; the console application."""
+    prefix = "/" + prefix.strip("/")
+    console = create_app(db, config, base=prefix)
+    parent.add_subapp(prefix, console)
+    return console

@@ -1,0 +1,40 @@
+"""What every handler reads from the application: typed keys, and the request's viewer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import jinja2
+from aiohttp import web
+
+from bots.web.access import Viewer
+from bots.web.config import WebConfig
+from bots.web.tokens import AdminTokens
+from core.db.base import BaseDb
+
+
+@dataclass(frozen=True, slots=True)
+class Console:
+    """The console's parts, built once per application."""
+
+    db: BaseDb
+    config: WebConfig
+    tokens: AdminTokens
+    templates: jinja2.Environment
+    #: the path the console is mounted under ("" when it is the whole server)
+    base: str = ""
+
+
+CONSOLE = web.AppKey("console", Console)
+#: the signed-in admin of a request (set by the sign-in middleware)
+VIEWER = web.RequestKey("statebot_console_viewer", Viewer)
+
+
+def console(request: web.Request) -> Console:
+    """The console serving ``request``."""
+    return request.config_dict[CONSOLE]
+
+
+def viewer(request: web.Request) -> Viewer:
+    """The signed-in admin (every non-public route has one)."""
+    return request[VIEWER]
