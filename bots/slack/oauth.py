@@ -67,6 +67,12 @@ FAILURE_PAGES = {
 }
 
 
+_STATE_UNAVAILABLE = (
+    "This server's database is unavailable, so the install link could not be issued or "
+    "checked. Nothing was installed; try again in a minute."
+)
+
+
 class OAuthConfigError(ValueError):
     """The OAuth install flow is configured incompletely."""
 
@@ -127,7 +133,21 @@ def installation_store(
 
 
 class StatebotOAuthFlow(AsyncOAuthFlow):
-    """bolt's flow, reporting a database outage as its ``storage_error`` page."""
+    """bolt's flow; a database outage gets a page saying what it means, never a bare 500."""
+
+    async def handle_installation(self, request: AsyncBoltRequest) -> BoltResponse:
+        try:
+            return await super().handle_installation(request)
+        except StoreUnavailableError as exc:  # the state could not be stored
+            log.error("slack_install_not_started", error=str(exc))
+            return _page(self.settings, 503, "state_unavailable", _STATE_UNAVAILABLE)
+
+    async def handle_callback(self, request: AsyncBoltRequest) -> BoltResponse:
+        try:
+            return await super().handle_callback(request)
+        except StoreUnavailableError as exc:  # the state could not be checked: no exchange
+            log.error("slack_install_not_checked", error=str(exc))
+            return _page(self.settings, 503, "state_unavailable", _STATE_UNAVAILABLE)
 
     async def store_installation(
         self, request: AsyncBoltRequest, installation: Installation
@@ -156,21 +176,26 @@ def _failure_page(settings: AsyncOAuthSettings) -> AsyncCallbackOptions:
     async def failure(args: AsyncFailureArgs) -> BoltResponse:
         log.warning("slack_install_failed", reason=args.reason)
         text = FAILURE_PAGES.get(args.reason, f"Slack reported `{args.reason}`.")
-        install = html.escape(settings.install_path, quote=True)
-        body = (
-            '<!doctype html><html><head><meta charset="utf-8"><title>Install failed</title>'
-            "</head><body><h1>The app was not installed</h1>"
-            f"<p>{html.escape(text)}</p>"
-            f'<p><a href="{install}">Start the install again</a>.</p>'
-            f"<p><small>reason: {html.escape(args.reason)}</small></p></body></html>"
-        )
-        headers: dict[str, str | Sequence[str]] = {
-            "Content-Type": "text/html; charset=utf-8",
-            "Set-Cookie": settings.state_utils.build_set_cookie_for_deletion(),
-        }
-        return BoltResponse(status=args.suggested_status_code, body=body, headers=headers)
+        return _page(settings, args.suggested_status_code, args.reason, text)
 
     return AsyncCallbackOptions(success=default.success, failure=failure)
+
+
+def _page(settings: AsyncOAuthSettings, status: int, reason: str, text: str) -> BoltResponse:
+    """An HTML page saying why the install did not complete, linking to a new start."""
+    install = html.escape(settings.install_path, quote=True)
+    body = (
+        '<!doctype html><html><head><meta charset="utf-8"><title>Install failed</title>'
+        "</head><body><h1>The app was not installed</h1>"
+        f"<p>{html.escape(text)}</p>"
+        f'<p><a href="{install}">Start the install again</a>.</p>'
+        f"<p><small>reason: {html.escape(reason)}</small></p></body></html>"
+    )
+    headers: dict[str, str | Sequence[str]] = {
+        "Content-Type": "text/html; charset=utf-8",
+        "Set-Cookie": settings.state_utils.build_set_cookie_for_deletion(),
+    }
+    return BoltResponse(status=status, body=body, headers=headers)
 
 
 def build_oauth(settings: Settings, *, schema: str | None = None) -> SlackOAuth:

@@ -2,20 +2,29 @@
 
 from __future__ import annotations
 
+import aiohttp
 import pytest
 import sqlalchemy as sa
 
+from bots.flags import MemoryFlags
+from bots.service import ChatService
+from bots.slack.oauth import build_oauth
+from bots.slack.send import web_client
+from bots.slack.server import SlackHttpServer, build_slack_app
+from core.db.in_memory import InMemoryDb
 from tests.bots.slack_oauth.conftest import (
     ACME,
     GLOBEX,
     Database,
     Server,
     mention,
+    oauth_settings,
     settle,
     tokens_revoked,
     uninstalled,
 )
 from tests.bots.slack_oauth.fake_oauth_api import OAuthSlackApi
+from tools.catalog import create_agents
 
 # slack_sdk sends the client credentials of oauth.v2.access through aiohttp's BasicAuth,
 # which aiohttp 3.14 deprecates (a warning, not a failure, outside the tests)
@@ -183,3 +192,30 @@ async def test_state_from_another_browser_or_forged_is_refused(
     status, page = await server.redirect(code="c", state="forged", cookie="forged")
     assert status == 401 and "expired or was already used" in page
     assert fake.named("oauth.v2.access") == []
+
+
+async def test_database_down_gets_a_page_not_a_500(fake: OAuthSlackApi, key: str) -> None:
+    """With the database unreachable, /slack/install answers 503 with a page saying why."""
+    down = Database("postgresql+psycopg://postgres@127.0.0.1:1/test", None)
+    oauth = build_oauth(oauth_settings(down, fake, key))
+    app = build_slack_app(
+        service=ChatService(
+            create_agents(None, InMemoryDb()), settings=oauth_settings(down, fake, key)
+        ),
+        client=web_client(None, fake.base_url),
+        flags=MemoryFlags(),
+        signing_secret="secret",
+        oauth=oauth,
+    )
+    server = SlackHttpServer(app, host="127.0.0.1", port=0)
+    await server.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            url = f"http://127.0.0.1:{server.port}/slack/install"
+            async with http.get(url, allow_redirects=False) as resp:
+                status, page = resp.status, await resp.text()
+    finally:
+        await server.stop()
+        await oauth.aclose()
+    assert status == 503
+    assert "database is unavailable" in page and "Nothing was installed" in page
