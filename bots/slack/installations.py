@@ -270,13 +270,23 @@ class SqlInstallationStore(AsyncInstallationStore):
         await self._db.write(lambda conn: conn.execute(sa.delete(table).where(where)))
 
     async def async_delete_all(self, *, enterprise_id: str | None, team_id: str | None) -> None:
-        """The app was uninstalled: forget the bot and every installation, together."""
+        """The app was uninstalled: forget the bot and every installation, together.
+
+        An org-wide install is stored without a team; ``app_uninstalled`` for it may
+        still name a team, so the org's own rows go as well.
+        """
         team = self._team(team_id, None)
         tables = self._db.tables
 
         def delete(conn: sa.Connection) -> None:
             for table in (tables.bots, tables.installations):
-                conn.execute(sa.delete(table).where(self._where(table, enterprise_id, team)))
+                where = self._where(table, enterprise_id, team)
+                if enterprise_id:
+                    org_wide = sa.and_(
+                        self._where(table, enterprise_id, ""), table.c.is_enterprise_install
+                    )
+                    where = sa.or_(where, org_wide)
+                conn.execute(sa.delete(table).where(where))
 
         await self._db.write(delete)
 

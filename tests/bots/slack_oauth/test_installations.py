@@ -170,3 +170,39 @@ async def test_issuing_sweeps_expired_states(db: InstallationDb, database: Datab
     now[0] += 601
     fresh = await states.async_issue()
     assert [r["state"] for r in _raw(database, "slack_oauth_states")] == [fresh]
+
+
+async def test_org_wide_install_is_found_by_org_and_removed_on_uninstall(
+    db: InstallationDb,
+) -> None:
+    """An org-wide install answers lookups in any of its workspaces; uninstall removes it."""
+    store = SqlInstallationStore(
+        db, client_id=CLIENT, cipher=TokenCipher([Fernet.generate_key().decode()])
+    )
+    org = Installation(
+        enterprise_id="E0ORG0001",
+        team_id=None,
+        bot_token="xoxb-org",
+        bot_id="B0BOT0001",
+        bot_user_id="U0BOT0001",
+        user_id="U0ADMIN01",
+        is_enterprise_install=True,
+    )
+    await store.async_save(org)
+    found = await store.async_find_installation(
+        enterprise_id="E0ORG0001", team_id="T0INORG01", is_enterprise_install=True
+    )
+    assert found is not None and found.bot_token == "xoxb-org"
+    await store.async_delete_all(enterprise_id="E0ORG0001", team_id="T0INORG01")
+    assert (
+        await store.async_find_bot(
+            enterprise_id="E0ORG0001", team_id=None, is_enterprise_install=True
+        )
+        is None
+    )
+    assert (
+        await store.async_find_installation(
+            enterprise_id="E0ORG0001", team_id=None, is_enterprise_install=True
+        )
+        is None
+    )
