@@ -14,6 +14,7 @@ a SQL ``snapshot_to``.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
@@ -25,6 +26,9 @@ from core.schedule.redis_store import RedisScheduleStore
 from core.schedule.sql_store import SqlScheduleStore
 from core.schedule.store import ScheduleStore
 from core.utils.log import log_warning
+
+#: index entries rebuilt at once after Redis lost the index (concurrent scripts)
+_REBUILD_BATCH = 200
 
 
 class LayeredScheduleStore(ScheduleStore):
@@ -90,8 +94,11 @@ class LayeredScheduleStore(ScheduleStore):
         if not indexed:
             # a Redis that never held the index, or lost it: rebuild it all
             rows = await self.durable.aall_pending()
-            for row in rows:
-                await self.hot.amirror(row.schedule_id, row.session_id, row)
+            for start in range(0, len(rows), _REBUILD_BATCH):
+                chunk = rows[start : start + _REBUILD_BATCH]
+                await asyncio.gather(
+                    *(self.hot.amirror(row.schedule_id, row.session_id, row) for row in chunk)
+                )
             with self._redis._clients.unavailable("mark the schedule index"):
                 await client.set(self._marker, "1")
             self._last_sync = self.clock()

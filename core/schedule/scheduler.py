@@ -92,8 +92,17 @@ class Scheduler:
             async with gate:
                 return await self._handle(schedule)
 
-        results = await asyncio.gather(*(one(s) for s in due))
-        return sum(results)
+        results = await asyncio.gather(*(one(s) for s in due), return_exceptions=True)
+        for schedule, result in zip(due, results, strict=True):
+            if isinstance(result, BaseException):
+                # a store outage on one schedule leaves it for the next poll; its claim
+                # (if taken) expires after claim_ttl, so it is never stuck
+                log_warning(
+                    "scheduled run not handled; retrying at the next poll",
+                    **_fields(schedule),
+                    error=f"{type(result).__name__}: {result}",
+                )
+        return sum(1 for result in results if result is True)
 
     async def run(self) -> None:
         """Poll every ``poll_interval`` seconds until :meth:`stop`; errors are logged."""

@@ -12,13 +12,15 @@ from typing import Any
 
 from structlog.testing import capture_logs
 
-from core.db.base import BaseDb
+from core.db.base import BaseDb, StoreUnavailableError
+from core.db.in_memory import InMemoryDb
 from core.run.context import RunContext
 from core.schedule import (
     TARGET_KEY,
     USER_TZ_KEY,
     CancelOutcome,
     Firing,
+    MemoryScheduleStore,
     Schedule,
     Scheduler,
     Schedules,
@@ -278,3 +280,36 @@ async def test_a_tool_schedules_through_its_run_context(world: World, clock: Fak
     listed = await schedules(context, agent).alist()
     assert [s.schedule_id for s in listed] == [made.schedule_id]
     assert await schedules(context, agent).acancel(made.schedule_id) == CancelOutcome.CANCELLED
+
+
+class FlakyStore(MemoryScheduleStore):
+    """Process memory whose writes to one schedule fail as if its store were down."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.broken: set[str] = set()
+
+    async def acas(self, old: Schedule, new: Schedule | None, **kwargs: Any) -> bool:
+        if old.schedule_id in self.broken:
+            raise StoreUnavailableError("database is unavailable; nothing was written")
+        return await super().acas(old, new, **kwargs)
+
+
+async def test_a_store_failure_on_one_schedule_spares_the_others(clock: FakeClock) -> None:
+    """The failing schedule is logged and left for the next poll; the others fire."""
+    db = InMemoryDb()
+    store = FlakyStore()
+    schedules_ = Schedules(store, session_id=SESSION, settings=SETTINGS, clock=clock)
+    bad = await schedules_.aadd(in_=5, input="bad")
+    await schedules_.aadd(in_=5, input="good")
+    store.broken.add(bad.schedule_id)
+    fire = AgentFirer(db)
+    loop = Scheduler(db, fire, store=store, settings=SETTINGS, clock=clock)
+    clock.advance(5)
+    with capture_logs() as logs:
+        assert await loop.run_once() == 1
+    assert [f.schedule.input for f in fire.firings] == ["good"]
+    assert any(e.get("schedule_id") == bad.schedule_id for e in logs)
+    store.broken.clear()
+    assert await loop.run_once() == 1
+    assert [f.schedule.input for f in fire.firings] == ["good", "bad"]
