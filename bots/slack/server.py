@@ -11,6 +11,7 @@ the same payloads through it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -78,7 +79,7 @@ def build_slack_app(
 class SlackHttpServer:
     """The bolt app behind a real aiohttp server; port 0 picks a free port."""
 
-    __slots__ = ("_app", "_host", "_port", "_probe", "_runner")
+    __slots__ = ("_app", "_host", "_mounts", "_port", "_probe", "_runner")
 
     def __init__(
         self,
@@ -87,8 +88,11 @@ class SlackHttpServer:
         host: str = "0.0.0.0",
         port: int = 3000,
         probe: Probe | None = None,
+        mounts: Mapping[str, web.Application] | None = None,
     ) -> None:
         self._app = app
+        # other aiohttp apps served by the same process under a path prefix (a web console)
+        self._mounts = dict(mounts or {})
         self._probe = probe  # with a store probe: /readyz and /metrics too (bots.ops)
         self._host = host
         self._port = port
@@ -107,6 +111,8 @@ class SlackHttpServer:
         if flow is not None:  # the install flow: the installer's browser comes here
             web_app.router.add_get(flow.install_path, self._install)
             web_app.router.add_get(flow.redirect_uri_path, self._oauth_redirect)
+        for prefix, sub_app in self._mounts.items():
+            web_app.add_subapp(prefix, sub_app)
         if self._probe is not None:
             add_routes(web_app, self._probe)
         else:
