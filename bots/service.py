@@ -33,7 +33,7 @@ from bots.routing import default_agent_for, route
 from bots.settings import Settings
 from bots.streaming import StreamSink, can_stream, stream_answer
 from core.exceptions import RunError
-from core.run.output import content_as_text
+from core.run.output import RunOutput, content_as_text
 
 log = structlog.get_logger("bots.service")
 
@@ -192,6 +192,7 @@ class ChatService:
             question = await self._readable(msg, text)
 
             async def run() -> Reply:
+                output: RunOutput
                 if sink is not None and can_stream(agent):  # text shows as it is written
                     output = await stream_answer(
                         agent, question, sink, session_id=keys.session_id, user_id=keys.user_id
@@ -201,10 +202,10 @@ class ChatService:
                         question, session_id=keys.session_id, user_id=keys.user_id
                     )
                 count_tool_errors(output, agent=agent_id)
-                if getattr(output, "is_paused", False):
+                if output.is_paused:
                     return _ask_approval(agent_id, output, keys.user_id)
                 # a workflow may answer with a dict or pydantic model: chat shows it as JSON
-                return Reply(content_as_text(getattr(output, "content", None)) or "Done.")
+                return Reply(content_as_text(output.content) or "Done.")
 
             timed = timed_run(run, agent=agent_id, kind="message")
             return await guarded(timed, agent_id=agent_id, offline_commands=offline)
@@ -250,10 +251,10 @@ class ChatService:
                     gone = "not in this session's history" in str(exc)
                     log.info("approval_stale", run_id=wanted.run_id, expired=gone)
                     return Reply(EXPIRED if gone else ALREADY, ephemeral=True)
-                if getattr(output, "is_paused", False):
+                if output.is_paused:
                     return _ask_approval(wanted.agent_id, output, wanted.requester)
                 done = DECIDED[decision.approve].format(who=f"<@{decision.user}>")
-                text = content_as_text(getattr(output, "content", None)) or "Done."
+                text = content_as_text(output.content) or "Done."
                 return Reply(f"{done}\n{text}")
 
             return await guarded(
@@ -308,10 +309,10 @@ class ChatService:
                     parsed.tool, parsed.arguments, session_id=keys.session_id, user_id=keys.user_id
                 )
                 count_tool_errors(output, agent=agent_id)
-                if getattr(output, "is_paused", False):
+                if output.is_paused:
                     return _ask_approval(agent_id, output, keys.user_id)
                 card = tool_card(tools[parsed.tool], parsed.arguments, output.session_state)
-                return Reply(getattr(output, "content", None) or "Done.", card=card)
+                return Reply(output.get_content_as_string() or "Done.", card=card)
 
             return await guarded(
                 timed_run(run, agent=agent_id, kind="command"),

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
+from core.run.output import RunOutput
 from core.utils.observe import Attrs, Observer, add_observer
 
 T = TypeVar("T")
@@ -156,9 +157,9 @@ def record_health(report: Mapping[str, Any]) -> None:
         QUARANTINED_SESSIONS.set(report["quarantined"])
 
 
-def count_tool_errors(output: Any, *, agent: str) -> None:
+def count_tool_errors(output: RunOutput, *, agent: str) -> None:
     """Count the tool calls of a run's output that ended in an error."""
-    failed = sum(1 for tool in getattr(output, "tools", None) or () if tool.error)
+    failed = sum(1 for tool in output.tools if tool.error)
     if failed:
         TOOL_ERRORS.labels(agent=agent).inc(failed)
 

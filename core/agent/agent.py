@@ -7,10 +7,7 @@ sessions at once. Runs of one session are serialized through the store's session
 
 from __future__ import annotations
 
-import copy
-import uuid
 from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any
 
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
@@ -21,7 +18,6 @@ from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
 from core.db.base import BaseDb
-from core.db.in_memory import InMemoryDb
 from core.exceptions import NoModelError
 from core.memory.tools import memory_functions
 from core.models.base import Model
@@ -30,7 +26,6 @@ from core.run.output import RunOutput
 from core.state.session import SessionHandle
 from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
-from core.utils.ids import slug
 
 #: earlier runs sent with ``add_history_to_context`` when ``num_history_runs`` is None
 #: (Agno's default)
@@ -48,6 +43,7 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
     """An Agno-compatible agent (see the seed documents for usage)."""
 
     kind = "agent"
+    owner_param = "agent"
 
     def __init__(
         self,
@@ -92,21 +88,22 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         ``telemetry`` is accepted for Agno code and honoured trivially: this project
         sends no telemetry at all, whatever its value.
         """
+        super().__init__(
+            name=name,
+            id=id,
+            db=db or storage,
+            session_state=session_state,
+            session_id=session_id,
+            user_id=user_id,
+            dependencies=dependencies,
+            overwrite_db_session_state=overwrite_db_session_state,
+            run_timeout=run_timeout,
+        )
         self.model = model
-        self.db: BaseDb = db or storage or InMemoryDb()
-        self.name = name
-        self.id = id or (slug(name, "agent") if name else f"agent-{uuid.uuid4().hex[:8]}")
         self.description = description
         self.instructions = instructions
-        self.session_state: dict[str, Any] = copy.deepcopy(dict(session_state or {}))
-        self.overwrite_db_session_state = overwrite_db_session_state
-        self.dependencies: dict[str, Any] = dict(dependencies or {})
-        # without a session_id a run uses this agent's own default session
-        self.session_id = session_id or uuid.uuid4().hex
-        self.user_id = user_id
         self.tool_call_limit = tool_call_limit
-        # not Agno arguments: the run's deadline and each tool call's (core.agent.deadline)
-        self.run_timeout = check_timeout("run_timeout", run_timeout)
+        # not an Agno argument: each tool call's deadline (core.agent.deadline)
         self.tool_timeout = check_timeout("tool_timeout", tool_timeout)
         self.add_memories_to_context = add_memories_to_context
         self.role = role
@@ -142,8 +139,8 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         """How this agent runs the model loop (teams and workflows reuse it)."""
         history_runs = None
         if self.add_history_to_context:
-            history_runs = DEFAULT_HISTORY_RUNS if self.num_history_runs is None else (
-                self.num_history_runs
+            history_runs = (
+                DEFAULT_HISTORY_RUNS if self.num_history_runs is None else (self.num_history_runs)
             )
         return LoopSpec(
             history_runs=history_runs,
@@ -157,11 +154,6 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             tool_timeout=self.tool_timeout,
             injected={"agent": self, **(injected or {})},
         )
-
-    def _dependencies(self, run_dependencies: Mapping[str, Any] | None) -> Mapping[str, Any]:
-        # read-only per run and never persisted: a proxy over a private copy
-        merged = {**copy.deepcopy(self.dependencies), **copy.deepcopy(dict(run_dependencies or {}))}
-        return MappingProxyType(merged)
 
     async def arun_on_session(
         self,
@@ -190,7 +182,7 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
                 self.loop_spec(injected, can_pause=can_pause or resume is not None),
                 handle,
                 input,
-                dependencies=self._dependencies(dependencies),
+                dependencies=self.run_dependencies(dependencies),
                 metadata=metadata or {},
                 memories=memories,
                 on_content=on_content,
@@ -199,6 +191,32 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             )
             observer.output = output
         return output
+
+    async def arun_top(
+        self,
+        handle: SessionHandle,
+        input: str,
+        *,
+        dependencies: Mapping[str, Any] | None,
+        metadata: Mapping[str, Any] | None,
+        on_content: ContentSink | None,
+        resume: Resume | None = None,
+    ) -> RunOutput:
+        """As the top run, an agent may pause for confirmation, and be resumed."""
+        return await self.arun_on_session(
+            handle,
+            input,
+            dependencies=dependencies,
+            metadata=metadata,
+            on_content=on_content,
+            can_pause=True,
+            resume=resume,
+        )
+
+    @property
+    def model_id(self) -> str | None:
+        """The id of this owner's model (None without one)."""
+        return self.model.id if self.model is not None else None
 
     def check_runnable(self) -> None:
         """Free text needs a model; fail before a session is opened, storing nothing."""

@@ -1,7 +1,8 @@
 """Running one tool directly, without the model (slash commands, ``arun_tool``).
 
 The call goes through the same hooks, validation, rollback and persistence as a call
-the model makes; only the model is left out. A tool with ``requires_confirmation``
+the model makes, and the same run path (:mod:`core.run.runner`: lease, load, deadline,
+save); only the model is left out. A tool with ``requires_confirmation``
 is not run: the call returns a *paused* output, stored in the session's history like
 a model run's pause (marked ``direct``), and ``continue_run`` runs or rejects it once,
 from any process, without a model turn after it.
@@ -9,16 +10,17 @@ from any process, without a model turn after it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.agent.deadline import DEFAULT_TOOL_TIMEOUT, run_deadline
+from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.agent.loop import Resume
+from core.agent.owner import SessionOwner
 from core.agent.tool_calls import execute_tool_call, prepare_run
 from core.exceptions import UnknownToolError
-from core.run.history import RunRecord, run_record
+from core.run import runner
+from core.run.history import RunRecord
 from core.run.output import RunOutput, RunStatus, ToolExecution
 from core.state.session import SessionHandle
 from core.tools.function import Function
@@ -48,7 +50,7 @@ async def run_tool_on_session(
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     confirmed: bool = False,
 ) -> RunOutput:
-    """Run one tool call on an open session and persist; the output carries its result.
+    """Run one tool call on an open session; the output carries its result (the runner saves).
 
     ``confirmed``: a person approved the call (needed by ``requires_confirmation`` tools).
     """
@@ -66,13 +68,11 @@ async def run_tool_on_session(
         tool_timeout=tool_timeout,
         confirmed=confirmed,
     )
-    await handle.persist()
     output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
     output.agent_id = owner_id
     output.content = execution.result
     output.tools.append(execution)
     output.metrics.tool_calls = 1
-    output.session_state = handle.tracker.public_state()
     return output
 
 
@@ -81,10 +81,14 @@ def direct_input(name: str, arguments: Mapping[str, Any]) -> str:
     return f"{name} {json.dumps(dict(arguments), ensure_ascii=False, sort_keys=True)}"
 
 
-async def pause_direct_call(
+def pause_direct_call(
     handle: SessionHandle, *, owner_id: str, name: str, arguments: Mapping[str, Any]
 ) -> RunOutput:
-    """Store a paused run waiting for a person to confirm ``name(arguments)``; run nothing."""
+    """A paused output waiting for a person to confirm ``name(arguments)``; run nothing.
+
+    The runner records it in the session's history (under :func:`direct_input`) and
+    saves it, so ``continue_run`` finds it from any process.
+    """
     call_id = f"direct_{handle.run_id}"
     output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
     output.agent_id = owner_id
@@ -98,9 +102,6 @@ async def pause_direct_call(
         "round": 0,
         "pending": [{"id": call_id, "name": name, "arguments": json.dumps(dict(arguments))}],
     }
-    handle.record_run(run_record(handle, direct_input(name, arguments), output, owner_id=owner_id))
-    await handle.persist()
-    output.session_state = handle.tracker.public_state()
     return output
 
 
@@ -110,7 +111,7 @@ async def resume_direct_call(
     run: RunRecord,
     resume: Resume,
 ) -> RunOutput:
-    """Run (approved) or refuse (rejected) a waiting direct call; record and persist."""
+    """Run (approved) or refuse (rejected) a waiting direct call (the runner records, saves)."""
     [call] = resume.pending
     arguments = json.loads(call.arguments or "{}")
     if call.id in resume.approved:
@@ -121,7 +122,7 @@ async def resume_direct_call(
             arguments=arguments,
             functions=owner.functions,
             hooks=owner.tool_hooks,
-            dependencies=owner._dependencies(None),
+            dependencies=owner.run_dependencies(None),
             injected={owner.owner_param: owner},
             tool_timeout=owner.tool_timeout,
             confirmed=True,
@@ -137,27 +138,16 @@ async def resume_direct_call(
         )
         rejected_call.requires_confirmation, rejected_call.confirmed = True, False
         output.tools.append(rejected_call)
-    handle.record_run(run_record(handle, run.input, output, owner_id=owner.id))
-    await handle.persist()
-    output.session_state = handle.tracker.public_state()
     return output
 
 
-class DirectToolMethods:
+class DirectToolMethods(SessionOwner):
     """``arun_tool`` / ``run_tool`` for an owner with tools (agents and teams)."""
 
-    #: the parameter name under which tools and hooks receive the owner
-    owner_param = "agent"
-    id: str
-    user_id: str | None
-    functions: dict[str, Function]
+    #: hooks around every tool call, the first outermost (set by the owner's constructor)
     tool_hooks: list[Callable[..., Any]]
-    run_timeout: float | None
+    #: seconds one tool call may take (None: no limit)
     tool_timeout: float | None
-
-    # provided by the owner class (and RunMethods)
-    _dependencies: Callable[[Mapping[str, Any] | None], Mapping[str, Any]]
-    open_run_session: Callable[..., contextlib.AbstractAsyncContextManager[SessionHandle]]
 
     async def arun_tool(
         self,
@@ -173,15 +163,11 @@ class DirectToolMethods:
         (``is_paused``) until ``continue_run`` approves or rejects it.
         """
         check_direct_call(self.functions, name, arguments)
-        user_id = user_id or self.user_id
-        async with (
-            self.open_run_session(session_id, user_id) as handle,
-            run_deadline(handle, self.run_timeout),
-        ):
+
+        async def call(handle: SessionHandle, body: runner.RunBody) -> RunOutput:
             if self.functions[name].requires_confirmation:
-                return await pause_direct_call(
-                    handle, owner_id=self.id, name=name, arguments=arguments
-                )
+                body.history_input = direct_input(name, arguments)
+                return pause_direct_call(handle, owner_id=self.id, name=name, arguments=arguments)
             return await run_tool_on_session(
                 handle,
                 owner_id=self.id,
@@ -189,10 +175,14 @@ class DirectToolMethods:
                 arguments=arguments,
                 functions=self.functions,
                 hooks=self.tool_hooks,
-                dependencies=self._dependencies(None),
+                dependencies=self.run_dependencies(None),
                 injected={self.owner_param: self},
                 tool_timeout=self.tool_timeout,
             )
+
+        # a tool runs without a model: no runnable check
+        body = runner.RunBody(call)
+        return await runner.execute(self, body, session_id=session_id, user_id=user_id, check=False)
 
     def run_tool(self, name: str, arguments: Mapping[str, Any], **kwargs: Any) -> RunOutput:
         """Sync twin of :meth:`arun_tool`."""

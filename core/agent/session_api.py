@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.agent.owner import SessionOwner
 from core.db import admin
-from core.db.base import BaseDb, SessionMeta
 from core.models.base import Message
 from core.run.history import RunRecord, SessionData, history_messages
 from core.run.output import RunOutput, RunStatus, ToolExecution
 from core.state.merge import deep_merge
-from core.state.session import SessionHandle, open_session
+from core.state.session import SessionHandle
 from core.state.view import AgentState
 from core.utils.sync import run_sync
 
@@ -42,14 +41,8 @@ class Session:
     session_data: dict[str, Any] = field(default_factory=dict)
 
 
-class SessionStateApi:
+class SessionStateApi(SessionOwner):
     """``get_session_state`` / ``update_session_state`` / ``state`` for a session owner."""
-
-    db: BaseDb
-    id: str
-    kind: str
-    session_id: str
-    session_state: dict[str, Any]
 
     async def aget_session_state(self, session_id: str | None = None) -> dict[str, Any]:
         """The stored state of a session (the default for a session not yet created)."""
@@ -66,14 +59,7 @@ class SessionStateApi:
         self, session_id: str | None
     ) -> contextlib.AbstractAsyncContextManager[SessionHandle]:
         """The session under its lease, for a change made outside any run."""
-        return open_session(
-            self.db,
-            session_id=session_id or self.session_id,
-            user_id=None,
-            run_id=uuid.uuid4().hex,
-            meta=SessionMeta(kind=self.kind, owner_id=self.id),
-            default=self.session_state,
-        )
+        return self.open_run_session(session_id, None)
 
     async def amutate_session_state(
         self, change: Callable[[dict[str, Any]], None], session_id: str | None = None

@@ -21,11 +21,15 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.agent.loop import ContentSink, ToolEventSink
 from core.run import events as ev
 from core.run.output import RunOutput, RunStatus, ToolExecution
+
+if TYPE_CHECKING:  # both import this module
+    from core.agent.owner import SessionOwner
+    from core.workflow.types import StepOutput
 
 _END = object()
 
@@ -68,13 +72,13 @@ class EventSource:
 
     @classmethod
     def of(
-        cls, owner: Any, run_id: str | None = None, session_id: str | None = None
+        cls, owner: SessionOwner, run_id: str | None = None, session_id: str | None = None
     ) -> EventSource:
-        """The source for ``owner`` (anything with ``kind``, ``id``, ``name``)."""
+        """The source for ``owner``: an agent, team or workflow."""
         return cls(
-            kind=getattr(owner, "kind", "agent"),
+            kind=owner.kind,
             id=owner.id,
-            name=getattr(owner, "name", None),
+            name=owner.name,
             run_id=run_id,
             session_id=session_id,
             step_name=_step.get(),
@@ -173,7 +177,9 @@ class RunObserver:
 
 
 @contextlib.asynccontextmanager
-async def observe_run(owner: Any, run_id: str, session_id: str) -> AsyncIterator[RunObserver]:
+async def observe_run(
+    owner: SessionOwner, run_id: str, session_id: str
+) -> AsyncIterator[RunObserver]:
     """Report one run of ``owner``: started, then (nested runs) completed or error.
 
     The first run observed in a stream is the top run; the stream itself reports its
@@ -189,8 +195,7 @@ async def observe_run(owner: Any, run_id: str, session_id: str) -> AsyncIterator
         stream.root = source
     token = _source.set(source)
     observer = RunObserver(stream, source)
-    model = getattr(getattr(owner, "model", None), "id", None)
-    stream.emit(source.event("started", model=model))
+    stream.emit(source.event("started", model=owner.model_id))
     try:
         yield observer
     except BaseException as exc:
@@ -206,8 +211,8 @@ async def observe_run(owner: Any, run_id: str, session_id: str) -> AsyncIterator
 
 @contextlib.asynccontextmanager
 async def step_scope(
-    workflow: Any, run_id: str, session_id: str, name: str | None
-) -> AsyncIterator[Callable[[Any], None]]:
+    workflow: SessionOwner, run_id: str, session_id: str, name: str | None
+) -> AsyncIterator[Callable[[StepOutput], None]]:
     """Report one workflow step: StepStarted, then StepCompleted (via the callback) or StepError."""
     stream = _stream.get()
     token = _step.set(name)
@@ -216,10 +221,11 @@ async def step_scope(
         if stream is not None:
             stream.emit(source.event("step_started"))
 
-        def completed(output: Any) -> None:
+        def completed(output: StepOutput) -> None:
             if stream is not None:
-                content = getattr(output, "content", None)
-                stream.emit(source.event("step_completed", content=content, step_output=output))
+                stream.emit(
+                    source.event("step_completed", content=output.content, step_output=output)
+                )
 
         try:
             yield completed
@@ -234,7 +240,7 @@ async def step_scope(
 
 
 async def stream_run(
-    owner: Any,
+    owner: SessionOwner,
     start: Callable[[ContentSink], Coroutine[Any, Any, RunOutput]],
     *,
     events: bool = False,

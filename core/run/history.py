@@ -18,11 +18,15 @@ import json
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from core.db.limits import StateLimits
 from core.models.base import Message, ToolCall
-from core.run.output import content_as_text
+from core.run.output import RunOutput, ToolExecution, content_as_text
+from core.run.output import RunStatus as OutputStatus
+
+if TYPE_CHECKING:  # core.state.session stores this module's records
+    from core.state.session import SessionHandle
 
 RunStatus = Literal["completed", "paused", "error", "cancelled"]
 
@@ -188,21 +192,23 @@ def history_messages(
     return out
 
 
-def run_record(handle: Any, input: str, output: Any | None, *, owner_id: str | None) -> RunRecord:
-    """The history entry of a run that just ended (``output`` None: it failed).
+#: how a RunOutput's status is stored (any other status: completed)
+_STORED_STATUS: dict[OutputStatus, RunStatus] = {
+    OutputStatus.paused: "paused",
+    OutputStatus.error: "error",
+    OutputStatus.cancelled: "cancelled",
+}
 
-    ``handle`` is the run's SessionHandle and ``output`` its RunOutput (typed loosely:
-    this module sits below both).
-    """
+
+def run_record(
+    handle: SessionHandle, input: str, output: RunOutput | None, *, owner_id: str | None
+) -> RunRecord:
+    """The history entry of a run that just ended (``output`` None: it failed)."""
     known = handle.data.find(handle.run_id)
     created = known.created_at if known is not None else time.time()
     if output is None:
         return RunRecord(handle.run_id, "error", input, None, handle.user_id, owner_id, (), created)
-    raw = getattr(output, "status", None)
-    value = str(getattr(raw, "value", raw) or "").lower()  # RunStatus values are "PAUSED"…
-    status: RunStatus = "completed"
-    if value in ("paused", "error", "cancelled"):
-        status = value  # type: ignore[assignment]
+    status = _STORED_STATUS.get(OutputStatus(output.status), "completed")
     content = None if output.content is None else content_as_text(output.content)
     return RunRecord(
         run_id=handle.run_id,
@@ -214,11 +220,11 @@ def run_record(handle: Any, input: str, output: Any | None, *, owner_id: str | N
         # a resumed run keeps the calls it made before its pause
         tool_calls=(known.tool_calls if known is not None else ()) + tool_records(output.tools),
         created_at=created,
-        paused=getattr(output, "paused_data", None),
+        paused=output.paused_data,
     )
 
 
-def tool_records(calls: Iterable[Any]) -> tuple[ToolCallRecord, ...]:
+def tool_records(calls: Iterable[ToolExecution]) -> tuple[ToolCallRecord, ...]:
     """ToolCallRecords from a RunOutput's tool executions (results cut short)."""
     return tuple(
         ToolCallRecord(

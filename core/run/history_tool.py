@@ -22,8 +22,11 @@ def chat_history_function(db: BaseDb) -> Function:
         record = await db.aload(run_context.session_id)
         data = SessionData.decode(record.data if record is not None else "")
         messages = [
-            {"role": m.role, "content": m.content, **({"user_id": r.user_id} if m.role == "user"
-             else {})}
+            {
+                "role": m.role,
+                "content": m.content,
+                **({"user_id": r.user_id} if m.role == "user" else {}),
+            }
             for r in data.completed(num_chats)
             for m in r.messages()
         ]

@@ -29,6 +29,8 @@ class Member(Protocol):
     id: str
     name: str | None
     description: str | None
+    #: the member's default state, merged into the team's template
+    session_state: dict[str, Any]
 
     async def arun_on_session(
         self, handle: SessionHandle, input: str, **kwargs: Any
@@ -40,7 +42,7 @@ def check_members(members: Sequence[Any]) -> list[Member]:
     checked: list[Member] = []
     seen: set[str] = set()
     for member in members:
-        if not callable(getattr(member, "arun_on_session", None)) or not hasattr(member, "id"):
+        if not isinstance(member, Member):
             raise TypeError(f"not a team member: {member!r} (expected an Agent or a Team)")
         if member.id in seen:
             raise ValueError(f"two team members have the id {member.id!r}")

@@ -8,10 +8,7 @@ loop on the same open session, so leader and members read and write one
 
 from __future__ import annotations
 
-import copy
-import uuid
 from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any
 
 from core.agent.agent import DEFAULT_HISTORY_RUNS, check_history_runs
@@ -23,7 +20,6 @@ from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
 from core.db.base import BaseDb
-from core.db.in_memory import InMemoryDb
 from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.run.output import RunOutput
@@ -39,7 +35,6 @@ from core.team.members import (
 from core.team.modes import COLLABORATE, ROUTE, RouteModel, resolve_mode
 from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
-from core.utils.ids import slug
 
 
 class Team(RunMethods, DirectToolMethods, SessionStateApi):
@@ -113,24 +108,26 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         self.add_history_to_context = add_history_to_context
         self.num_history_runs = check_history_runs(num_history_runs)
         self.telemetry = telemetry  # no-op by design: nothing is ever sent anywhere
-        self.model = model
-        self.db: BaseDb = db or InMemoryDb()
-        self.name = name
-        self.id = id or (slug(name, "team") if name else f"team-{uuid.uuid4().hex[:8]}")
-        self.description = description
-        self.instructions = instructions
         # members' own defaults come first, so their tools find the keys they expect
         template: dict[str, Any] = {}
         for member in self.members:
-            template = deep_merge(template, getattr(member, "session_state", None) or {})
-        self.session_state: dict[str, Any] = deep_merge(template, dict(session_state or {}))
-        self.overwrite_db_session_state = overwrite_db_session_state
-        self.dependencies: dict[str, Any] = copy.deepcopy(dict(dependencies or {}))
-        self.session_id = session_id or uuid.uuid4().hex
-        self.user_id = user_id
+            template = deep_merge(template, member.session_state)
+        super().__init__(
+            name=name,
+            id=id,
+            db=db,
+            session_state=deep_merge(template, dict(session_state or {})),
+            session_id=session_id,
+            user_id=user_id,
+            dependencies=dependencies,
+            overwrite_db_session_state=overwrite_db_session_state,
+            run_timeout=run_timeout,
+        )
+        self.model = model
+        self.description = description
+        self.instructions = instructions
         self.tool_call_limit = tool_call_limit
-        # not Agno arguments: the run's deadline and each tool call's (core.agent.deadline)
-        self.run_timeout = check_timeout("run_timeout", run_timeout)
+        # not an Agno argument: each tool call's deadline (core.agent.deadline)
         self.tool_timeout = check_timeout("tool_timeout", tool_timeout)
         self.tool_hooks = list(tool_hooks or [])
         extra = [agentic_state_function()] if enable_agentic_state else []
@@ -152,10 +149,6 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             extra=(members_prompt(self.members, self.mode),) if self.members else (),
         )
 
-    def _dependencies(self, run_dependencies: Mapping[str, Any] | None) -> Mapping[str, Any]:
-        merged = {**copy.deepcopy(self.dependencies), **copy.deepcopy(dict(run_dependencies or {}))}
-        return MappingProxyType(merged)
-
     def loop_spec(
         self,
         functions: Mapping[str, Function],
@@ -165,8 +158,8 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         """How the leader runs the model loop with ``functions`` (team tools + delegation)."""
         history_runs = None
         if self.add_history_to_context:
-            history_runs = DEFAULT_HISTORY_RUNS if self.num_history_runs is None else (
-                self.num_history_runs
+            history_runs = (
+                DEFAULT_HISTORY_RUNS if self.num_history_runs is None else (self.num_history_runs)
             )
         return LoopSpec(
             history_runs=history_runs,
@@ -191,7 +184,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         injected: Mapping[str, Any] | None = None,
     ) -> RunOutput:
         """Run the leader on an open session (this team's, or a workflow's)."""
-        deps = self._dependencies(dependencies)
+        deps = self.run_dependencies(dependencies)
         member_outputs: list[RunOutput] = []
         functions = dict(self.functions)
         leader = RouteModel(self.model) if self.mode == ROUTE and self.model else None
@@ -230,6 +223,11 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             output.member_responses = member_outputs
             observer.output = output
         return output
+
+    @property
+    def model_id(self) -> str | None:
+        """The id of this owner's model (None without one)."""
+        return self.model.id if self.model is not None else None
 
     def print_response(self, input: str, *, stream: bool = False, **kwargs: Any) -> RunOutput:
         """Print the answer; with ``show_members_responses`` each member's answer after it."""

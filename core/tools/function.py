@@ -266,7 +266,7 @@ def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
             return [strip(v) for v in node]
         return node
 
-    cleaned = strip(schema)
+    cleaned: dict[str, Any] = strip(schema)
     cleaned.setdefault("properties", {})
     cleaned["type"] = "object"
     return cleaned
@@ -300,4 +300,5 @@ def _strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
             out["required"] = list(out.get("properties", {}))
         return out
 
-    return tighten(schema)
+    strict: dict[str, Any] = tighten(schema)
+    return strict

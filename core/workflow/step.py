@@ -12,10 +12,14 @@ or async and return a StepOutput, or any value (used as the step's content).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from core.agent.owner import SessionOwner
 from core.workflow.execution import StepLike, WorkflowRun, call_user_function
 from core.workflow.types import StepInput, StepOutput, content_text
+
+if TYPE_CHECKING:  # workflow.py imports this module
+    from core.workflow.workflow import Workflow
 
 
 def agent_message(step_input: StepInput) -> str:
@@ -42,12 +46,12 @@ class Step:
     def __init__(
         self,
         name: str | None = None,
-        agent: Any = None,
-        team: Any = None,
+        agent: SessionOwner | None = None,
+        team: SessionOwner | None = None,
         executor: Callable[..., Any] | None = None,
         description: str | None = None,
         step_id: str | None = None,
-        workflow: Any = None,
+        workflow: Workflow | None = None,
     ) -> None:
         given = [x for x in (agent, team, executor, workflow) if x is not None]
         if len(given) != 1:
@@ -96,6 +100,7 @@ class Step:
             output.step_type = "function"
             return output
         runner = self.agent if self.agent is not None else self.team
+        assert runner is not None  # exactly one of the four is set (see __init__)
         result = await runner.arun_on_session(
             run.handle,
             agent_message(step_input),
@@ -116,8 +121,9 @@ class Step:
 def as_step(item: Any) -> StepLike:
     """A workflow entry as a step: steps pass through, agents/teams/functions are wrapped."""
     if callable(getattr(item, "aexecute", None)):
-        return item
-    if callable(getattr(item, "arun_on_session", None)):
+        step: StepLike = item
+        return step
+    if isinstance(item, SessionOwner):
         return Step(agent=item)
     if callable(item):
         return Step(executor=item)

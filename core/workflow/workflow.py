@@ -12,24 +12,19 @@ from __future__ import annotations
 
 import copy
 import time
-import uuid
 from collections.abc import Callable, Mapping, Sequence
-from types import MappingProxyType
 from typing import Any
 
-from core.agent.deadline import DEFAULT_RUN_TIMEOUT, check_timeout
+from core.agent.deadline import DEFAULT_RUN_TIMEOUT
 from core.agent.loop import ContentSink
 from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
 from core.db.base import BaseDb
-from core.db.in_memory import InMemoryDb
 from core.exceptions import NoModelError, UnknownToolError
 from core.run.dependencies import resolve_dependencies
 from core.run.output import RunOutput
 from core.state.session import SessionHandle
-from core.tools.function import Function
-from core.utils.ids import slug
 from core.workflow.execution import WorkflowRun
 from core.workflow.step import as_step
 from core.workflow.types import StepInput, StepOutput
@@ -39,6 +34,7 @@ class Workflow(RunMethods, SessionStateApi):
     """An Agno-compatible workflow whose steps share one session state."""
 
     kind = "workflow"
+    owner_param = "workflow"
 
     def __init__(
         self,
@@ -59,22 +55,19 @@ class Workflow(RunMethods, SessionStateApi):
         if not entries:
             raise ValueError("a Workflow needs at least one step")
         self.steps = [as_step(s) for s in entries]
-        self.name = name
-        self.id = id or (slug(name, "workflow") if name else f"workflow-{uuid.uuid4().hex[:8]}")
+        super().__init__(
+            name=name,
+            id=id,
+            db=db,
+            session_state=session_state,
+            session_id=session_id,
+            user_id=user_id,
+            dependencies=dependencies,
+            overwrite_db_session_state=overwrite_db_session_state,
+            run_timeout=run_timeout,
+        )
         self.description = description
-        self.db: BaseDb = db or InMemoryDb()
-        self.session_state: dict[str, Any] = copy.deepcopy(dict(session_state or {}))
-        self.session_id = session_id or uuid.uuid4().hex
-        self.user_id = user_id
-        self.dependencies: dict[str, Any] = copy.deepcopy(dict(dependencies or {}))
-        self.overwrite_db_session_state = overwrite_db_session_state
-        # not an Agno argument: the whole run's deadline (core.agent.deadline)
-        self.run_timeout = check_timeout("run_timeout", run_timeout)
-
-    @property
-    def functions(self) -> dict[str, Function]:
-        """Tools that can be called directly: none (a workflow answers free text only)."""
-        return {}
+        # ``functions`` stays empty: a workflow answers free text only
 
     async def arun_on_session(
         self,
@@ -88,10 +81,9 @@ class Workflow(RunMethods, SessionStateApi):
     ) -> RunOutput:
         """Run every step on an open session; persists after each step."""
         started = time.perf_counter()
-        merged = {**copy.deepcopy(self.dependencies), **copy.deepcopy(dict(dependencies or {}))}
         # callables are called once per run, as for agents (core.run.dependencies)
         resolved = await resolve_dependencies(
-            merged, {"workflow": self, "session_state": handle.state}
+            self.run_dependencies(dependencies), {"workflow": self, "session_state": handle.state}
         )
         run = WorkflowRun(
             handle,
@@ -130,12 +122,11 @@ class Workflow(RunMethods, SessionStateApi):
         for key, value in self.session_state.items():
             if key not in state:
                 state[key] = copy.deepcopy(value)
-        merged = {**copy.deepcopy(self.dependencies), **dict(outer.dependencies)}
         run = WorkflowRun(
             outer.handle,
             input=step_input.input,
             workflow=self,
-            dependencies=MappingProxyType(merged),
+            dependencies=self.run_dependencies(outer.dependencies),
             metadata=outer.metadata,
             on_content=outer.on_content,
         )

@@ -1,0 +1,153 @@
+"""SessionOwner: what Agent, Team and Workflow share — the settings of a session's owner.
+
+An owner is a *template*: runs never change it. It names the store (``db``, or
+Agno's ``storage``), the default ``session_state`` (deep-copied into a session only
+when that session is created), the default ``session_id`` / ``user_id``, the run
+deadline, ``overwrite_db_session_state`` and ``dependencies``. Its one requirement
+is :meth:`SessionOwner.arun_on_session`: run on a session that is already open.
+Everything around that — lease, load, resolve, deadline, history, save, output —
+is the runner's (:mod:`core.run.runner`), the same for every kind of owner.
+
+Dependencies are merged one way, decided here only (:meth:`SessionOwner.run_dependencies`):
+the run's ``dependencies=`` over the owner's, key by key, the run's keys winning, one
+level deep (Agno 3.1's Agent and Team rule: runtime values override static config,
+the owner's other keys and resolver callables are kept). Nested runs (a team's members,
+a workflow's agent and team steps) receive the outer run's resolved dependencies as
+their run argument, merged over their own the same way.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import copy
+import uuid
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, ClassVar
+
+from core.agent.deadline import DEFAULT_RUN_TIMEOUT, check_timeout
+from core.agent.loop import ContentSink, Resume
+from core.db.base import BaseDb, SessionMeta
+from core.db.in_memory import InMemoryDb
+from core.exceptions import RunError
+from core.run.output import RunOutput
+from core.state.session import SessionHandle, open_session
+from core.tools.function import Function
+from core.utils.ids import slug
+
+
+class SessionOwner(abc.ABC):
+    """The settings every session owner has, and the one method it must implement."""
+
+    #: "agent", "team" or "workflow": stored with the session, names events and metrics
+    kind: ClassVar[str]
+    #: the parameter name under which tools and hooks receive the owner
+    owner_param: ClassVar[str]
+
+    def __init__(
+        self,
+        *,
+        name: str | None,
+        id: str | None,
+        db: BaseDb | None,
+        session_state: Mapping[str, Any] | None,
+        session_id: str | None,
+        user_id: str | None,
+        dependencies: Mapping[str, Any] | None,
+        overwrite_db_session_state: bool,
+        run_timeout: float | None = DEFAULT_RUN_TIMEOUT,
+    ) -> None:
+        self.name = name
+        self.id: str = id or (
+            slug(name, self.kind) if name else f"{self.kind}-{uuid.uuid4().hex[:8]}"
+        )
+        self.db: BaseDb = db or InMemoryDb()
+        #: the template of a new session's state (a private deep copy)
+        self.session_state: dict[str, Any] = copy.deepcopy(dict(session_state or {}))
+        # without a session_id a run uses this owner's own default session
+        self.session_id: str = session_id or uuid.uuid4().hex
+        self.user_id = user_id
+        self.dependencies: dict[str, Any] = copy.deepcopy(dict(dependencies or {}))
+        self.overwrite_db_session_state = overwrite_db_session_state
+        # not an Agno argument: seconds a run may take once it holds its session
+        self.run_timeout = check_timeout("run_timeout", run_timeout)
+        #: tools that can be called directly (``arun_tool``); none unless set
+        self.functions: dict[str, Function] = {}
+
+    # -- the one requirement --------------------------------------------------------
+    @abc.abstractmethod
+    async def arun_on_session(
+        self,
+        handle: SessionHandle,
+        input: str,
+        *,
+        dependencies: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        on_content: ContentSink | None = None,
+        injected: Mapping[str, Any] | None = None,
+    ) -> RunOutput:
+        """Run on a session that is already open (its own, or a team's or workflow's)."""
+
+    async def arun_top(
+        self,
+        handle: SessionHandle,
+        input: str,
+        *,
+        dependencies: Mapping[str, Any] | None,
+        metadata: Mapping[str, Any] | None,
+        on_content: ContentSink | None,
+        resume: Resume | None = None,
+    ) -> RunOutput:
+        """Run as the top run of a session (the runner calls this).
+
+        Only agents pause for confirmation (they override this); a resume reaching
+        another owner is refused.
+        """
+        if resume is not None:
+            raise RunError(f"{self.kind} {self.id!r} runs never pause, so none can be resumed")
+        return await self.arun_on_session(
+            handle, input, dependencies=dependencies, metadata=metadata, on_content=on_content
+        )
+
+    @property
+    def model_id(self) -> str | None:
+        """The id of the model this owner runs (None: it runs none itself, or has none)."""
+        return None
+
+    def check_runnable(self) -> None:
+        """Raise before any session is opened when this owner cannot run.
+
+        Every owner can run by default; an agent without a model cannot answer free text.
+        """
+        return
+
+    # -- shared rules ----------------------------------------------------------------
+    def run_dependencies(self, run_dependencies: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        """The owner's dependencies with the run's over them: read-only, a private copy."""
+        merged = {**self.dependencies, **dict(run_dependencies or {})}
+        return MappingProxyType(copy.deepcopy(merged))
+
+    def session_meta(self, user_id: str | None) -> SessionMeta:
+        """The meta record saved with this owner's sessions."""
+        return SessionMeta(kind=self.kind, owner_id=self.id, user_id=user_id)
+
+    def open_run_session(
+        self,
+        session_id: str | None,
+        user_id: str | None,
+        session_state: Mapping[str, Any] | None = None,
+        *,
+        run_id: str | None = None,
+    ) -> contextlib.AbstractAsyncContextManager[SessionHandle]:
+        """Open this owner's session for one run (run argument > stored > default)."""
+        return open_session(
+            self.db,
+            session_id=session_id or self.session_id,
+            user_id=user_id,
+            run_id=run_id or uuid.uuid4().hex,
+            meta=self.session_meta(user_id),
+            default=self.session_state,
+            run_state=session_state,
+            overwrite=self.overwrite_db_session_state,
+        )

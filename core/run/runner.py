@@ -1,0 +1,180 @@
+"""What a run does, from lease to output — every run of every owner goes through here.
+
+A model turn (``run`` / ``arun``), a direct tool call (slash command, ``arun_tool``)
+and a resumed confirmation (``continue_run``) all take the same steps, in order:
+
+1. **Check** — refuse before anything is touched (free text needs a model), so a
+   refused run stores nothing.
+2. **Open the session** — take the session's run lease, load it, resolve the state
+   to use (run argument > stored > default): :func:`core.state.session.open_session`.
+3. **Deadline** — the run's ``run_timeout`` starts once it holds the session
+   (:func:`core.agent.deadline.run_deadline`); past it nothing more is saved.
+4. **Run** — the owner's :meth:`~core.agent.owner.SessionOwner.arun_top` (the model
+   loop on the open session), or the body a direct call or a resume brings.
+5. **Record** — the run's entry in the session's bounded history (a failed run is
+   recorded as failed; a run that never started is not recorded).
+6. **Save** — one final :meth:`SessionHandle.persist <core.state.session.SessionHandle.persist>`
+   with what changed (tool batches saved earlier stay saved), also after an error
+   once the run has started, never after the deadline. :func:`_save` is its only
+   call site.
+7. **Output** — the RunOutput, with the state as the run left it.
+
+Streaming (:mod:`core.agent.streaming`) wraps the same steps: the completed event is
+sent only after step 6, so it never announces state that was not stored.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from core.agent.deadline import run_deadline
+from core.agent.loop import ContentSink
+from core.agent.pause import resume_of
+from core.exceptions import RunError
+from core.run.history import RunRecord, run_record
+from core.run.output import RunOutput
+from core.state.session import SessionHandle
+from core.utils.observe import observe
+
+if TYPE_CHECKING:
+    from core.agent.owner import SessionOwner
+
+
+class RunBody:
+    """What step 4 runs on the open session, and what step 5 records it as."""
+
+    __slots__ = ("history_input", "run")
+
+    def __init__(
+        self,
+        run: Callable[[SessionHandle, RunBody], Awaitable[RunOutput]],
+        *,
+        history_input: str | None = None,
+    ) -> None:
+        self.run = run
+        #: the input the history records the run under; None: not recorded (yet).
+        #: A body may set it once it knows (a resume learns it from the stored run).
+        self.history_input = history_input
+
+
+async def execute(
+    owner: SessionOwner,
+    body: RunBody,
+    *,
+    session_id: str | None,
+    user_id: str | None,
+    session_state: Mapping[str, Any] | None = None,
+    run_id: str | None = None,
+    check: bool = True,
+) -> RunOutput:
+    """Steps 1–7 for ``owner``: the one path every run takes."""
+    if check:
+        owner.check_runnable()  # 1. a refused run must store nothing
+    user_id = user_id or owner.user_id
+    with observe("run", owner_id=owner.id, kind=owner.kind):  # lock and saves included
+        async with (
+            owner.open_run_session(session_id, user_id, session_state, run_id=run_id) as handle,
+            run_deadline(handle, owner.run_timeout),
+        ):
+            try:
+                output = await body.run(handle, body)
+            except Exception:
+                if body.history_input is None:
+                    raise  # it never started: nothing to record or keep
+                handle.record_run(_record(owner, handle, body.history_input, None))
+                await _save(handle)  # keep what earlier steps and tool batches did
+                raise
+            if body.history_input is not None:
+                handle.record_run(_record(owner, handle, body.history_input, output))
+            await _save(handle)
+            # the live dict is discarded after the run, so no copy is needed
+            output.session_state = handle.tracker.public_state()
+            return output
+
+
+async def _save(handle: SessionHandle) -> None:
+    """Step 6, the run's final save: its only call site."""
+    await handle.persist()
+
+
+def _record(
+    owner: SessionOwner, handle: SessionHandle, input: str, output: RunOutput | None
+) -> RunRecord:
+    return run_record(handle, input, output, owner_id=owner.id)
+
+
+# -- the bodies --------------------------------------------------------------------
+
+
+def model_turn(
+    owner: SessionOwner,
+    input: str,
+    *,
+    dependencies: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    on_content: ContentSink | None = None,
+) -> RunBody:
+    """A model run of ``owner`` on ``input`` (``run`` / ``arun``)."""
+
+    async def run(handle: SessionHandle, _: RunBody) -> RunOutput:
+        return await owner.arun_top(
+            handle, input, dependencies=dependencies, metadata=metadata, on_content=on_content
+        )
+
+    return RunBody(run, history_input=input)
+
+
+#: resumes a direct (slash command) call: (owner, handle, stored run, decisions) -> output
+DirectResume = Callable[[Any, SessionHandle, RunRecord, Any], Awaitable[RunOutput]]
+
+
+def resumed_turn(
+    owner: SessionOwner,
+    run_id: str,
+    *,
+    approved: Iterable[str],
+    rejected: Iterable[str],
+    session_id: str,
+    user_id: str | None,
+    dependencies: Mapping[str, Any] | None,
+    metadata: Mapping[str, Any] | None,
+    resume_direct: DirectResume,
+) -> RunBody:
+    """``continue_run``: the paused run ``run_id``, decided, taken up where it stopped.
+
+    A run that is not paused (already resumed, say by a second click) raises RunError
+    and changes nothing.
+    """
+
+    async def run(handle: SessionHandle, body: RunBody) -> RunOutput:
+        paused = handle.data.find(run_id)
+        if paused is None or paused.status != "paused" or not paused.paused:
+            state = "not in this session's history" if paused is None else paused.status
+            raise RunError(
+                f"run {run_id!r} of session {session_id!r} is not waiting for a "
+                f"confirmation ({state}); nothing was done"
+            )
+        resume = resume_of(paused.paused, approved, rejected)
+        if user_id is None and paused.user_id is not None:
+            handle.user_id = paused.user_id  # the asker's run, whoever decided
+            handle.meta = owner.session_meta(paused.user_id)
+        body.history_input = paused.input
+        if paused.paused.get("direct"):  # a slash command's call: no model turn follows
+            return await resume_direct(owner, handle, paused, resume)
+        return await owner.arun_top(
+            handle,
+            paused.input,
+            dependencies=dependencies,
+            metadata=metadata,
+            on_content=None,
+            resume=resume,
+        )
+
+    return RunBody(run)
+
+
+def new_run_id() -> str:
+    """A fresh run id."""
+    return uuid.uuid4().hex
