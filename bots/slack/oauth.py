@@ -38,7 +38,7 @@ from bots.settings import Settings
 from bots.slack.installation_db import InstallationDb
 from bots.slack.installations import SqlInstallationStore
 from bots.slack.names import ClientFor
-from bots.slack.oauth_state import SqlOAuthStateStore
+from bots.slack.oauth_state import DEFAULT_STATE_SECONDS, SqlOAuthStateStore
 from bots.slack.token_cipher import GENERATE_HINT, EncryptionKeyError, TokenCipher
 from core.db.base import StoreUnavailableError
 
@@ -52,7 +52,7 @@ _bolt_log = logging.getLogger(__name__)  # bolt's parts take a stdlib logger
 FAILURE_PAGES = {
     "invalid_browser": (
         "This install did not start in this browser (its install cookie is missing or "
-        "different). Nothing was installed."
+        "different; the install page must be opened over https://). Nothing was installed."
     ),
     "invalid_state": ("This install link has expired or was already used. Nothing was installed."),
     "missing_code": "Slack sent no authorization code. Nothing was installed.",
@@ -227,7 +227,8 @@ def build_oauth(settings: Settings, *, schema: str | None = None) -> SlackOAuth:
         install_page_rendering_enabled=False,
         installation_store=store,
         token_rotation_expiration_minutes=ROTATE_MINUTES,
-        state_store=SqlOAuthStateStore(db),
+        state_store=SqlOAuthStateStore(db, expiration_seconds=DEFAULT_STATE_SECONDS),
+        state_expiration_seconds=DEFAULT_STATE_SECONDS,  # the cookie's lifetime: the same
     )
     oauth_settings.callback_options = _failure_page(oauth_settings)
     # bolt's default authorize refreshes tokens through slack.com; ours uses SLACK_API_URL
