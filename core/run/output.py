@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from core.models.base import Message
+from core.state import codec
 
 
 class RunStatus(StrEnum):
@@ -75,6 +77,23 @@ class RunMetrics:
     duration_s: float = 0.0
 
 
+class StateTexts:
+    """A run's final state as JSON text per key: decoded only when someone reads it.
+
+    Assigned to ``RunOutput.session_state``, it gives the caller a fresh dict on first
+    access, so nothing the caller keeps or changes aliases the runtime's own values.
+    """
+
+    __slots__ = ("texts",)
+
+    def __init__(self, texts: Mapping[str, str]) -> None:
+        self.texts = texts
+
+    def decode(self) -> dict[str, Any]:
+        """A fresh dict of the state."""
+        return codec.decode_state(self.texts)
+
+
 @dataclass(slots=True)
 class RunOutput:
     """The result of one run of an agent, team or workflow.
@@ -118,3 +137,27 @@ class RunOutput:
     def get_content_as_string(self) -> str:
         """The content as text (JSON for a pydantic model or other value), '' for none."""
         return content_as_text(self.content)
+
+
+# ``session_state`` accepts a StateTexts and decodes it on first read (Agno's attribute,
+# a plain dict to the caller); the dataclass's slot keeps the value.
+_state_slot = RunOutput.__dict__["session_state"]
+
+
+def _get_session_state(output: RunOutput) -> dict[str, Any]:
+    value = _state_slot.__get__(output, RunOutput)
+    if isinstance(value, StateTexts):
+        value = value.decode()
+        _state_slot.__set__(output, value)
+    return value
+
+
+def _set_session_state(output: RunOutput, value: dict[str, Any] | StateTexts) -> None:
+    _state_slot.__set__(output, value)
+
+
+setattr(  # noqa: B010 - replacing the slot with a property, which mypy cannot see
+    RunOutput,
+    "session_state",
+    property(_get_session_state, _set_session_state, doc="The session state after the run."),
+)

@@ -11,6 +11,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from core.state.tracked import raw_copy
 from core.state.values import TRANSIENT_KEYS
 
 
@@ -50,7 +51,11 @@ class AgentState:
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value of ``key`` (a copy), or ``default``."""
-        value = self._backend.read().get(key, _MISSING)
+        state = self._backend.read()
+        # a copy hands out nothing of the live state: read it without marking the key
+        value = (
+            dict.get(state, key, _MISSING) if isinstance(state, dict) else state.get(key, _MISSING)
+        )
         return default if value is _MISSING else copy.deepcopy(value)
 
     def set(self, key: str, value: Any) -> None:
@@ -88,5 +93,7 @@ class AgentState:
     def get_all(self) -> dict[str, Any]:
         """A copy of the whole state."""
         return {
-            k: copy.deepcopy(v) for k, v in self._backend.read().items() if k not in TRANSIENT_KEYS
+            k: copy.deepcopy(v)
+            for k, v in raw_copy(self._backend.read()).items()
+            if k not in TRANSIENT_KEYS
         }

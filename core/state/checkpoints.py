@@ -1,0 +1,133 @@
+"""The JSON text of each top-level key of a run's state: now, at checkpoints, and as saved.
+
+:class:`KeyTexts` holds one text per key and changes it in place, journalling each
+change, so a checkpoint is just a position in the journal (O(1) to take) and rolling
+back to it undoes only the keys changed since. Beside the journal it remembers, for
+each key changed since the last save, the text the store holds, so the delta to save
+is found by looking at those keys only, never by comparing the whole state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+#: marks a key that is absent (in the journal and the saved texts)
+ABSENT: Any = None
+
+
+class Checkpoint:
+    """A position in a run's journal of text changes (see :meth:`KeyTexts.checkpoint`)."""
+
+    __slots__ = ("owner", "position")
+
+    def __init__(self, owner: KeyTexts, position: int) -> None:
+        self.owner = owner
+        self.position = position
+
+    def __repr__(self) -> str:
+        return f"Checkpoint({self.position})"
+
+
+class KeyTexts:
+    """The JSON text per key of a live state, with undo back to any checkpoint."""
+
+    __slots__ = ("_journal", "_saved", "size", "texts")
+
+    def __init__(
+        self,
+        texts: dict[str, str],
+        saved: Mapping[str, str] | None = None,
+        *,
+        size: int | None = None,
+    ) -> None:
+        #: the text of every present key, as of the last checkpoint (owned: changed in place)
+        self.texts = texts
+        #: characters of key and text, kept up to date (bounds the per-process cache)
+        self.size = texts_size(texts) if size is None else size
+        self._journal: list[tuple[str, str | None]] = []
+        #: key -> the text the store holds (ABSENT: not stored), for keys changed since
+        #: the last save; keys missing here are stored exactly as in ``texts``
+        self._saved: dict[str, str | None] = {}
+        if saved is not None:
+            for key in set(saved) | set(texts):
+                if saved.get(key) != texts.get(key):
+                    self._saved[key] = saved.get(key)
+
+    def assign(self, key: str, text: str | None) -> None:
+        """Make ``text`` the key's text (None: the key is absent), journalled."""
+        old = self.texts.get(key)
+        if old == text:
+            return
+        self._journal.append((key, old))
+        if key not in self._saved:
+            self._saved[key] = old
+        self._replace(key, old, text)
+
+    def _replace(self, key: str, old: str | None, text: str | None) -> None:
+        if old is not None:
+            self.size -= len(key) + len(old)
+        if text is None:
+            self.texts.pop(key, None)
+        else:
+            self.texts[key] = text
+            self.size += len(key) + len(text)
+
+    def checkpoint(self) -> Checkpoint:
+        """The current position: :meth:`undo_to` it to get these texts back."""
+        return Checkpoint(self, len(self._journal))
+
+    def undo_to(self, checkpoint: Checkpoint) -> set[str]:
+        """Put every text back as at ``checkpoint``; the keys whose text changed."""
+        if checkpoint.owner is not self or checkpoint.position > len(self._journal):
+            raise ValueError("a checkpoint can only roll back its own run's state, backwards")
+        undone: set[str] = set()
+        while len(self._journal) > checkpoint.position:
+            key, old = self._journal.pop()
+            undone.add(key)
+            current = self.texts.get(key)
+            if key not in self._saved:  # the key was saved since: the store holds its text
+                self._saved[key] = current
+            self._replace(key, current, old)
+        return undone
+
+    def unsaved(self) -> tuple[dict[str, str], set[str]]:
+        """(changed texts, removed keys) between what the store holds and ``texts``."""
+        changed: dict[str, str] = {}
+        removed: set[str] = set()
+        for key, stored in self._saved.items():
+            text = self.texts.get(key)
+            if text == stored:
+                continue
+            if text is None:
+                removed.add(key)
+            else:
+                changed[key] = text
+        return changed, removed
+
+    def mark_saved(self, changed: Mapping[str, str], removed: Iterable[str]) -> None:
+        """The store now holds ``changed`` and lacks ``removed`` (a save succeeded)."""
+        for key, text in changed.items():
+            self._saved[key] = text
+        for key in removed:
+            self._saved[key] = ABSENT
+        for key in [k for k, stored in self._saved.items() if self.texts.get(k) == stored]:
+            del self._saved[key]
+
+    def saved_texts(self) -> dict[str, str] | None:
+        """The texts the store holds, when they are exactly ``texts`` (else None)."""
+        return None if self._saved else self.texts
+
+    def saved_text(self, key: str) -> str | None:
+        """The text the store holds for one key (None: absent)."""
+        if key in self._saved:
+            return self._saved[key]
+        return self.texts.get(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.texts)
+
+
+def texts_size(texts: Mapping[str, str]) -> int:
+    """Characters of every key and text (what :attr:`KeyTexts.size` counts)."""
+    return sum(len(k) + len(t) for k, t in texts.items())

@@ -1,0 +1,305 @@
+"""The live ``session_state`` dict of a run, which records the top-level keys that may change.
+
+A turn then encodes, compares and saves only those keys instead of the whole state.
+:class:`TrackedState` is a real ``dict`` (tools, ``run_context.session_state`` and
+``AgentState`` views all hold this one object); it notes:
+
+- ``changed``: keys set, deleted, popped or updated since the last checkpoint;
+- ``escaped``: keys whose *mutable* value (list, dict, anything not a str, number,
+  bool or None) was handed to code that may keep it, by a read or a write. Such a value
+  can change later without the dict seeing it (``state["tasks"].append(...)``), so
+  these keys are re-checked at every checkpoint of the run, not only the next one;
+- ``full``: the whole dict's values were handed out at once (``items()``,
+  ``values()``, ``copy()``, ``|``, pickling): every key is re-checked (the
+  full-compare path), for code that reaches nested values in unusual ways.
+
+CPython copies a dict subclass's values without calling its methods in ``dict(x)``,
+``{**x}`` and ``f(**x)`` unless the class overrides ``__iter__``; this class does, so
+those go through ``keys()`` and ``__getitem__`` and are tracked like reads. What stays
+invisible are explicit calls of ``dict``'s own methods on the object
+(``dict.__getitem__(state, k)``, ``dict.items(state)``): the runtime uses them to read
+without marking; user code that does so must change only what it then sets back.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from core.state import codec
+
+#: values that cannot change in place: reading them hands out nothing to track
+_IMMUTABLE_TYPES = frozenset({str, int, float, bool, type(None)})
+_MISSING: Any = object()
+
+
+class TrackedState(dict[str, Any]):
+    """A dict that remembers which top-level keys code may have changed."""
+
+    __slots__ = ("changed", "escaped", "full")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.changed: set[str] = set()
+        self.escaped: set[str] = set()
+        self.full = False
+
+    # -- bookkeeping ------------------------------------------------------------------
+    def suspects(self) -> Iterable[str] | None:
+        """Keys that may differ from the last checkpoint; None means every key."""
+        if self.full:
+            return None
+        if not self.escaped:
+            return self.changed
+        return self.changed | self.escaped
+
+    def forget_changes(self) -> None:
+        """A checkpoint was taken: later changes count from here (escaped keys stay)."""
+        self.changed = set()
+
+    def reset_tracking(self) -> None:
+        """Every value is fresh (restored from text): nobody holds any of them."""
+        self.changed = set()
+        self.escaped = set()
+        self.full = False
+
+    def _hand_out(self, key: Any, value: Any) -> Any:
+        if type(value) not in _IMMUTABLE_TYPES:
+            self.escaped.add(key)
+        return value
+
+    # -- reads --------------------------------------------------------------------------
+    def __getitem__(self, key: str) -> Any:
+        return self._hand_out(key, dict.__getitem__(self, key))
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = dict.get(self, key, _MISSING)
+        return default if value is _MISSING else self._hand_out(key, value)
+
+    def __iter__(self) -> Iterator[str]:
+        # overriding __iter__ makes dict(x), {**x} and f(**x) take CPython's generic
+        # path through keys() and __getitem__, so their reads are tracked
+        return dict.__iter__(self)
+
+    def items(self) -> Any:
+        self.full = True
+        return dict.items(self)
+
+    def values(self) -> Any:
+        self.full = True
+        return dict.values(self)
+
+    def copy(self) -> dict[str, Any]:
+        self.full = True
+        return dict(dict.items(self))
+
+    def __copy__(self) -> dict[str, Any]:
+        return self.copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        # a deep copy shares no value with this dict: nothing is handed out
+        return {k: copy.deepcopy(v, memo) for k, v in dict.items(self)}
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        self.full = True
+        return (dict, (dict(dict.items(self)),))
+
+    def __or__(self, other: Any) -> Any:
+        self.full = True
+        return dict.__or__(dict(dict.items(self)), other)
+
+    def __ror__(self, other: Any) -> Any:
+        self.full = True
+        return dict.__or__(dict(other), dict(dict.items(self)))
+
+    # -- writes -------------------------------------------------------------------------
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.changed.add(key)
+        self._hand_out(key, value)
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key: str) -> None:
+        dict.__delitem__(self, key)
+        self.changed.add(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self.changed.add(key)
+        return dict.pop(self, key, *default)
+
+    def popitem(self) -> tuple[str, Any]:
+        key, value = dict.popitem(self)
+        self.changed.add(key)
+        return key, value
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if not dict.__contains__(self, key):
+            self.changed.add(key)
+        return self._hand_out(key, dict.setdefault(self, key, default))
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for source in (*args, kwargs):
+            pairs: Iterable[tuple[Any, Any]]
+            if isinstance(source, Mapping):
+                pairs = [(k, source[k]) for k in source]
+            elif hasattr(source, "keys"):
+                pairs = [(k, source[k]) for k in source.keys()]  # noqa: SIM118
+            else:
+                pairs = list(source)
+            for key, value in pairs:
+                self[key] = value
+
+    def __ior__(self, other: Any) -> TrackedState:  # type: ignore[override]
+        self.update(other)
+        return self
+
+    def clear(self) -> None:
+        self.changed.update(dict.keys(self))
+        dict.clear(self)
+
+
+def raw_copy(state: Mapping[str, Any]) -> dict[str, Any]:
+    """A shallow plain copy that marks nothing, for the runtime's own reads.
+
+    (``dict.copy`` would mark: with ``__iter__`` overridden it reads through
+    ``__getitem__``; an items view is read in C without calling any method.)
+    """
+    return dict(dict.items(state)) if isinstance(state, dict) else dict(state.items())
+
+
+class LazyState(TrackedState):
+    """A private copy of a state that decodes each key from its text on first access.
+
+    A sync tool runs on a worker thread against one of these, so a call costs what it
+    touches, not the size of the state. Every key of ``texts`` is present; a value is
+    decoded (a fresh object) when something reads it. Methods that see the whole dict
+    (``==``, ``len``, ``items()``, ``repr`` …) decode every key first. ``texts`` is
+    read, never changed.
+    """
+
+    __slots__ = ("_resolved", "_texts")
+
+    def __init__(self, texts: Mapping[str, str], loaded: Mapping[str, Any]) -> None:
+        super().__init__(loaded)
+        self._texts = texts
+        #: keys decoded, set or deleted here: their text no longer speaks for them
+        self._resolved: set[Any] = set(loaded)
+
+    def _load(self, key: Any) -> None:
+        if key not in self._resolved:
+            self._resolved.add(key)
+            text = self._texts.get(key)
+            if text is not None:
+                dict.__setitem__(self, key, codec.decode_value(text))
+
+    def _load_all(self) -> None:
+        for key in list(self._texts):
+            self._load(key)
+
+    def __getitem__(self, key: str) -> Any:
+        self._load(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._load(key)
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        if dict.__contains__(self, key):
+            return True
+        return key not in self._resolved and key in self._texts
+
+    def __len__(self) -> int:
+        self._load_all()
+        return dict.__len__(self)
+
+    def __iter__(self) -> Iterator[str]:
+        self._load_all()
+        return dict.__iter__(self)
+
+    def keys(self) -> Any:
+        self._load_all()
+        return dict.keys(self)
+
+    def items(self) -> Any:
+        self._load_all()
+        return super().items()
+
+    def values(self) -> Any:
+        self._load_all()
+        return super().values()
+
+    def copy(self) -> dict[str, Any]:
+        self._load_all()
+        return super().copy()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        self._load_all()
+        return super().__deepcopy__(memo)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        self._load_all()
+        return super().__reduce_ex__(protocol)
+
+    def __or__(self, other: Any) -> Any:
+        self._load_all()
+        return super().__or__(other)
+
+    def __ror__(self, other: Any) -> Any:
+        self._load_all()
+        return super().__ror__(other)
+
+    def __eq__(self, other: object) -> bool:
+        self._load_all()
+        if isinstance(other, LazyState):
+            other._load_all()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        self._load_all()
+        return dict.__repr__(self)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._resolved.add(key)
+        super().__setitem__(key, value)
+
+    def __delitem__(self, key: str) -> None:
+        self._load(key)
+        super().__delitem__(key)
+
+    def pop(self, key: str, *default: Any) -> Any:
+        self._load(key)
+        return super().pop(key, *default)
+
+    def popitem(self) -> tuple[str, Any]:
+        self._load_all()
+        return super().popitem()
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        self._load(key)
+        return super().setdefault(key, default)
+
+    def clear(self) -> None:
+        unloaded = [k for k in self._texts if k not in self._resolved]
+        self.changed.update(unloaded)
+        self._resolved.update(unloaded)
+        super().clear()
+
+    def touched_values(self) -> tuple[dict[str, Any], set[str]] | None:
+        """(values to adopt, keys removed) for the keys code may have changed; None: all."""
+        suspects = self.suspects()
+        if suspects is None:
+            return None
+        present: dict[str, Any] = {}
+        removed: set[str] = set()
+        for key in suspects:
+            if dict.__contains__(self, key):
+                present[key] = dict.__getitem__(self, key)
+            else:
+                removed.add(key)
+        return present, removed
