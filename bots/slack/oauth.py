@@ -14,19 +14,12 @@ within ``ROTATE_MINUTES`` of expiring, and the refreshed tokens are saved.
 
 from __future__ import annotations
 
-import html
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import structlog
 from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
 from slack_bolt.error import BoltError
-from slack_bolt.oauth.async_callback_options import (
-    AsyncCallbackOptions,
-    AsyncFailureArgs,
-    DefaultAsyncCallbackOptions,
-)
 from slack_bolt.oauth.async_oauth_flow import AsyncOAuthFlow
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_bolt.request.async_request import AsyncBoltRequest
@@ -35,6 +28,7 @@ from slack_sdk.oauth.installation_store import Installation
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bots.settings import Settings
+from bots.slack.install_pages import STATE_UNAVAILABLE, callback_options, failure_page
 from bots.slack.installation_db import InstallationDb
 from bots.slack.installations import SqlInstallationStore
 from bots.slack.names import ClientFor
@@ -46,31 +40,7 @@ from core.db.base import StoreUnavailableError
 ROTATE_MINUTES = 120
 
 log = structlog.get_logger(__name__)
-_bolt_log = logging.getLogger(__name__)  # bolt's parts take a stdlib logger
-
-#: what the installer's browser shows when the redirect cannot complete, by bolt's reason
-FAILURE_PAGES = {
-    "invalid_browser": (
-        "This install did not start in this browser (its install cookie is missing or "
-        "different; the install page must be opened over https://). Nothing was installed."
-    ),
-    "invalid_state": ("This install link has expired or was already used. Nothing was installed."),
-    "missing_code": "Slack sent no authorization code. Nothing was installed.",
-    "invalid_code": (
-        "Slack refused the authorization code (expired or already used). Nothing was installed."
-    ),
-    "storage_error": (
-        "Slack approved the install, but this server could not save it (its database is "
-        "unavailable), so the bot will not answer in that workspace yet."
-    ),
-    "access_denied": "The install was cancelled on Slack's page. Nothing was installed.",
-}
-
-
-_STATE_UNAVAILABLE = (
-    "This server's database is unavailable, so the install link could not be issued or "
-    "checked. Nothing was installed; try again in a minute."
-)
+_bolt_log = logging.getLogger(__name__)  # bolt's authorize takes a stdlib logger
 
 
 class OAuthConfigError(ValueError):
@@ -140,14 +110,14 @@ class StatebotOAuthFlow(AsyncOAuthFlow):
             return await super().handle_installation(request)
         except StoreUnavailableError as exc:  # the state could not be stored
             log.error("slack_install_not_started", error=str(exc))
-            return _page(self.settings, 503, "state_unavailable", _STATE_UNAVAILABLE)
+            return failure_page(self.settings, 503, "state_unavailable", STATE_UNAVAILABLE)
 
     async def handle_callback(self, request: AsyncBoltRequest) -> BoltResponse:
         try:
             return await super().handle_callback(request)
         except StoreUnavailableError as exc:  # the state could not be checked: no exchange
             log.error("slack_install_not_checked", error=str(exc))
-            return _page(self.settings, 503, "state_unavailable", _STATE_UNAVAILABLE)
+            return failure_page(self.settings, 503, "state_unavailable", STATE_UNAVAILABLE)
 
     async def store_installation(
         self, request: AsyncBoltRequest, installation: Installation
@@ -163,39 +133,6 @@ class StatebotOAuthFlow(AsyncOAuthFlow):
             team_id=installation.team_id,
             user_id=installation.user_id,
         )
-
-
-def _failure_page(settings: AsyncOAuthSettings) -> AsyncCallbackOptions:
-    """bolt's success page, and failure pages that say what happened and what to do."""
-    default = DefaultAsyncCallbackOptions(
-        logger=_bolt_log,
-        state_utils=settings.state_utils,
-        redirect_uri_page_renderer=settings.redirect_uri_page_renderer,
-    )
-
-    async def failure(args: AsyncFailureArgs) -> BoltResponse:
-        log.warning("slack_install_failed", reason=args.reason)
-        text = FAILURE_PAGES.get(args.reason, f"Slack reported `{args.reason}`.")
-        return _page(settings, args.suggested_status_code, args.reason, text)
-
-    return AsyncCallbackOptions(success=default.success, failure=failure)
-
-
-def _page(settings: AsyncOAuthSettings, status: int, reason: str, text: str) -> BoltResponse:
-    """An HTML page saying why the install did not complete, linking to a new start."""
-    install = html.escape(settings.install_path, quote=True)
-    body = (
-        '<!doctype html><html><head><meta charset="utf-8"><title>Install failed</title>'
-        "</head><body><h1>The app was not installed</h1>"
-        f"<p>{html.escape(text)}</p>"
-        f'<p><a href="{install}">Start the install again</a>.</p>'
-        f"<p><small>reason: {html.escape(reason)}</small></p></body></html>"
-    )
-    headers: dict[str, str | Sequence[str]] = {
-        "Content-Type": "text/html; charset=utf-8",
-        "Set-Cookie": settings.state_utils.build_set_cookie_for_deletion(),
-    }
-    return BoltResponse(status=status, body=body, headers=headers)
 
 
 def build_oauth(settings: Settings, *, schema: str | None = None) -> SlackOAuth:
@@ -230,7 +167,7 @@ def build_oauth(settings: Settings, *, schema: str | None = None) -> SlackOAuth:
         state_store=SqlOAuthStateStore(db, expiration_seconds=DEFAULT_STATE_SECONDS),
         state_expiration_seconds=DEFAULT_STATE_SECONDS,  # the cookie's lifetime: the same
     )
-    oauth_settings.callback_options = _failure_page(oauth_settings)
+    oauth_settings.callback_options = callback_options(oauth_settings)
     # bolt's default authorize refreshes tokens through slack.com; ours uses SLACK_API_URL
     authorize = AsyncInstallationStoreAuthorize(
         logger=_bolt_log,
