@@ -29,12 +29,13 @@ from dataclasses import dataclass, field
 from typing import IO, Any
 
 from core.db.base import BaseDb, HistoryEntry, SessionMeta, SessionRecord, StoreError
-from core.db.limits import StateLimits, dump_delta
+from core.db.limits import StateLimits
 from core.exceptions import ImportFileError as ImportFileError
 from core.exceptions import ImportWriteError as ImportWriteError
 from core.exceptions import SessionNotFoundError as SessionNotFoundError
 from core.exceptions import VersionNotFoundError as VersionNotFoundError
 from core.redaction import REDACTED, redact, redact_text
+from core.state.codec import encode_delta
 from core.state.values import StateValueError
 
 __all__ = [
@@ -108,7 +109,7 @@ def summary(record: SessionRecord) -> dict[str, Any]:
         "user_id": record.user_id,
         "created_at": _timestamp(record.created_at),
         "updated_at": _timestamp(record.updated_at),
-        "keys": len(record.state),
+        "keys": len(record.texts),
     }
 
 
@@ -197,8 +198,8 @@ async def restore_version(
         return await db.asave(
             session_id,
             expected_version=current.version,
-            changed=target.state,
-            removed=set(current.state) - set(target.state),
+            changed=encode_delta(target.state),
+            removed=set(current.texts) - set(target.state),
             meta=SessionMeta(
                 kind=current.kind, owner_id=current.owner_id, user_id=actor or "restore"
             ),
@@ -291,7 +292,7 @@ def _parse_line(number: int, raw: str, limits: StateLimits) -> SessionRecord:
     data.setdefault("kind", "agent")
     try:
         _check_fields(data, limits)
-        texts = dump_delta(data["state"])
+        texts = encode_delta(data["state"])
         limits.check_keys(data["session_id"], texts)
         limits.check_size(data["session_id"], texts)
     except (StoreError, StateValueError, ValueError) as exc:
@@ -299,7 +300,7 @@ def _parse_line(number: int, raw: str, limits: StateLimits) -> SessionRecord:
     stamps = [data.get(name) for name in ("created_at", "updated_at")]
     return SessionRecord(
         session_id=data["session_id"],
-        state=data["state"],
+        texts=texts,
         version=data["version"],
         kind=data["kind"],
         owner_id=data.get("owner_id"),
@@ -393,8 +394,8 @@ async def _write_one(db: BaseDb, record: SessionRecord, *, replace: bool) -> Non
         await db.asave(
             record.session_id,
             expected_version=current.version,
-            changed=record.state,
-            removed=set(current.state) - set(record.state),
+            changed=record.texts,
+            removed=set(current.texts) - set(record.texts),
             meta=SessionMeta(kind=record.kind, owner_id=record.owner_id, user_id=record.user_id),
             lease=lease,
         )

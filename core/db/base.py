@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import time
 import weakref
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,14 +32,19 @@ from core.exceptions import StateLimitError as StateLimitError
 from core.exceptions import StoreError as StoreError
 from core.exceptions import StoreUnavailableError as StoreUnavailableError
 from core.exceptions import VersionConflictError as VersionConflictError
+from core.state import codec
 
 
 @dataclass(frozen=True, slots=True)
 class SessionRecord:
-    """A session as stored: state plus meta."""
+    """A session as stored: its state as JSON text per top-level key, plus meta.
+
+    Stores hand the texts through untouched (see ``core/state/codec.py``); ``state``
+    decodes them, a fresh dict on every access, for code off the hot path.
+    """
 
     session_id: str
-    state: dict[str, Any]
+    texts: Mapping[str, str]
     version: int
     kind: str = "agent"
     owner_id: str | None = None
@@ -51,6 +56,22 @@ class SessionRecord:
     #: the session's own data besides its state (run history, name): a JSON object as
     #: text, decoded only by the code that needs it ("" when there is none)
     data: str = ""
+    #: the hot store's incarnation that served this record (Redis run id; "" for
+    #: durable stores): a cached copy is only valid for the same epoch
+    epoch: str = ""
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The state decoded: a fresh dict on each access (admin, dumps, tests)."""
+        return codec.decode_state(self.texts)
+
+    @classmethod
+    def from_state(
+        cls, session_id: str, state: Mapping[str, Any], version: int, **meta: Any
+    ) -> SessionRecord:
+        """A record built from Python values (imports, tests); StateValueError names a
+        value that is not JSON."""
+        return cls(session_id, codec.encode_delta(state), version, **meta)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +135,49 @@ class Lease:
     session_id: str
     token: str = ""
     renew_until: float | None = None
+    #: set by a save with ``release=True``: the lease went back with that save
+    released: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class KnownVersion:
+    """A session as a per-process cache last saw it: enough to ask "still the same?".
+
+    ``epoch`` is the hot store's incarnation that served it (see ``SessionRecord``):
+    a Redis that restarted may hold the same version with other content.
+    """
+
+    version: int
+    save_id: str
+    epoch: str = ""
+
+    @classmethod
+    def of(cls, record: SessionRecord) -> KnownVersion:
+        """What a cache should remember of a record it keeps."""
+        return cls(record.version, record.save_id, record.epoch)
+
+    def matches(self, record: SessionRecord | None) -> bool:
+        """True when ``record`` is exactly this version (a save id must be known)."""
+        return (
+            record is not None
+            and bool(self.save_id)
+            and (record.version, record.save_id, record.epoch)
+            == (self.version, self.save_id, self.epoch)
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedRun:
+    """A run's hold on a session: its lease, and the session as stored.
+
+    ``unchanged``: the store holds exactly the ``known`` version, so ``record`` may be
+    None (the store did not read the state); the caller's cached copy is current.
+    Otherwise ``record`` is the stored session (None when there is none).
+    """
+
+    lease: Lease
+    record: SessionRecord | None
+    unchanged: bool = False
 
 
 class _FifoLocks:
@@ -123,12 +187,24 @@ class _FifoLocks:
     with SessionBusyError, so a flood of messages to one session stays bounded.
     """
 
-    __slots__ = ("_by_loop",)
+    __slots__ = ("_by_loop", "_holders")
 
     def __init__(self) -> None:
         self._by_loop: weakref.WeakKeyDictionary[
             asyncio.AbstractEventLoop, dict[str, tuple[asyncio.Lock, int]]
         ] = weakref.WeakKeyDictionary()
+        # the lease each held lock was handed out as, so a save can release it early
+        self._holders: dict[int, tuple[Lease, asyncio.Lock]] = {}
+
+    def release(self, lease: Lease) -> bool:
+        """Give a held lock back before its block ends (a save with ``release=True``)."""
+        held = self._holders.get(id(lease))
+        if held is None or held[0] is not lease or lease.released:
+            return False
+        del self._holders[id(lease)]
+        lease.released = True
+        held[1].release()
+        return True
 
     @contextlib.asynccontextmanager
     async def hold(
@@ -148,10 +224,13 @@ class _FifoLocks:
                 raise LockTimeoutError(
                     f"session {session_id!r} stayed busy for more than {timeout}s"
                 ) from exc
+            lease = Lease(session_id)
+            self._holders[id(lease)] = (lease, lock)
             try:
-                yield Lease(session_id)
+                yield lease
             finally:
-                lock.release()
+                if self._holders.pop(id(lease), None) is not None:
+                    lock.release()
         finally:
             lock_now, users_now = table[session_id]
             if users_now <= 1:
@@ -182,19 +261,24 @@ class BaseDb(abc.ABC):
         session_id: str,
         *,
         expected_version: int,
-        changed: Mapping[str, Any],
+        changed: Mapping[str, str],
         removed: frozenset[str] | set[str] = frozenset(),
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
         data: str | None = None,
+        release: bool = False,
     ) -> int:
         """Write a delta atomically and return the new version.
 
-        ``data`` replaces the session's data (a JSON object as text; None keeps it),
-        in the same atomic write. ``expected_version`` 0 creates the session. Raises
-        StaleVersionError when the stored version differs (nothing is written),
-        StateLimitError when a limit would be exceeded, StoreUnavailableError when the
-        service is down.
+        ``changed`` holds the compact JSON text of each changed top-level key, as
+        ``core/state/codec.py`` encodes it; the store splices the texts as they are.
+        ``release=True`` also gives ``lease`` back in the same atomic write and sets
+        ``lease.released``, so the lock's exit releases nothing; a failed save
+        releases nothing (the lock's exit does, as usual). ``data`` replaces the
+        session's data (a JSON object as text; None keeps it), in the same atomic
+        write. ``expected_version`` 0 creates the session. Raises StaleVersionError
+        when the stored version differs (nothing is written), StateLimitError when a
+        limit would be exceeded, StoreUnavailableError when the service is down.
         """
 
     @abc.abstractmethod
@@ -244,6 +328,51 @@ class BaseDb(abc.ABC):
         VersionConflictError: the version was reused for different content.
         """
         raise NotImplementedError(f"{type(self).__name__} cannot receive snapshots")
+
+    async def aupsert_snapshots(
+        self, records: Sequence[SessionRecord]
+    ) -> list[bool | Exception]:
+        """:meth:`aupsert_snapshot` for a batch: one outcome per record, in order (True
+        written, False older than stored, or the error that session met).
+
+        Raises StoreUnavailableError when the store itself failed; outcomes of records
+        before it are then unknown to the caller, and rewriting them is a no-op. A store
+        with a faster batch path overrides this loop.
+        """
+        outcomes: list[bool | Exception] = []
+        for record in records:
+            try:
+                outcomes.append(await self.aupsert_snapshot(record))
+            except StoreUnavailableError:
+                raise
+            except Exception as exc:
+                outcomes.append(exc)
+        return outcomes
+
+    def open_run(
+        self,
+        session_id: str,
+        *,
+        timeout: float | None = None,
+        known: KnownVersion | None = None,
+    ) -> contextlib.AbstractAsyncContextManager[OpenedRun]:
+        """Hold the session's run lock for the block and yield it with the stored session.
+
+        With ``known`` (what a per-process cache holds), a store may answer
+        ``unchanged=True`` without the state when the stored session is exactly that
+        version. Same errors as :meth:`session_lock` and :meth:`aload`. This default
+        takes the lock, then loads; RedisDb does both in one round trip.
+        """
+        return self._open_run(session_id, timeout, known)
+
+    @contextlib.asynccontextmanager
+    async def _open_run(
+        self, session_id: str, timeout: float | None, known: KnownVersion | None
+    ) -> AsyncIterator[OpenedRun]:
+        async with self.session_lock(session_id, timeout) as lease:
+            record = await self.aload(session_id)
+            unchanged = known is not None and known.matches(record)
+            yield OpenedRun(lease, record, unchanged)
 
     # -- run serialization ---------------------------------------------------------
     def session_lock(

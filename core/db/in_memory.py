@@ -1,19 +1,18 @@
 """InMemoryDb: the reference store, kept in process memory (tests, one-off scripts).
 
-State is held as JSON text per top-level key, exactly as the durable stores hold it:
-a load decodes a fresh copy (callers mutate what they load), a value round-trips the
-same way on every backend, and the size limit is counted without re-encoding keys
-that did not change.
+State is held as JSON text per top-level key, exactly as it crosses the storage seam:
+saves splice the texts they are given, loads hand the same texts back (records decode
+lazily, a fresh copy each time), and the size limit is counted without re-encoding
+keys that did not change.
 """
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from types import MappingProxyType
 
 from core.db.base import (
     BaseDb,
@@ -25,7 +24,8 @@ from core.db.base import (
     UserMemory,
     VersionConflictError,
 )
-from core.db.limits import StateLimits, dump_delta
+from core.db.limits import StateLimits
+from core.state.codec import decode_state
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,7 @@ class _Stored:
     def record(self, session_id: str) -> SessionRecord:
         return SessionRecord(
             session_id=session_id,
-            state=_decode(self.texts),
+            texts=MappingProxyType(self.texts),  # shared with the store: read-only
             version=self.version,
             kind=self.kind,
             owner_id=self.owner_id,
@@ -83,14 +83,14 @@ class InMemoryDb(BaseDb):
         session_id: str,
         *,
         expected_version: int,
-        changed: Mapping[str, Any],
+        changed: Mapping[str, str],
         removed: frozenset[str] | set[str] = frozenset(),
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
         data: str | None = None,
+        release: bool = False,
     ) -> int:
-        delta = dump_delta(changed)  # rejects non-JSON values before touching anything
-        self.limits.check_keys(session_id, delta)
+        self.limits.check_keys(session_id, changed)
         self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
         self.limits.check_data(session_id, data)
         current = self._sessions.get(session_id)
@@ -100,7 +100,7 @@ class InMemoryDb(BaseDb):
         texts = dict(current.texts) if current else {}
         for key in removed:
             texts.pop(key, None)
-        texts.update(delta)
+        texts.update(changed)
         self.limits.check_size(session_id, texts)
         now = time.time()
         self._put(
@@ -117,10 +117,12 @@ class InMemoryDb(BaseDb):
                 data=data if data is not None else (current.data if current else ""),
             ),
         )
+        if release and lease is not None:
+            self._locks.release(lease)
         return actual + 1
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
-        texts = dump_delta(record.state)
+        texts = dict(record.texts)
         self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
         current = self._sessions.get(record.session_id)
         if current is not None and current.version >= record.version:
@@ -174,7 +176,7 @@ class InMemoryDb(BaseDb):
     async def ahistory(self, session_id: str, *, limit: int = 20) -> list[HistoryEntry]:
         newest_first = reversed(self._history.get(session_id, []))
         return [
-            HistoryEntry(session_id, v.version, _decode(v.texts), v.user_id, v.saved_at)
+            HistoryEntry(session_id, v.version, decode_state(v.texts), v.user_id, v.saved_at)
             for v in list(newest_first)[:limit]
         ]
 
@@ -201,10 +203,6 @@ class InMemoryDb(BaseDb):
         history.sort(key=lambda v: v.version)
         # texts dicts are never mutated after they are stored, so versions share them
         self._history[session_id] = history[-self.history_limit :] if self.history_limit else []
-
-
-def _decode(texts: Mapping[str, str]) -> dict[str, Any]:
-    return {key: json.loads(text) for key, text in texts.items()}
 
 
 def _owner(stored: _Stored | None) -> str | None:

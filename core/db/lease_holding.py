@@ -42,6 +42,8 @@ async def keep_alive(leases: RenewableLeases, lease: Lease, stop: asyncio.Event)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), max(wait, 0))
             return
+        if lease.released:
+            return
         left = None if lease.renew_until is None else lease.renew_until - time.monotonic()
         try:
             if left is not None and left <= 0:
@@ -52,8 +54,10 @@ async def keep_alive(leases: RenewableLeases, lease: Lease, stop: asyncio.Event)
                         session_id=lease.session_id,
                     )
                 return
-            if not await leases.renew(lease, None if left is None else min(left, leases.lock_ttl)):
-                log_warning("lease lost; saves under it fail", session_id=lease.session_id)
+            ttl = None if left is None else min(left, leases.lock_ttl)
+            if not await leases.renew(lease, ttl):
+                if not lease.released:  # given back by a save meanwhile: not lost
+                    log_warning("lease lost; saves under it fail", session_id=lease.session_id)
                 return
         except Exception as exc:  # a store blip: keep trying until the lease expires
             log_warning("could not renew lease", session_id=lease.session_id, error=str(exc))
@@ -70,7 +74,8 @@ async def holding(leases: RenewableLeases, lease: Lease) -> AsyncIterator[Lease]
         stop.set()
         with contextlib.suppress(Exception):
             await renewer
-        try:
-            await asyncio.shield(leases.release(lease))
-        except Exception as exc:  # it expires by itself after lock_ttl
-            log_warning(f"could not release lease of session {lease.session_id!r}: {exc}")
+        if not lease.released:  # else given back by the run's last save, atomically
+            try:
+                await asyncio.shield(leases.release(lease))
+            except Exception as exc:  # it expires by itself after lock_ttl
+                log_warning(f"could not release lease of session {lease.session_id!r}: {exc}")

@@ -7,13 +7,15 @@ is written; a failed check leaves the store untouched.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from core.db.base import InvalidIdError, StateLimitError
-from core.state.values import dump_value
+from core.state.codec import encode_delta as dump_delta
+from core.state.codec import entry_bytes, largest_keys, state_bytes, utf8_len
+
+# re-exported: the size rules live in core/state/codec.py
+__all__ = ["StateLimits", "dump_delta", "entry_bytes", "state_bytes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +37,7 @@ class StateLimits:
         """StateLimitError when a session's data (JSON text) is too large."""
         if data is None:
             return
-        size = _utf8_len(data)
+        size = utf8_len(data)
         if size > self.max_data_bytes:
             raise StateLimitError(
                 f"session {session_id!r}: its run history and data would be {size:,} bytes; "
@@ -54,7 +56,7 @@ class StateLimits:
                     f"{name} {value[:40]!r} contains a NUL character, which PostgreSQL "
                     "cannot store. Nothing was written."
                 )
-            size = _utf8_len(value)
+            size = utf8_len(value)
             if size > self.max_id_bytes:
                 raise InvalidIdError(
                     f"{name} {value[:40]!r}... is {size:,} bytes long; the limit is "
@@ -76,39 +78,9 @@ class StateLimits:
         size = state_bytes(texts)
         if size <= self.max_state_bytes:
             return
-        largest = sorted(texts, key=lambda k: len(texts[k].encode()), reverse=True)[:3]
-        named = ", ".join(f"{k!r} ({len(texts[k].encode()):,} bytes)" for k in largest)
+        named = ", ".join(f"{k!r} ({n:,} bytes)" for k, n in largest_keys(texts))
         raise StateLimitError(
             f"session {session_id!r}: session_state would be {size:,} bytes of JSON; "
             f"the limit is {self.max_state_bytes:,}. Largest keys: {named}. "
             "Nothing was written."
         )
-
-
-def dump_delta(changed: Mapping[str, Any]) -> dict[str, str]:
-    """JSON text per changed key; StateValueError naming the key for non-JSON values."""
-    return {key: dump_value(key, value) for key, value in changed.items()}
-
-
-def _utf8_len(text: str) -> int:
-    # ASCII text (the common case) is as long in bytes as in characters
-    return len(text) if text.isascii() else len(text.encode())
-
-
-def _key_bytes(key: str) -> int:
-    """Bytes of a key as a JSON string; no escaping needed is the common, fast case."""
-    if key.isascii() and key.isprintable() and '"' not in key and "\\" not in key:
-        return len(key) + 2
-    return _utf8_len(json.dumps(key, ensure_ascii=False))
-
-
-def entry_bytes(key: str, text: str) -> int:
-    """Bytes one ``"key":value`` member adds to the compact JSON of a state."""
-    return _key_bytes(key) + 1 + _utf8_len(text)
-
-
-def state_bytes(texts: Mapping[str, str]) -> int:
-    """UTF-8 size of ``json.dumps(state, separators=(",", ":"), ensure_ascii=False)``."""
-    if not texts:
-        return 2
-    return 2 + len(texts) - 1 + sum(entry_bytes(k, t) for k, t in texts.items())

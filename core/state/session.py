@@ -186,7 +186,7 @@ async def open_session(
         with observe("store_call", op="load"):
             record = await db.aload(session_id)
         stored = record.state if record else None
-        saved_json = dump_state(stored) if stored is not None else {}
+        saved_json = dict(record.texts) if record else {}
         other_owner = record is not None and record.owner_id not in (None, meta.owner_id)
         state = resolve_state(
             stored, default, run_state, overwrite=overwrite, fill_missing=other_owner

@@ -56,10 +56,10 @@ class StateTracker:
         self.state.update(transient)
         self._latest = checkpoint
 
-    def delta(self, current: dict[str, str] | None = None) -> tuple[dict[str, Any], set[str]]:
-        """(changed values, removed keys) relative to what is saved."""
+    def delta(self, current: dict[str, str] | None = None) -> tuple[dict[str, str], set[str]]:
+        """(JSON text of changed keys, removed keys) relative to what is saved."""
         current = self.known_checkpoint() if current is None else current
-        changed = {k: json.loads(text) for k, text in current.items() if self._saved.get(k) != text}
+        changed = {k: text for k, text in current.items() if self._saved.get(k) != text}
         removed = set(self._saved) - set(current)
         return changed, removed
 

@@ -12,6 +12,7 @@ from core.db import admin
 from core.db.base import BaseDb, SessionMeta, SessionRecord, StoreUnavailableError
 from core.db.in_memory import InMemoryDb
 from core.redaction import REDACTED
+from core.state.codec import encode_delta as texts
 
 STATE = {
     "tasks": [{"title": "ship", "api_token": "t-123"}],
@@ -23,9 +24,9 @@ STATE = {
 
 async def _fill(db: BaseDb) -> None:
     meta = SessionMeta(kind="agent", owner_id="taskboard", user_id="slack:T1:U1")
-    await db.asave("slack:T1:C1:1.0", expected_version=0, changed=STATE, meta=meta)
-    await db.asave("slack:T1:C1:1.0", expected_version=1, changed={"n": 1}, meta=meta)
-    await db.asave("{odd}:id", expected_version=0, changed={"x": [1, 2.5, None]})
+    await db.asave("slack:T1:C1:1.0", expected_version=0, changed=texts(STATE), meta=meta)
+    await db.asave("slack:T1:C1:1.0", expected_version=1, changed=texts({"n": 1}), meta=meta)
+    await db.asave("{odd}:id", expected_version=0, changed=texts({"x": [1, 2.5, None]}))
 
 
 def test_redact_masks_sensitive_keys_at_any_depth_case_insensitively() -> None:
@@ -52,7 +53,7 @@ def test_redact_takes_extra_patterns_on_top_of_the_shared_list() -> None:
 async def test_dump_hides_every_common_credential_name(key: str) -> None:
     """Dumps use the shared list: header, dashed, short and cloud credential names hidden."""
     db = InMemoryDb()
-    await db.asave("s", expected_version=0, changed={key: "leak-me", "title": "ok"})
+    await db.asave("s", expected_version=0, changed=texts({key: "leak-me", "title": "ok"}))
     dump = await admin.dump_session(db, "s")
     assert dump["state"] == {key: REDACTED, "title": "ok"}
 
@@ -93,7 +94,7 @@ async def test_export_wipe_import_gives_back_the_same_sessions(store: BaseDb) ->
     after = {r.session_id: r for r in await store.alist_sessions()}
     assert after == before
     # the store goes on from the imported version
-    assert await store.asave("{odd}:id", expected_version=1, changed={"y": 1}) == 2
+    assert await store.asave("{odd}:id", expected_version=1, changed=texts({"y": 1})) == 2
 
 
 BAD_LINES = [
@@ -135,7 +136,7 @@ async def test_bad_import_line_is_named_and_nothing_is_written(
 
 async def test_import_over_existing_sessions_needs_replace(store: BaseDb) -> None:
     """Importing a session that exists is refused (nothing written) unless replace=True."""
-    await store.asave("s", expected_version=0, changed={"mine": 1})
+    await store.asave("s", expected_version=0, changed=texts({"mine": 1}))
     line = json.dumps({"session_id": "s", "version": 1, "state": {"theirs": 2}})
     other = json.dumps({"session_id": "t", "version": 1, "state": {}})
     with pytest.raises(admin.ImportFileError, match="already exist"):
@@ -148,7 +149,7 @@ async def test_import_over_existing_sessions_needs_replace(store: BaseDb) -> Non
 
 async def test_replace_saves_over_the_session_and_keeps_its_history(store: BaseDb) -> None:
     """--replace never deletes: the file's state becomes the next version, history kept."""
-    await store.asave("s", expected_version=0, changed={"mine": 1, "old": True})
+    await store.asave("s", expected_version=0, changed=texts({"mine": 1, "old": True}))
     line = json.dumps({"session_id": "s", "version": 1, "state": {"theirs": 2}})
     assert await admin.import_jsonl(store, [line], replace=True) == 1
     record = await store.aload("s")
@@ -166,7 +167,7 @@ async def test_replace_saves_over_the_session_and_keeps_its_history(store: BaseD
 )
 async def test_replace_with_a_bad_record_deletes_nothing(store: BaseDb, bad: str) -> None:
     """A file that fails validation leaves every existing session as it was."""
-    await store.asave("s", expected_version=0, changed={"mine": 1})
+    await store.asave("s", expected_version=0, changed=texts({"mine": 1}))
     good = json.dumps({"session_id": "s", "version": 9, "state": {"theirs": 2}})
     lines = [bad] if bad.startswith('{"session_id": "s"') else [good, bad]
     with pytest.raises(admin.ImportFileError, match="nothing was imported"):
@@ -205,7 +206,9 @@ async def test_a_write_failing_midway_reports_what_was_and_was_not_written() -> 
 async def test_export_survives_non_finite_stored_timestamps() -> None:
     """A stored inf/NaN timestamp exports as null (reported), and the file imports again."""
     db = InMemoryDb()
-    odd = SessionRecord("s", {"a": 1}, 3, created_at=float("nan"), updated_at=float("inf"))
+    odd = SessionRecord.from_state(
+        "s", {"a": 1}, 3, created_at=float("nan"), updated_at=float("inf")
+    )
     await db.aupsert_snapshot(odd)
     out = io.StringIO()
     result = await admin.export_jsonl(db, out)
@@ -226,8 +229,8 @@ async def _blocked_while_leased(db: BaseDb, session_id: str, operation: object) 
 
 async def test_admin_writes_wait_for_the_session_lease(store: BaseDb) -> None:
     """Restore, replace-import and delete run under the session lease, never beside a run."""
-    await store.asave("s", expected_version=0, changed={"a": 1})
-    await store.asave("s", expected_version=1, changed={"a": 2})
+    await store.asave("s", expected_version=0, changed=texts({"a": 1}))
+    await store.asave("s", expected_version=1, changed=texts({"a": 2}))
     await _blocked_while_leased(store, "s", admin.restore_version(store, "s", 1))
     line = json.dumps({"session_id": "s", "version": 1, "state": {"b": 1}})
     await _blocked_while_leased(store, "s", admin.import_jsonl(store, [line], replace=True))
@@ -259,7 +262,7 @@ async def test_restore_and_delete_through_admin(store: BaseDb) -> None:
 async def test_run_history_travels_with_export_and_import(store: BaseDb) -> None:
     """A session's data (run history, name) is exported as JSON and imported back."""
     data = '{"name":"standup","runs":[{"run_id":"r1","input":"hi","status":"completed"}]}'
-    await store.asave("s", expected_version=0, changed={"n": 1}, data=data)
+    await store.asave("s", expected_version=0, changed=texts({"n": 1}), data=data)
     out = io.StringIO()
     await admin.export_jsonl(store, out)
     assert '"data":{"name":"standup"' in out.getvalue()

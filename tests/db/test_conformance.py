@@ -17,6 +17,7 @@ from core.db.base import (
     UserMemory,
 )
 from core.db.limits import StateLimits
+from core.state.codec import encode_delta as texts
 from core.state.values import StateValueError
 
 HOSTILE_IDS = [
@@ -35,7 +36,7 @@ HOSTILE_IDS = [
 
 
 async def _create(store: BaseDb, session_id: str = "s", **state: object) -> int:
-    return await store.asave(session_id, expected_version=0, changed=state)
+    return await store.asave(session_id, expected_version=0, changed=texts(state))
 
 
 async def test_missing_session_loads_as_none(store: BaseDb) -> None:
@@ -46,7 +47,7 @@ async def test_missing_session_loads_as_none(store: BaseDb) -> None:
 async def test_create_then_load_gives_state_version_and_meta(store: BaseDb) -> None:
     """A created session loads with its state, version 1 and the meta it was saved with."""
     meta = SessionMeta(kind="team", owner_id="board", user_id="slack:T1:U1")
-    version = await store.asave("s", expected_version=0, changed={"tasks": [1]}, meta=meta)
+    version = await store.asave("s", expected_version=0, changed=texts({"tasks": [1]}), meta=meta)
     record = await store.aload("s")
     assert version == 1
     assert record is not None
@@ -58,7 +59,9 @@ async def test_create_then_load_gives_state_version_and_meta(store: BaseDb) -> N
 async def test_save_applies_changed_and_removed_keys_only(store: BaseDb) -> None:
     """A delta replaces changed keys, drops removed ones and keeps every other key."""
     await _create(store, a=1, b={"x": 1}, c="keep")
-    await store.asave("s", expected_version=1, changed={"b": {"y": 2}, "d": None}, removed={"a"})
+    await store.asave(
+        "s", expected_version=1, changed=texts({"b": {"y": 2}, "d": None}), removed={"a"}
+    )
     record = await store.aload("s")
     assert record is not None
     assert record.state == {"b": {"y": 2}, "c": "keep", "d": None}
@@ -68,7 +71,9 @@ async def test_version_grows_by_one_per_save(store: BaseDb) -> None:
     """Each save returns and stores the next version."""
     versions = [await _create(store, n=0)]
     for n in range(1, 4):
-        versions.append(await store.asave("s", expected_version=versions[-1], changed={"n": n}))
+        versions.append(
+            await store.asave("s", expected_version=versions[-1], changed=texts({"n": n}))
+        )
     record = await store.aload("s")
     assert versions == [1, 2, 3, 4]
     assert record is not None and record.version == 4 and record.state == {"n": 3}
@@ -77,9 +82,9 @@ async def test_version_grows_by_one_per_save(store: BaseDb) -> None:
 async def test_stale_version_is_rejected_and_nothing_written(store: BaseDb) -> None:
     """A save based on an old version raises StaleVersionError and changes nothing."""
     await _create(store, n=0)
-    await store.asave("s", expected_version=1, changed={"n": 1})
+    await store.asave("s", expected_version=1, changed=texts({"n": 1}))
     with pytest.raises(StaleVersionError) as caught:
-        await store.asave("s", expected_version=1, changed={"n": 99, "extra": True})
+        await store.asave("s", expected_version=1, changed=texts({"n": 99, "extra": True}))
     record = await store.aload("s")
     assert caught.value.expected == 1
     assert record is not None and (record.state, record.version) == ({"n": 1}, 2)
@@ -90,7 +95,7 @@ async def test_create_fails_when_session_exists(store: BaseDb) -> None:
     """expected_version 0 on an existing session is stale; the session is untouched."""
     await _create(store, n=1)
     with pytest.raises(StaleVersionError):
-        await store.asave("s", expected_version=0, changed={"n": 2})
+        await store.asave("s", expected_version=0, changed=texts({"n": 2}))
     record = await store.aload("s")
     assert record is not None and record.state == {"n": 1}
 
@@ -98,7 +103,7 @@ async def test_create_fails_when_session_exists(store: BaseDb) -> None:
 async def test_update_of_missing_session_is_stale(store: BaseDb) -> None:
     """A save expecting version 3 of a session that does not exist creates nothing."""
     with pytest.raises(StaleVersionError):
-        await store.asave("ghost", expected_version=3, changed={"n": 1})
+        await store.asave("ghost", expected_version=3, changed=texts({"n": 1}))
     assert await store.aload("ghost") is None
 
 
@@ -107,7 +112,7 @@ async def test_history_lists_versions_newest_first(store: BaseDb) -> None:
     await _create(store, n=0)
     for n in range(1, 4):
         await store.asave(
-            "s", expected_version=n, changed={"n": n}, meta=SessionMeta(user_id=f"u{n}")
+            "s", expected_version=n, changed=texts({"n": n}), meta=SessionMeta(user_id=f"u{n}")
         )
     history = await store.ahistory("s")
     assert [(e.version, e.state, e.user_id) for e in history] == [
@@ -122,7 +127,7 @@ async def test_history_lists_versions_newest_first(store: BaseDb) -> None:
 async def test_restore_makes_old_version_current_as_new_version(store: BaseDb) -> None:
     """Restoring version 1 brings back its exact state, saved as the next version."""
     await _create(store, a=1)
-    await store.asave("s", expected_version=1, changed={"b": 2}, removed={"a"})
+    await store.asave("s", expected_version=1, changed=texts({"b": 2}), removed={"a"})
     new_version = await store.arestore("s", 1)
     record = await store.aload("s")
     assert new_version == 3
@@ -144,10 +149,10 @@ async def test_list_sessions_filters_by_owner_newest_first(store: BaseDb) -> Non
     """Listing by owner returns only that owner's sessions, most recently updated first."""
     for sid, owner in [("s1", "board"), ("s2", "shop"), ("s3", "board")]:
         await store.asave(
-            sid, expected_version=0, changed={"k": sid}, meta=SessionMeta(owner_id=owner)
+            sid, expected_version=0, changed=texts({"k": sid}), meta=SessionMeta(owner_id=owner)
         )
         await asyncio.sleep(0.002)  # distinct update times
-    await store.asave("s1", expected_version=1, changed={"k": "again"})
+    await store.asave("s1", expected_version=1, changed=texts({"k": "again"}))
     board = await store.alist_sessions(owner_id="board")
     assert [r.session_id for r in board] == ["s1", "s3"]
     assert board[0].owner_id == "board"  # a save without an owner keeps the stored one
@@ -176,9 +181,9 @@ async def test_non_json_value_rejected_naming_key_nothing_written(
     """A non-JSON value raises StateValueError naming its key; nothing is stored."""
     await _create(store, ok=1)
     with pytest.raises(StateValueError, match="'broken'"):
-        await store.asave("s", expected_version=1, changed={"fine": 2, "broken": bad})
+        await store.asave("s", expected_version=1, changed=texts({"fine": 2, "broken": bad}))
     with pytest.raises(StateValueError):
-        await store.asave("new", expected_version=0, changed={"broken": bad})
+        await store.asave("new", expected_version=0, changed=texts({"broken": bad}))
     record = await store.aload("s")
     assert record is not None and (record.state, record.version) == ({"ok": 1}, 1)
     assert await store.aload("new") is None
@@ -188,7 +193,7 @@ async def test_too_long_key_rejected_nothing_written(store: BaseDb) -> None:
     """A key over the length limit raises StateLimitError and nothing is stored."""
     await _create(store, ok=1)
     with pytest.raises(StateLimitError, match="characters long"):
-        await store.asave("s", expected_version=1, changed={"k" * 300: 1, "fine": 2})
+        await store.asave("s", expected_version=1, changed=texts({"k" * 300: 1, "fine": 2}))
     record = await store.aload("s")
     assert record is not None and (record.state, record.version) == ({"ok": 1}, 1)
 
@@ -197,7 +202,7 @@ async def test_oversized_state_rejected_naming_key_nothing_written(store: BaseDb
     """A state over the size limit raises StateLimitError naming the big key."""
     await _create(store, ok=1)
     with pytest.raises(StateLimitError, match="'blob'"):
-        await store.asave("s", expected_version=1, changed={"blob": "x" * 1_100_000})
+        await store.asave("s", expected_version=1, changed=texts({"blob": "x" * 1_100_000}))
     record = await store.aload("s")
     assert record is not None and (record.state, record.version) == ({"ok": 1}, 1)
     assert len(await store.ahistory("s")) == 1
@@ -206,7 +211,7 @@ async def test_oversized_state_rejected_naming_key_nothing_written(store: BaseDb
 async def test_hostile_session_ids_stay_isolated(store: BaseDb) -> None:
     """Ids with separators, braces, unicode, quotes or 1 KB length never collide."""
     for n, sid in enumerate(HOSTILE_IDS):
-        await store.asave(sid, expected_version=0, changed={"n": n, "id": sid})
+        await store.asave(sid, expected_version=0, changed=texts({"n": n, "id": sid}))
     await store.adelete("a")
     for n, sid in enumerate(HOSTILE_IDS):
         record = await store.aload(sid)
@@ -229,7 +234,7 @@ async def test_unicode_and_nested_values_round_trip(store: BaseDb) -> None:
         "empty": {},
         "list": [],
     }
-    await store.asave("s", expected_version=0, changed=state)
+    await store.asave("s", expected_version=0, changed=texts(state))
     record = await store.aload("s")
     assert record is not None and record.state == state
     assert (await store.ahistory("s"))[0].state == state
@@ -250,7 +255,7 @@ async def test_concurrent_saves_with_same_version_exactly_one_wins(store: BaseDb
     """Ten concurrent saves based on the same version: one commits, nine are stale."""
     await _create(store, n=0)
     results = await asyncio.gather(
-        *(store.asave("s", expected_version=1, changed={"n": i}) for i in range(10)),
+        *(store.asave("s", expected_version=1, changed=texts({"n": i})) for i in range(10)),
         return_exceptions=True,
     )
     wins = [r for r in results if r == 2]
@@ -264,7 +269,7 @@ async def test_concurrent_saves_with_same_version_exactly_one_wins(store: BaseDb
 async def test_concurrent_creates_exactly_one_wins(store: BaseDb) -> None:
     """Ten concurrent creations of one session: one commits, nine are stale."""
     results = await asyncio.gather(
-        *(store.asave("s", expected_version=0, changed={"n": i}) for i in range(10)),
+        *(store.asave("s", expected_version=0, changed=texts({"n": i})) for i in range(10)),
         return_exceptions=True,
     )
     assert sum(r == 1 for r in results) == 1
@@ -273,13 +278,17 @@ async def test_concurrent_creates_exactly_one_wins(store: BaseDb) -> None:
 
 async def test_upsert_snapshot_writes_only_newer_versions(store: BaseDb) -> None:
     """A snapshot is written when absent or newer, never over an equal or newer version."""
-    snap = SessionRecord("s", {"a": 1, "b": 2}, 5, "agent", "board", "u1", 10.0, 20.0)
+    snap = SessionRecord.from_state(
+        "s", {"a": 1, "b": 2}, 5, owner_id="board", user_id="u1", created_at=10.0, updated_at=20.0
+    )
     assert await store.aupsert_snapshot(snap) is True
     assert await store.aload("s") == snap
-    assert await store.aupsert_snapshot(SessionRecord("s", {"a": "old"}, 4)) is False
-    assert await store.aupsert_snapshot(SessionRecord("s", {"a": "same"}, 5)) is False
+    assert await store.aupsert_snapshot(SessionRecord.from_state("s", {"a": "old"}, 4)) is False
+    assert await store.aupsert_snapshot(SessionRecord.from_state("s", {"a": "same"}, 5)) is False
     assert await store.aload("s") == snap
-    newer = SessionRecord("s", {"c": 3}, 7, "agent", "board", "u2", 10.0, 30.0)
+    newer = SessionRecord.from_state(
+        "s", {"c": 3}, 7, owner_id="board", user_id="u2", created_at=10.0, updated_at=30.0
+    )
     assert await store.aupsert_snapshot(newer) is True
     assert await store.aload("s") == newer  # the whole record, so "a" and "b" are gone
     assert [(e.version, e.state) for e in await store.ahistory("s")] == [
@@ -290,8 +299,8 @@ async def test_upsert_snapshot_writes_only_newer_versions(store: BaseDb) -> None
 
 async def test_save_continues_from_snapshot_version(store: BaseDb) -> None:
     """After a snapshot at version 5 the next save expects 5 and writes 6."""
-    await store.aupsert_snapshot(SessionRecord("s", {"a": 1}, 5))
-    assert await store.asave("s", expected_version=5, changed={"b": 2}) == 6
+    await store.aupsert_snapshot(SessionRecord.from_state("s", {"a": 1}, 5))
+    assert await store.asave("s", expected_version=5, changed=texts({"b": 2})) == 6
     record = await store.aload("s")
     assert record is not None and record.state == {"a": 1, "b": 2}
 
@@ -299,7 +308,7 @@ async def test_save_continues_from_snapshot_version(store: BaseDb) -> None:
 async def test_upsert_snapshot_rejects_non_json_state(store: BaseDb) -> None:
     """A snapshot with a non-JSON value raises StateValueError and writes nothing."""
     with pytest.raises(StateValueError):
-        await store.aupsert_snapshot(SessionRecord("s", {"bad": object()}, 1))
+        await store.aupsert_snapshot(SessionRecord.from_state("s", {"bad": object()}, 1))
     assert await store.aload("s") is None
 
 
@@ -327,9 +336,11 @@ async def test_ids_no_durable_store_can_hold_are_refused_everywhere(
     """A NUL or an over-long id is refused by every store before anything is written."""
     meta = SessionMeta(user_id=user_id)
     with pytest.raises(InvalidIdError, match=reason):
-        await store.asave(session_id, expected_version=0, changed={"n": 1}, meta=meta)
+        await store.asave(session_id, expected_version=0, changed=texts({"n": 1}), meta=meta)
     with pytest.raises(InvalidIdError, match=reason):
-        await store.aupsert_snapshot(SessionRecord(session_id, {"n": 1}, 1, user_id=user_id))
+        await store.aupsert_snapshot(
+            SessionRecord.from_state(session_id, {"n": 1}, 1, user_id=user_id)
+        )
     assert await store.aload(session_id) is None
 
 
@@ -338,23 +349,23 @@ async def test_session_data_is_saved_with_the_state_and_kept_until_replaced(
 ) -> None:
     """``data`` is written atomically with a save, kept by saves without it, replaced whole."""
     runs = '{"runs":[{"run_id":"r1","input":"hi"}]}'
-    await store.asave("s", expected_version=0, changed={"n": 1}, data=runs)
-    await store.asave("s", expected_version=1, changed={"n": 2})
+    await store.asave("s", expected_version=0, changed=texts({"n": 1}), data=runs)
+    await store.asave("s", expected_version=1, changed=texts({"n": 2}))
     record = await store.aload("s")
     assert record is not None and record.data == runs and record.state == {"n": 2}
-    await store.asave("s", expected_version=2, changed={}, data='{"runs":[]}')
+    await store.asave("s", expected_version=2, changed=texts({}), data='{"runs":[]}')
     record = await store.aload("s")
     assert record is not None and record.data == '{"runs":[]}' and record.version == 3
 
 
 async def test_session_data_travels_with_snapshots_and_goes_with_deletes(store: BaseDb) -> None:
     """A snapshot carries the data; a delete removes it with the session."""
-    snap = SessionRecord("s", {"a": 1}, 4, data='{"name":"standup"}')
+    snap = SessionRecord.from_state("s", {"a": 1}, 4, data='{"name":"standup"}')
     assert await store.aupsert_snapshot(snap)
     record = await store.aload("s")
     assert record is not None and record.data == '{"name":"standup"}'
     assert await store.adelete("s")
-    await store.asave("s", expected_version=0, changed={"a": 2})
+    await store.asave("s", expected_version=0, changed=texts({"a": 2}))
     record = await store.aload("s")
     assert record is not None and record.data == ""
 
@@ -362,8 +373,8 @@ async def test_session_data_travels_with_snapshots_and_goes_with_deletes(store: 
 async def test_session_data_over_its_limit_writes_nothing(store: BaseDb) -> None:
     """Data larger than ``max_data_bytes`` is refused with the state change."""
     limit = StateLimits().max_data_bytes  # every store defaults to the same limits
-    await store.asave("s", expected_version=0, changed={"n": 1})
+    await store.asave("s", expected_version=0, changed=texts({"n": 1}))
     with pytest.raises(StateLimitError, match="run history"):
-        await store.asave("s", expected_version=1, changed={"n": 2}, data="x" * (limit + 1))
+        await store.asave("s", expected_version=1, changed=texts({"n": 2}), data="x" * (limit + 1))
     record = await store.aload("s")
     assert record is not None and record.state == {"n": 1} and record.version == 1

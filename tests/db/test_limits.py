@@ -12,6 +12,7 @@ from core.db.base import BaseDb, StateLimitError
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits, dump_delta, state_bytes
 from core.db.sqlite import SqliteDb
+from core.state.codec import encode_delta as texts
 
 LIMITS = StateLimits(max_state_bytes=60, max_key_length=8)
 
@@ -51,13 +52,13 @@ async def test_state_exactly_at_limit_is_accepted_one_byte_more_is_not(
     db = make(tmp_path)
     try:
         # {"a":"…"} is 8 bytes plus the string, so 52 x's make exactly 60 bytes
-        await db.asave("s", expected_version=0, changed={"a": "x" * 52})
+        await db.asave("s", expected_version=0, changed=texts({"a": "x" * 52}))
         with pytest.raises(StateLimitError):
-            await db.asave("s", expected_version=1, changed={"a": "x" * 53})
+            await db.asave("s", expected_version=1, changed=texts({"a": "x" * 53}))
         with pytest.raises(StateLimitError):
-            await db.asave("s", expected_version=1, changed={"b": 1})
+            await db.asave("s", expected_version=1, changed=texts({"b": 1}))
         # removing a key frees its bytes again
-        assert await db.asave("s", expected_version=1, changed={"b": 1}, removed={"a"}) == 2
+        assert await db.asave("s", expected_version=1, changed=texts({"b": 1}), removed={"a"}) == 2
         record = await db.aload("s")
         assert record is not None and record.state == {"b": 1}
     finally:
@@ -71,9 +72,9 @@ async def test_key_length_limit_is_inclusive(
     """A key of max_key_length characters is fine; one more character is refused."""
     db = make(tmp_path)
     try:
-        await db.asave("s", expected_version=0, changed={"k" * 8: 1})
+        await db.asave("s", expected_version=0, changed=texts({"k" * 8: 1}))
         with pytest.raises(StateLimitError, match="9 characters long; the limit is 8"):
-            await db.asave("s", expected_version=1, changed={"k" * 9: 1})
+            await db.asave("s", expected_version=1, changed=texts({"k" * 9: 1}))
     finally:
         await db.aclose()
 

@@ -10,6 +10,7 @@ from core.db.postgres import PostgresDb
 from core.db.sql.migrate import current_revision, head_revision, upgrade_to_head
 from core.db.sql.tables import TableNames
 from core.db.sqlite import SqliteDb
+from core.state.codec import encode_delta as texts
 from core.storage.sqlite import SqliteStorage
 
 
@@ -44,7 +45,7 @@ async def test_named_table_set_gets_its_own_lease_tables(tmp_path: Path) -> None
 async def test_reopening_is_idempotent_and_keeps_data(tmp_path: Path) -> None:
     """A second store on a migrated file runs no migration and sees the saved state."""
     first = SqliteDb(db_file=tmp_path / "state.db")
-    await first.asave("s", expected_version=0, changed={"a": 1})
+    await first.asave("s", expected_version=0, changed=texts({"a": 1}))
     await first.aclose()
     second = SqliteDb(db_file=tmp_path / "state.db")
     try:
@@ -61,8 +62,8 @@ async def test_named_table_sets_are_migrated_independently(tmp_path: Path) -> No
     path = tmp_path / "shared.db"
     default, agno = SqliteDb(db_file=path), SqliteStorage(table_name="agent_sessions", db_file=path)
     try:
-        await default.asave("s", expected_version=0, changed={"who": "default"})
-        await agno.asave("s", expected_version=0, changed={"who": "agno"})
+        await default.asave("s", expected_version=0, changed=texts({"who": "default"}))
+        await agno.asave("s", expected_version=0, changed=texts({"who": "agno"}))
         stored_default, stored_agno = await default.aload("s"), await agno.aload("s")
         assert stored_default is not None and stored_default.state == {"who": "default"}
         assert stored_agno is not None and stored_agno.state == {"who": "agno"}
@@ -80,7 +81,7 @@ async def test_postgres_schema_holds_tables_and_revision(postgres_schema: tuple[
     url, schema = postgres_schema
     db = PostgresDb(db_url=url, schema=schema)
     try:
-        await db.asave("s", expected_version=0, changed={"a": 1})
+        await db.asave("s", expected_version=0, changed=texts({"a": 1}))
         with db.connection() as conn:
             names = TableNames.for_session_table(None, schema)
             assert current_revision(conn, names) == head_revision()

@@ -8,6 +8,7 @@ from core.db.base import OutcomeUnknownError, SessionRecord
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
 from core.db.sqlite import SqliteDb
+from core.state.codec import encode_delta as texts
 
 
 async def test_reset_racing_a_snapshot_does_not_bring_old_state_back(
@@ -18,8 +19,8 @@ async def test_reset_racing_a_snapshot_does_not_bring_old_state_back(
     hot = RedisDb(
         db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
     )
-    await hot.asave("s", expected_version=0, changed={"secret": "old"})
-    await hot.asave("s", expected_version=1, changed={"secret": "older"})
+    await hot.asave("s", expected_version=0, changed=texts({"secret": "old"}))
+    await hot.asave("s", expected_version=1, changed=texts({"secret": "older"}))
     seen: list[SessionRecord | None] = []
 
     async def reset_then_run(batch: list[SessionRecord]) -> None:
@@ -31,7 +32,7 @@ async def test_reset_racing_a_snapshot_does_not_bring_old_state_back(
     assert seen == [None]
     assert await durable.aload("s") is None
     # the re-created session continues after the deleted version: no version reused
-    assert await hot.asave("s", expected_version=0, changed={"fresh": True}) == 3
+    assert await hot.asave("s", expected_version=0, changed=texts({"fresh": True})) == 3
     await hot.aflush()
     copy = await durable.aload("s")
     assert copy is not None and copy.state == {"fresh": True} and copy.version == 3
@@ -57,10 +58,8 @@ async def test_write_through_with_an_unknown_commit_is_confirmed_not_repeated(
 ) -> None:
     """The commit's reply is lost: the retry finds it applied; success, one history row."""
     durable = LostCommitReply(db_file=tmp_path / "d.db")
-    hot = RedisDb(
-        db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, write_through=True
-    )
-    assert await hot.asave("s", expected_version=0, changed={"n": 1}) == 1
+    hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, write_through=True)
+    assert await hot.asave("s", expected_version=0, changed=texts({"n": 1})) == 1
     copy = await durable.aload("s")
     assert copy is not None and copy.state == {"n": 1}
     assert [e.version for e in await durable.ahistory("s")] == [1]
@@ -82,7 +81,7 @@ async def test_write_through_that_cannot_confirm_reports_the_applied_save(
         write_through=True,
         run_snapshotter=False,
     )
-    assert await hot.asave("s", expected_version=0, changed={"n": 1}) == 1
+    assert await hot.asave("s", expected_version=0, changed=texts({"n": 1})) == 1
     record = await hot.aload("s")
     assert record is not None and record.state == {"n": 1}
     assert await hot.dirty.count() == 1
@@ -102,12 +101,13 @@ async def test_session_data_reaches_the_durable_store_and_comes_back(
         db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
     )
     data = '{"runs":[{"run_id":"r1"}]}'
-    await hot.asave("s", expected_version=0, changed={"n": 1}, data=data)
+    await hot.asave("s", expected_version=0, changed=texts({"n": 1}), data=data)
     await hot.aflush()
     copy = await durable.aload("s")
     assert copy is not None and copy.data == data
-    await hot._clients.get().delete(*[k async for k in hot._clients.get().scan_iter(
-        match=f"*{key_prefix}*")])
+    await hot._clients.get().delete(
+        *[k async for k in hot._clients.get().scan_iter(match=f"*{key_prefix}*")]
+    )
     record = await hot.aload("s")  # read back from the durable store
     assert record is not None and record.data == data and record.state == {"n": 1}
     await hot.aclose()

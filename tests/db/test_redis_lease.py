@@ -14,6 +14,7 @@ import pytest
 
 from core.db.base import LockTimeoutError, SessionBusyError
 from core.db.redis import LeaseLostError, RedisDb
+from core.state.codec import encode_delta as texts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +36,7 @@ async def append_once(store: RedisDb, session_id: str, item: object) -> None:
         await store.asave(
             session_id,
             expected_version=record.version if record else 0,
-            changed={"items": items},
+            changed=texts({"items": items}),
             lease=lease,
         )
 
@@ -126,34 +127,34 @@ async def test_cancelled_waiter_leaves_no_ticket(db: RedisDb) -> None:
 
 async def test_dead_holder_loses_lease_and_its_late_write_is_rejected(db: RedisDb) -> None:
     """A holder that stops renewing loses the lease; the next run proceeds; its write fails."""
-    await db.asave("d", expected_version=0, changed={"items": []})
+    await db.asave("d", expected_version=0, changed=texts({"items": []}))
     dead = await db.leases.acquire("d", timeout=5)  # held without renewal: a "dead" holder
     await append_once(db, "d", "next run")  # waits for the lease to expire, then proceeds
     with pytest.raises(LeaseLostError, match="nothing was written"):
-        await db.asave("d", expected_version=2, changed={"items": ["late"]}, lease=dead)
+        await db.asave("d", expected_version=2, changed=texts({"items": ["late"]}), lease=dead)
     record = await db.aload("d")
     assert record is not None and record.state == {"items": ["next run"]}
 
 
 async def test_fencing_rejects_expired_holder_even_with_current_version(db: RedisDb) -> None:
     """A write under a lease now held by another run fails although its version matches."""
-    await db.asave("f", expected_version=0, changed={"n": 0})
+    await db.asave("f", expected_version=0, changed=texts({"n": 0}))
     stale = await db.leases.acquire("f", timeout=5)
     async with db.session_lock("f", timeout=5):  # taken over after expiry
         with pytest.raises(LeaseLostError):
-            await db.asave("f", expected_version=1, changed={"n": 1}, lease=stale)
+            await db.asave("f", expected_version=1, changed=texts({"n": 1}), lease=stale)
     record = await db.aload("f")
     assert record is not None and record.version == 1 and record.state == {"n": 0}
 
 
 async def test_live_holder_keeps_its_lease_past_the_ttl(db: RedisDb) -> None:
     """A live holder renews in the background, so a long run keeps the lease."""
-    await db.asave("l", expected_version=0, changed={"n": 0})
+    await db.asave("l", expected_version=0, changed=texts({"n": 0}))
     async with db.session_lock("l", timeout=5) as lease:
         with pytest.raises(LockTimeoutError):
             async with db.session_lock("l", timeout=db.leases.lock_ttl * 2):
                 pass
-        await db.asave("l", expected_version=1, changed={"n": 1}, lease=lease)
+        await db.asave("l", expected_version=1, changed=texts({"n": 1}), lease=lease)
 
 
 def _hold_lease_script(redis_url: str, key_prefix: str, session_id: str, wait: bool) -> str:
@@ -235,14 +236,14 @@ async def test_waiter_process_killed_does_not_block_the_queue(
 
 async def test_lease_is_not_renewed_past_the_run_deadline(db: RedisDb) -> None:
     """A holder whose run deadline passed stops renewing: the lease goes to the next run."""
-    await db.asave("dl", expected_version=0, changed={"n": 0})
+    await db.asave("dl", expected_version=0, changed=texts({"n": 0}))
     async with db.session_lock("dl", timeout=5) as lease:
         lease.renew_until = time.monotonic() + 0.2
         # a hung run that swallowed its cancellation keeps the block open...
         async with db.session_lock("dl", timeout=db.leases.lock_ttl * 4) as second:
             assert second.token != lease.token  # ...yet the next run got the lease
         with pytest.raises(LeaseLostError):
-            await db.asave("dl", expected_version=1, changed={"n": 1}, lease=lease)
+            await db.asave("dl", expected_version=1, changed=texts({"n": 1}), lease=lease)
 
 
 async def test_waiters_past_the_bound_are_refused_at_once(db: RedisDb) -> None:

@@ -14,6 +14,7 @@ from core.db.base import BaseDb, StaleVersionError, StateLimitError, StoreUnavai
 from core.db.limits import StateLimits
 from core.db.redis import RedisDb
 from core.db.redis.keys import SessionKeys
+from core.state.codec import encode_delta as texts
 from core.state.values import StateValueError
 
 
@@ -43,21 +44,21 @@ async def raw(redis_url: str) -> AsyncIterator[aioredis.Redis]:
 
 async def test_load_and_save_take_one_round_trip_each(db: RedisDb) -> None:
     """A load is one round trip and a save is one round trip (scripts already cached)."""
-    version = await db.asave("s", expected_version=0, changed={"items": [1]})
+    version = await db.asave("s", expected_version=0, changed=texts({"items": [1]}))
     await db.aload("s")
     db.round_trips.reset()
     await db.aload("s")
     assert db.round_trips.reset() == 1
-    await db.asave("s", expected_version=version, changed={"items": [1, 2]})
+    await db.asave("s", expected_version=version, changed=texts({"items": [1, 2]}))
     assert db.round_trips.reset() == 1
 
 
 async def test_stale_version_write_fails_and_writes_nothing(db: RedisDb) -> None:
     """A save based on an old version raises StaleVersionError and leaves state as it was."""
-    await db.asave("s", expected_version=0, changed={"n": 1})
-    await db.asave("s", expected_version=1, changed={"n": 2})
+    await db.asave("s", expected_version=0, changed=texts({"n": 1}))
+    await db.asave("s", expected_version=1, changed=texts({"n": 2}))
     with pytest.raises(StaleVersionError) as info:
-        await db.asave("s", expected_version=1, changed={"n": 99})
+        await db.asave("s", expected_version=1, changed=texts({"n": 99}))
     assert info.value.actual == 2
     record = await db.aload("s")
     assert record is not None and record.state == {"n": 2} and record.version == 2
@@ -67,8 +68,8 @@ async def test_one_field_per_key_changed_written_removed_deleted(
     db: RedisDb, raw: aioredis.Redis
 ) -> None:
     """The state hash holds one JSON field per top-level key; removed keys are HDEL'd."""
-    await db.asave("s", expected_version=0, changed={"a": {"x": 1}, "b": "two", "c": None})
-    await db.asave("s", expected_version=1, changed={"a": [3]}, removed={"b"})
+    await db.asave("s", expected_version=0, changed=texts({"a": {"x": 1}, "b": "two", "c": None}))
+    await db.asave("s", expected_version=1, changed=texts({"a": [3]}), removed={"b"})
     keys = SessionKeys(db.key_prefix, "s")
     assert await raw.hgetall(keys.state) == {"a": "[3]", "c": "null"}
     meta = await raw.hgetall(keys.meta)
@@ -80,7 +81,7 @@ async def test_session_keys_and_dirty_set_share_one_hash_tag(
 ) -> None:
     """Every key of a session and its bucket's dirty set carry the same {tag}."""
     session_id = "slack:T1:{C1}:1700.1"
-    await db.asave(session_id, expected_version=0, changed={"k": 1})
+    await db.asave(session_id, expected_version=0, changed=texts({"k": 1}))
     keys = SessionKeys(db.key_prefix, session_id)
     tag = keys.bucket.tag[len(db.key_prefix) :]
     for name in (keys.state, keys.meta, keys.hist, keys.lease, keys.bucket.dirty):
@@ -93,7 +94,7 @@ async def test_hostile_session_ids_stay_isolated(db: RedisDb) -> None:
     """Ids with ':', braces, unicode or 1 KB of text never share or break keys."""
     hostile = [":", "a:b", "a}:{b", "{", "}", "{}", "ünï©ødé 🎉", "x" * 1024, ""]
     for n, session_id in enumerate(hostile):
-        await db.asave(session_id, expected_version=0, changed={"n": n})
+        await db.asave(session_id, expected_version=0, changed=texts({"n": n}))
     for n, session_id in enumerate(hostile):
         record = await db.aload(session_id)
         assert record is not None and record.state == {"n": n}
@@ -104,9 +105,9 @@ async def test_hostile_session_ids_stay_isolated(db: RedisDb) -> None:
 
 async def test_non_json_value_is_rejected_naming_the_key(db: RedisDb) -> None:
     """A non-JSON value is a clear error naming the key; nothing of the change is stored."""
-    await db.asave("s", expected_version=0, changed={"ok": 1})
+    await db.asave("s", expected_version=0, changed=texts({"ok": 1}))
     with pytest.raises(StateValueError, match="'bad'"):
-        await db.asave("s", expected_version=1, changed={"ok": 2, "bad": {1, 2}})
+        await db.asave("s", expected_version=1, changed=texts({"ok": 2, "bad": {1, 2}}))
     record = await db.aload("s")
     assert record is not None and record.state == {"ok": 1} and record.version == 1
 
@@ -115,24 +116,24 @@ async def test_state_size_limit_counts_the_whole_state(redis_url: str, key_prefi
     """A save that makes the whole state too large fails clearly and writes nothing."""
     store = RedisDb(db_url=redis_url, key_prefix=key_prefix, limits=StateLimits(100, 8))
     try:
-        await store.asave("s", expected_version=0, changed={"a": "x" * 45})
+        await store.asave("s", expected_version=0, changed=texts({"a": "x" * 45}))
         with pytest.raises(StateLimitError, match="limit is 100"):
-            await store.asave("s", expected_version=1, changed={"b": "y" * 45})
+            await store.asave("s", expected_version=1, changed=texts({"b": "y" * 45}))
         with pytest.raises(StateLimitError, match="characters long"):
-            await store.asave("s", expected_version=1, changed={"k" * 9: 1})
+            await store.asave("s", expected_version=1, changed=texts({"k" * 9: 1}))
         record = await store.aload("s")
         assert record is not None and record.state == {"a": "x" * 45} and record.version == 1
         # removing a key frees its bytes again
-        await store.asave("s", expected_version=1, changed={"b": "y" * 45}, removed={"a"})
+        await store.asave("s", expected_version=1, changed=texts({"b": "y" * 45}), removed={"a"})
     finally:
         await store.aclose()
 
 
 async def test_history_gives_full_states_newest_first(db: RedisDb) -> None:
     """ahistory rebuilds each recent version's full state from undo records."""
-    await db.asave("s", expected_version=0, changed={"a": 1, "b": 1})
-    await db.asave("s", expected_version=1, changed={"a": 2}, removed={"b"})
-    await db.asave("s", expected_version=2, changed={"c": [1]})
+    await db.asave("s", expected_version=0, changed=texts({"a": 1, "b": 1}))
+    await db.asave("s", expected_version=1, changed=texts({"a": 2}), removed={"b"})
+    await db.asave("s", expected_version=2, changed=texts({"c": [1]}))
     history = await db.ahistory("s")
     assert [(e.version, e.state) for e in history] == [
         (3, {"a": 2, "c": [1]}),
@@ -151,7 +152,7 @@ async def test_redis_down_raises_store_unavailable(key_prefix: str) -> None:
     with pytest.raises(StoreUnavailableError, match=f"127.0.0.1:{port}"):
         await store.aload("s")
     with pytest.raises(StoreUnavailableError):
-        await store.asave("s", expected_version=0, changed={"a": 1})
+        await store.asave("s", expected_version=0, changed=texts({"a": 1}))
     with pytest.raises(StoreUnavailableError):
         async with store.session_lock("s", timeout=1):
             pass
@@ -182,7 +183,7 @@ def test_each_event_loop_gets_its_own_client(redis_url: str, key_prefix: str) ->
 
     def work(n: int) -> None:
         async def go() -> None:
-            await store.asave(f"s{n}", expected_version=0, changed={"n": n})
+            await store.asave(f"s{n}", expected_version=0, changed=texts({"n": n}))
             record = await store.aload(f"s{n}")
             assert record is not None and record.state == {"n": n}
 
@@ -196,7 +197,7 @@ def test_each_event_loop_gets_its_own_client(redis_url: str, key_prefix: str) ->
         t.start()
     for t in threads:
         t.join()
-    asyncio.run(store.asave("s0", expected_version=1, changed={"n": 10}))
+    asyncio.run(store.asave("s0", expected_version=1, changed=texts({"n": 10})))
     asyncio.run(store.aclose())
     assert errors == []
 
@@ -209,11 +210,26 @@ async def test_a_retried_save_after_a_lost_reply_is_not_applied_twice(db: RedisD
 
     keys = SessionKeys(db.key_prefix, "s")
     args = save_args(
-        keys, 0, {"n": "1"}, set(), SessionMeta(), "", save_id="retried",
-        ttl_ms=0, history_limit=5, max_bytes=1000, guard_dirty=False, verify=False,
+        keys,
+        0,
+        {"n": "1"},
+        set(),
+        SessionMeta(),
+        "",
+        save_id="retried",
+        ttl_ms=0,
+        history_limit=5,
+        max_bytes=1000,
+        guard_dirty=False,
+        verify=False,
     )
     script_keys = [
-        keys.state, keys.meta, keys.hist, keys.bucket.dirty, keys.bucket.index, keys.lease,
+        keys.state,
+        keys.meta,
+        keys.hist,
+        keys.bucket.dirty,
+        keys.bucket.index,
+        keys.lease,
         keys.gone,
     ]
     first = await scripts.SAVE(db._clients.get(), script_keys, args)

@@ -22,6 +22,7 @@ from core.db.base import LeaseLostError, LockTimeoutError, SessionBusyError, Sta
 from core.db.postgres import PostgresDb
 from core.db.sql.store import SqlDb
 from core.db.sqlite import SqliteDb
+from core.state.codec import encode_delta as texts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,8 +68,10 @@ def counter_agent(store: SqlDb) -> Agent:
 async def run_increments(agents: list[Agent], session_id: str, runs: int) -> list[BaseException]:
     """``runs`` concurrent direct tool runs on one session, spread over ``agents``."""
     results = await asyncio.gather(
-        *(agents[n % len(agents)].arun_tool("increment", {}, session_id=session_id)
-          for n in range(runs)),
+        *(
+            agents[n % len(agents)].arun_tool("increment", {}, session_id=session_id)
+            for n in range(runs)
+        ),
         return_exceptions=True,
     )
     return [r for r in results if isinstance(r, BaseException)]
@@ -83,7 +86,7 @@ async def append_once(store: SqlDb, session_id: str, item: object) -> None:
         await store.asave(
             session_id,
             expected_version=record.version if record else 0,
-            changed={"items": items},
+            changed=texts({"items": items}),
             lease=lease,
         )
 
@@ -119,7 +122,9 @@ async def test_hundred_runs_across_processes_are_all_kept(spec: Spec, processes:
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", script, str(100 // processes)],
-            cwd=ROOT, stdout=subprocess.PIPE, text=True,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
         )
         for _ in range(processes)
     ]
@@ -202,11 +207,11 @@ async def test_cancelled_waiter_leaves_no_ticket(db: SqlDb) -> None:
 
 async def test_dead_holder_loses_lease_and_its_late_write_is_fenced(db: SqlDb) -> None:
     """A holder that stops renewing loses the lease; the next run proceeds; its write fails."""
-    await db.asave("d", expected_version=0, changed={"items": []})
+    await db.asave("d", expected_version=0, changed=texts({"items": []}))
     dead = await db.leases.acquire("d", timeout=5)  # held without renewal: a "dead" holder
     await append_once(db, "d", "next run")  # waits for the lease to expire, then proceeds
     with pytest.raises(LeaseLostError, match="nothing was written") as caught:
-        await db.asave("d", expected_version=2, changed={"items": ["late"]}, lease=dead)
+        await db.asave("d", expected_version=2, changed=texts({"items": ["late"]}), lease=dead)
     assert isinstance(caught.value, StaleVersionError)
     record = await db.aload("d")
     assert record is not None and record.state == {"items": ["next run"]}
@@ -215,34 +220,34 @@ async def test_dead_holder_loses_lease_and_its_late_write_is_fenced(db: SqlDb) -
 
 async def test_fencing_refuses_a_taken_over_lease_even_with_current_version(db: SqlDb) -> None:
     """A save under a lease now held by another run fails although its version matches."""
-    await db.asave("f", expected_version=0, changed={"n": 0})
+    await db.asave("f", expected_version=0, changed=texts({"n": 0}))
     stale = await db.leases.acquire("f", timeout=5)
     async with db.session_lock("f", timeout=5):  # taken over after expiry
         with pytest.raises(LeaseLostError):
-            await db.asave("f", expected_version=1, changed={"n": 1}, lease=stale)
+            await db.asave("f", expected_version=1, changed=texts({"n": 1}), lease=stale)
     record = await db.aload("f")
     assert record is not None and record.version == 1 and record.state == {"n": 0}
 
 
 async def test_fencing_refuses_an_expired_lease_nobody_took(db: SqlDb) -> None:
     """A save under a lease that expired (not taken over) is refused, as on Redis."""
-    await db.asave("e", expected_version=0, changed={"n": 0})
+    await db.asave("e", expected_version=0, changed=texts({"n": 0}))
     lease = await db.leases.acquire("e", timeout=5)
     await asyncio.sleep(db.leases.lock_ttl * 1.5)
     with pytest.raises(LeaseLostError, match="'e'"):
-        await db.asave("e", expected_version=1, changed={"n": 1}, lease=lease)
+        await db.asave("e", expected_version=1, changed=texts({"n": 1}), lease=lease)
     record = await db.aload("e")
     assert record is not None and record.version == 1
 
 
 async def test_live_holder_keeps_its_lease_past_the_ttl(db: SqlDb) -> None:
     """A live holder renews in the background, so a long run keeps the lease and saves."""
-    await db.asave("l", expected_version=0, changed={"n": 0})
+    await db.asave("l", expected_version=0, changed=texts({"n": 0}))
     async with db.session_lock("l", timeout=5) as lease:
         with pytest.raises(LockTimeoutError):
             async with db.session_lock("l", timeout=db.leases.lock_ttl * 2):
                 pass
-        assert await db.asave("l", expected_version=1, changed={"n": 1}, lease=lease) == 2
+        assert await db.asave("l", expected_version=1, changed=texts({"n": 1}), lease=lease) == 2
 
 
 async def test_released_lease_is_free_for_the_next_run(db: SqlDb) -> None:
@@ -293,7 +298,9 @@ async def test_holder_process_killed_lease_expires_and_next_run_proceeds(
     """kill -9 of the process holding the lease: after the TTL the next run gets it."""
     proc = subprocess.Popen(
         [sys.executable, "-c", _hold_script(spec, "k", wait=False), "-"],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert await _line(proc) == "holding"
     proc.kill()
@@ -315,7 +322,9 @@ async def test_waiter_process_killed_does_not_block_the_queue(spec: Spec) -> Non
         await asyncio.sleep(0.005)
     proc = subprocess.Popen(
         [sys.executable, "-c", _hold_script(spec, "w", wait=True), "-"],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert await _line(proc) == "queued"
     proc.kill()
@@ -363,7 +372,7 @@ async def test_lease_is_not_renewed_past_the_run_deadline(db: SqlDb) -> None:
         async with db.session_lock("h", timeout=5) as next_lease:  # would wait forever
             assert next_lease.token != lease.token
         with pytest.raises(LeaseLostError):
-            await db.asave("h", expected_version=0, changed={"late": True}, lease=lease)
+            await db.asave("h", expected_version=0, changed=texts({"late": True}), lease=lease)
     assert await db.aload("h") is None
 
 

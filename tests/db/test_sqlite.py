@@ -13,6 +13,7 @@ import pytest
 from core.db.base import BaseDb, StaleVersionError, StoreUnavailableError
 from core.db.in_memory import InMemoryDb
 from core.db.sqlite import SqliteDb, sqlite_path
+from core.state.codec import encode_delta as texts
 from core.storage.sqlite import SqliteStorage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,6 +23,7 @@ INCREMENTS = textwrap.dedent(
     import asyncio, sys
     from core.db.base import StaleVersionError
     from core.db.sqlite import SqliteDb
+    from core.state.codec import encode_delta as texts
 
     async def main(path: str, count: int) -> None:
         db = SqliteDb(db_file=path)
@@ -32,7 +34,7 @@ INCREMENTS = textwrap.dedent(
                 await db.asave(
                     "counter",
                     expected_version=record.version,
-                    changed={"n": record.state["n"] + 1},
+                    changed=texts({"n": record.state["n"] + 1}),
                 )
                 done += 1
             except StaleVersionError:
@@ -48,7 +50,7 @@ async def test_parent_directories_are_created(tmp_path: Path) -> None:
     """SqliteDb(db_file="a/b/c.db") creates a/b and the file on first use."""
     db = SqliteDb(db_file=tmp_path / "a" / "b" / "c.db")
     try:
-        await db.asave("s", expected_version=0, changed={"x": 1})
+        await db.asave("s", expected_version=0, changed=texts({"x": 1}))
     finally:
         await db.aclose()
     assert (tmp_path / "a" / "b" / "c.db").is_file()
@@ -65,7 +67,7 @@ async def test_two_processes_share_one_file_without_losing_updates(tmp_path: Pat
     """Two OS processes incrementing one counter with version checks end at the exact sum."""
     path = tmp_path / "shared.db"
     db = SqliteDb(db_file=path)
-    await db.asave("counter", expected_version=0, changed={"n": 0})
+    await db.asave("counter", expected_version=0, changed=texts({"n": 0}))
     procs = [
         subprocess.Popen([sys.executable, "-c", INCREMENTS, str(path), "15"], cwd=ROOT)
         for _ in range(2)
@@ -80,7 +82,7 @@ async def test_two_processes_share_one_file_without_losing_updates(tmp_path: Pat
 def test_store_works_from_several_event_loops(tmp_path: Path) -> None:
     """One SqliteDb instance serves successive asyncio.run loops (the sync API's case)."""
     db = SqliteDb(db_file=tmp_path / "loops.db")
-    asyncio.run(db.asave("s", expected_version=0, changed={"n": 1}))
+    asyncio.run(db.asave("s", expected_version=0, changed=texts({"n": 1})))
     record = asyncio.run(db.aload("s"))
     asyncio.run(db.aclose())
     assert record is not None and record.state == {"n": 1}
@@ -90,9 +92,9 @@ async def test_in_memory_sqlite_url_keeps_state_for_the_store(tmp_path: Path) ->
     """SqliteDb(db_url="sqlite://") is a private in-memory database that still versions."""
     db = SqliteDb(db_url="sqlite://")
     try:
-        await db.asave("s", expected_version=0, changed={"n": 1})
+        await db.asave("s", expected_version=0, changed=texts({"n": 1}))
         with pytest.raises(StaleVersionError):
-            await db.asave("s", expected_version=0, changed={"n": 2})
+            await db.asave("s", expected_version=0, changed=texts({"n": 2}))
         record = await db.aload("s")
         assert record is not None and record.state == {"n": 1}
     finally:
@@ -135,7 +137,7 @@ async def test_agno_sqlite_storage_spelling_is_a_sqlite_db(tmp_path: Path) -> No
     """SqliteStorage(table_name=..., db_file=...) stores sessions in that table."""
     storage = SqliteStorage(table_name="chat_sessions", db_file=str(tmp_path / "chat.db"))
     try:
-        await storage.asave("s", expected_version=0, changed={"messages": []})
+        await storage.asave("s", expected_version=0, changed=texts({"messages": []}))
         with storage.connection() as conn:
             rows = conn.exec_driver_sql("SELECT session_id FROM chat_sessions").all()
         assert [r[0] for r in rows] == ["s"]
@@ -153,9 +155,9 @@ async def test_history_is_trimmed_to_the_configured_limit(tmp_path: Path, kind: 
         else InMemoryDb(history_limit=3)
     )
     try:
-        await db.asave("s", expected_version=0, changed={"n": 0})
+        await db.asave("s", expected_version=0, changed=texts({"n": 0}))
         for n in range(1, 6):
-            await db.asave("s", expected_version=n, changed={"n": n})
+            await db.asave("s", expected_version=n, changed=texts({"n": n}))
         assert [e.version for e in await db.ahistory("s")] == [6, 5, 4]
     finally:
         await db.aclose()

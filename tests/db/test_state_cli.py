@@ -19,6 +19,7 @@ from core.agent import Agent
 from core.db.base import SessionMeta
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
+from core.state.codec import encode_delta as texts
 from tests.conftest import REDIS_URL, require_service
 
 SESSION = "console:local:main:taskboard"
@@ -38,8 +39,10 @@ def db_url(tmp_path: Path) -> str:
     async def fill() -> None:
         db = SqliteDb(db_url=url)
         meta = SessionMeta(owner_id="taskboard", user_id="console:local:me")
-        await db.asave(SESSION, expected_version=0, changed={"tasks": ["a"]}, meta=meta)
-        await db.asave(SESSION, expected_version=1, changed={"tasks": ["a", "b"], "api_token": "x"})
+        await db.asave(SESSION, expected_version=0, changed=texts({"tasks": ["a"]}), meta=meta)
+        await db.asave(
+            SESSION, expected_version=1, changed=texts({"tasks": ["a", "b"], "api_token": "x"})
+        )
         await db.aclose()
 
     asyncio.run(fill())

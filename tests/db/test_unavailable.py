@@ -10,6 +10,7 @@ import pytest
 from core.db.base import StoreUnavailableError
 from core.db.postgres import PostgresDb
 from core.db.sqlite import SqliteDb
+from core.state.codec import encode_delta as texts
 
 
 def _closed_port() -> int:
@@ -25,7 +26,7 @@ async def test_postgres_on_a_closed_port_is_unavailable() -> None:
         with pytest.raises(StoreUnavailableError, match=r"127\.0\.0\.1.*unavailable"):
             await db.aload("s")
         with pytest.raises(StoreUnavailableError, match="nothing was written"):
-            await db.asave("s", expected_version=0, changed={"a": 1})
+            await db.asave("s", expected_version=0, changed=texts({"a": 1}))
     finally:
         await db.aclose()
 
@@ -36,7 +37,7 @@ async def test_sqlite_file_that_cannot_be_opened_is_unavailable(tmp_path: Path) 
     db = SqliteDb(db_file=tmp_path / "db")
     try:
         with pytest.raises(StoreUnavailableError):
-            await db.asave("s", expected_version=0, changed={"a": 1})
+            await db.asave("s", expected_version=0, changed=texts({"a": 1}))
     finally:
         await db.aclose()
 
@@ -48,7 +49,7 @@ async def test_postgres_comes_back_after_its_connection_dies(
     url, schema = postgres_schema
     db = PostgresDb(db_url=url, schema=schema, pool_size=1)
     try:
-        await db.asave("s", expected_version=0, changed={"a": 1})
+        await db.asave("s", expected_version=0, changed=texts({"a": 1}))
         with db.connection() as conn:
             pid = conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
         killer = PostgresDb(db_url=url, schema=schema)

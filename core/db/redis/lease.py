@@ -153,6 +153,11 @@ class LeaseManager:
             )
         )
 
+    def handoff_args(self) -> list[int | str]:
+        """What a release needs besides the token: how long a handed-on lease lives,
+        and the channel that announces it (SAVE_RELEASE takes them too)."""
+        return [self._grant_ms(), self.channel]
+
     def _grant_ms(self) -> int:
         # a handed-over lease lives only as long as a waiter may be silent, so a waiter
         # that died while queued delays the others by at most ``stale``

@@ -9,7 +9,7 @@ no connection of its own to learn that its turn came.
 
 from __future__ import annotations
 
-from core.db.redis.scripts import LuaScript
+from core.db.redis.scripts import RUN_ID, SAVE_FUNCTION, LuaScript
 
 # Lease hand-off shared by RELEASE, CANCEL and HEARTBEAT: give the lease to the oldest
 # live waiter and announce it.
@@ -127,5 +127,31 @@ if redis.call('EXISTS', KEYS[1]) == 0 then
   handoff(KEYS[1], KEYS[2], KEYS[3], ARGV[3], tonumber(ARGV[2]))
 end
 return 0
+"""
+)
+
+# A run's last save and the release of its lease, in one step (one round trip): SAVE
+# (see scripts.py, fenced by the token in ARGV[2]), then, only if the save succeeded and
+# the lease is still the caller's, RELEASE with hand-off. KEYS: SAVE's eight, then queue
+# alive. ARGV: SAVE's, then grant_ms channel. Returns SAVE's reply plus a third element:
+# 1 released, 0 not held any more; a failed save releases nothing.
+SAVE_RELEASE = LuaScript(
+    RUN_ID
+    + _HANDOFF
+    + SAVE_FUNCTION
+    + r"""
+local channel = table.remove(ARGV)
+local grant = tonumber(table.remove(ARGV))
+local result = save()
+if result[1] == 1 then
+  if redis.call('GET', KEYS[6]) == ARGV[2] then
+    redis.call('DEL', KEYS[6])
+    handoff(KEYS[6], KEYS[9], KEYS[10], channel, grant)
+    result[3] = 1
+  else
+    result[3] = 0
+  end
+end
+return result
 """
 )

@@ -8,21 +8,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.db.base import HistoryEntry, SessionMeta, SessionRecord, StoreError
-from core.db.limits import dump_delta, entry_bytes
 from core.db.redis.keys import SessionKeys
+from core.state.codec import entry_bytes
 
 
 def record_from_hashes(
-    session_id: str, state: dict[str, str], meta: dict[str, str], data: str = ""
+    session_id: str, state: dict[str, str], meta: dict[str, str], data: str = "", epoch: str = ""
 ) -> SessionRecord | None:
-    """A record from the ``state`` and ``meta`` hashes; None when the session is absent."""
+    """A record from the ``state`` and ``meta`` hashes; None when the session is absent.
+
+    The hash fields are the key texts as saved: they become the record's texts as is.
+    ``epoch``: the run id of the Redis that served them ("" when not known).
+    """
     if not meta or "v" not in meta:
         return None
     if meta.get("id", session_id) != session_id:
         raise StoreError(f"session {session_id!r}: key hash collides with {meta.get('id')!r}")
     return SessionRecord(
         session_id=session_id,
-        state={key: json.loads(text) for key, text in state.items()},
+        texts=state,
         version=int(meta["v"]),
         kind=meta.get("kind", "agent"),
         owner_id=meta.get("owner"),
@@ -31,6 +35,7 @@ def record_from_hashes(
         updated_at=float(meta.get("updated", 0.0)),
         save_id=meta.get("save", ""),
         data=data,
+        epoch=epoch,
     )
 
 
@@ -128,7 +133,7 @@ def _record_head(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[
 
 def seed_args(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[Any]:
     """ARGV of the SEED script: a durable record copied into Redis."""
-    texts = dump_delta(record.state)
+    texts = record.texts
     args = [
         *_record_head(keys, record, ttl_ms),
         sum(entry_bytes(k, t) for k, t in texts.items()),

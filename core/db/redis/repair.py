@@ -32,10 +32,10 @@ import json
 from typing import Any, Literal
 
 from core.db.base import BaseDb, SessionRecord
-from core.db.limits import dump_delta, entry_bytes
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import SessionKeys
 from core.db.redis.scripts import RUN_ID, LuaScript
+from core.state.codec import entry_bytes
 from core.utils.log import log_error, log_warning
 
 Verdict = Literal["keep", "redirty", "drop", "adopt"]
@@ -138,7 +138,7 @@ async def check_against_durable(
         )
     args: list[Any] = [keys.hashed, hot.version, hot.save_id, verdict, ttl_ms, conflict]
     if verdict == "adopt" and durable is not None:
-        texts = dump_delta(durable.state)
+        texts = durable.texts
         args += [
             durable.session_id,
             durable.version,

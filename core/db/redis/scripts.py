@@ -70,9 +70,8 @@ return {1, state, meta, data}
 # | {-3, version} written by another Redis incarnation: verify it first (``repair.py``).
 # A new session after a delete continues from the deleted version (kept in ``gone``), so
 # a version number never names two different contents.
-SAVE = LuaScript(
-    RUN_ID
-    + r"""
+SAVE_FUNCTION = r"""
+local function save()
 local state, meta = KEYS[1], KEYS[2]
 local expected = tonumber(ARGV[1])
 local cur = redis.call('HGET', meta, 'v')
@@ -157,8 +156,9 @@ for _, key in ipairs({state, meta, KEYS[3], KEYS[8]}) do
   else redis.call('PEXPIRE', key, ttl) end
 end
 return {1, new_version}
+end
 """
-)
+SAVE = LuaScript(RUN_ID + SAVE_FUNCTION + "return save()\n")
 
 # Seed a session read back from the durable store, unless Redis already has it or it
 # was deleted (a tombstone at or past the durable version: the durable copy is a

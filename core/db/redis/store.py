@@ -31,8 +31,8 @@ from core.db.base import (
     StoreUnavailableError,
     UserMemory,
 )
-from core.db.limits import StateLimits, dump_delta
-from core.db.redis import scripts
+from core.db.limits import StateLimits
+from core.db.redis import lease_scripts, scripts
 from core.db.redis.client import RedisClients, RoundTripCounter
 from core.db.redis.dirty import DirtyQueue
 from core.db.redis.eviction import check_eviction_policy
@@ -209,13 +209,14 @@ class RedisDb(BaseDb):
         session_id: str,
         *,
         expected_version: int,
-        changed: Mapping[str, Any],
+        changed: Mapping[str, str],
         removed: frozenset[str] | set[str] = frozenset(),
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
         data: str | None = None,
+        release: bool = False,
     ) -> int:
-        texts = dump_delta(changed)  # non-JSON values fail here, before any I/O
+        texts = changed
         self.limits.check_keys(session_id, texts)
         self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
         self.limits.check_data(session_id, data)
@@ -243,14 +244,18 @@ class RedisDb(BaseDb):
             verify=self.snapshot_to is not None,
             data=data,
         )
-        status, value = await self._run_save(keys, args)
+        token = lease.token if lease is not None else ""
+        releasing = release and lease is not None and bool(token)
+        status, value, released = await self._run_save(keys, args, releasing)
         if self.snapshot_to is not None and (
             status == _UNVERIFIED_SAVE
             # expired or flushed while the run was busy: read back and try once more
             or (status == 0 and value == -1 and expected_version > 0)
         ):
             await self.aload(session_id)  # reads back or checks against the durable copy
-            status, value = await self._run_save(keys, args)
+            status, value, released = await self._run_save(keys, args, releasing)
+        if released and lease is not None:
+            lease.released = True
         if status == 0 or status == _UNVERIFIED_SAVE:
             raise StaleVersionError(session_id, expected_version, None if value == -1 else value)
         if status == -1:
@@ -266,23 +271,30 @@ class RedisDb(BaseDb):
             self._ensure_snapshotter()
         return int(value)
 
-    async def _run_save(self, keys: SessionKeys, args: list[Any]) -> tuple[int, int]:
+    async def _run_save(
+        self, keys: SessionKeys, args: list[Any], release: bool
+    ) -> tuple[int, int, bool]:
+        """(status, value, released): SAVE, or SAVE_RELEASE when ``release``."""
+        save_keys = [
+            keys.state,
+            keys.meta,
+            keys.hist,
+            keys.bucket.dirty,
+            keys.bucket.index,
+            keys.lease,
+            keys.gone,
+            keys.data,
+        ]
         with self._clients.unavailable(f"save session {keys.session_id!r}"):
-            status, value = await scripts.SAVE(
+            if not release:
+                status, value = await scripts.SAVE(self._clients.get(), save_keys, args)
+                return int(status), int(value), False
+            reply = await lease_scripts.SAVE_RELEASE(
                 self._clients.get(),
-                [
-                    keys.state,
-                    keys.meta,
-                    keys.hist,
-                    keys.bucket.dirty,
-                    keys.bucket.index,
-                    keys.lease,
-                    keys.gone,
-                    keys.data,
-                ],
-                args,
+                [*save_keys, keys.queue, keys.alive],
+                [*args, *self.leases.handoff_args()],
             )
-        return int(status), int(value)
+        return int(reply[0]), int(reply[1]), len(reply) > 2 and int(reply[2]) == 1
 
     async def _write_through(self, keys: SessionKeys, version: int, save_id: str) -> None:
         assert self.snapshot_to is not None
@@ -295,7 +307,7 @@ class RedisDb(BaseDb):
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
         """Write a whole record into Redis if it is newer (imports, restores)."""
-        texts = dump_delta(record.state)
+        texts = record.texts
         self.limits.check_keys(record.session_id, texts)
         self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
         self.limits.check_size(record.session_id, texts)

@@ -230,6 +230,16 @@ class SqlLeases:
             yield held
 
 
+def lease_waiters_here() -> bool:
+    """Whether some ticket waits in this process (so a release should name the next)."""
+    return bool(_wakers)
+
+
+def wake_next(ticket: str) -> None:
+    """Wake the ticket a release in a save's transaction named as next, if it waits here."""
+    _wake(ticket, lease_free=True)
+
+
 def _wake(ticket: str, *, lease_free: bool) -> None:
     """Wake a ticket that waits in this process (any store instance, any loop)."""
     with _wakers_lock:

@@ -36,12 +36,13 @@ from core.db.base import (
     UserMemory,
     VersionConflictError,
 )
-from core.db.limits import StateLimits, dump_delta
+from core.db.limits import StateLimits
 from core.db.sql.engine import UNAVAILABLE_ERRORS, relaxed_writer, unavailable_as_store_error
-from core.db.sql.lease import SqlLeases
+from core.db.sql.lease import SqlLeases, lease_waiters_here, wake_next
 from core.db.sql.lease_sql import LeaseStatements
 from core.db.sql.migrate import upgrade_to_head
 from core.db.sql.tables import TableNames, build_tables
+from core.state import codec
 
 T = TypeVar("T")
 
@@ -58,11 +59,6 @@ _LOCKED_RETRY = Retrying(
     wait=wait_exponential(multiplier=0.02, max=0.5),
     reraise=True,
 )
-
-
-def encode_state(state: Mapping[str, Any]) -> str:
-    """Compact JSON of a whole state, the form stored in the ``state`` column."""
-    return json.dumps(state, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 class SqlDb(BaseDb):
@@ -177,33 +173,53 @@ class SqlDb(BaseDb):
         session_id: str,
         *,
         expected_version: int,
-        changed: Mapping[str, Any],
+        changed: Mapping[str, str],
         removed: frozenset[str] | set[str] = frozenset(),
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
         data: str | None = None,
+        release: bool = False,
     ) -> int:
-        dump_delta(changed)  # non-JSON values fail here, naming the key, before any I/O
         self.limits.check_keys(session_id, changed)
         self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
         self.limits.check_data(session_id, data)
-        values = dict(changed)
         token = lease.token if lease is not None else ""
-        return await self._run(
-            self._save, session_id, expected_version, values, set(removed), meta, token, data
+        # the lease goes back in the save's transaction; a private database holds an
+        # in-process lock instead, given back once the save committed
+        in_db = release and lease is not None and bool(token) and not self._private
+        version, head = await self._run(
+            self._save,
+            session_id,
+            expected_version,
+            dict(changed),
+            set(removed),
+            meta,
+            token,
+            data,
+            in_db,
         )
+        if lease is not None and release:
+            if in_db:
+                lease.released = True
+                if head is not None:
+                    wake_next(head)
+            else:
+                self._locks.release(lease)
+        return version
 
     def _save(
         self,
         session_id: str,
         expected: int,
-        changed: dict[str, Any],
+        changed: dict[str, str],
         removed: set[str],
         meta: SessionMeta,
         token: str,
         data: str | None,
-    ) -> int:
+        release: bool,
+    ) -> tuple[int, str | None]:
         s = self._tables.sessions
+        head = None
         try:
             with self._writer.begin() as conn:
                 # fencing first: a run whose lease expired must not write, whatever version
@@ -217,11 +233,12 @@ class SqlDb(BaseDb):
                 actual = row.version if row is not None else 0
                 if actual != expected:
                     raise StaleVersionError(session_id, expected, None if row is None else actual)
-                state = json.loads(row.state) if row is not None else {}
+                # spliced as texts: values are never decoded and encoded again
+                texts = codec.split_object(row.state) if row is not None else {}
                 for key in removed:
-                    state.pop(key, None)
-                state.update(changed)
-                text = self._checked_text(session_id, state)
+                    texts.pop(key, None)
+                texts.update(changed)
+                text = self._checked_text(session_id, texts)
                 now = time.time()
                 owner = meta.owner_id
                 if owner is None and row is not None:
@@ -255,16 +272,20 @@ class SqlDb(BaseDb):
                     if result.rowcount != 1:  # another writer committed after our read
                         raise StaleVersionError(session_id, expected, None)
                 self._add_history(conn, session_id, expected + 1, text, meta.user_id, now, save_id)
+                if release:
+                    _, head = self._lease_sql.release(
+                        conn, session_id, token, want_head=lease_waiters_here()
+                    )
         except sa.exc.IntegrityError as exc:  # two creators raced; the other one won
             raise StaleVersionError(session_id, expected, None) from exc
-        return expected + 1
+        return expected + 1, head
 
-    def _checked_text(self, session_id: str, state: dict[str, Any]) -> str:
-        text = encode_state(state)
+    def _checked_text(self, session_id: str, texts: Mapping[str, str]) -> str:
+        text = codec.object_text(texts)
         if len(text) > self.limits.max_state_bytes // 4 and (
             len(text.encode()) > self.limits.max_state_bytes
         ):
-            self.limits.check_size(session_id, dump_delta(state))  # raises, naming keys
+            self.limits.check_size(session_id, texts)  # raises, naming keys
         return text
 
     def _add_history(
@@ -294,9 +315,8 @@ class SqlDb(BaseDb):
             )
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
-        dump_delta(record.state)
         self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
-        return await self._run(self._upsert_snapshot, record, encode_state(record.state))
+        return await self._run(self._upsert_snapshot, record, codec.object_text(record.texts))
 
     def _upsert_snapshot(self, record: SessionRecord, text: str) -> bool:
         s = self._tables.sessions
@@ -470,7 +490,7 @@ class SqlDb(BaseDb):
 def _record(row: Any) -> SessionRecord:
     return SessionRecord(
         session_id=row.session_id,
-        state=json.loads(row.state),
+        texts=codec.split_object(row.state),
         version=row.version,
         kind=row.kind,
         owner_id=row.owner_id,
@@ -483,7 +503,7 @@ def _record(row: Any) -> SessionRecord:
 
 
 def _history_entry(row: Any) -> HistoryEntry:
-    state = json.loads(row.state)
+    state = codec.decode_value(row.state)
     return HistoryEntry(row.session_id, row.version, state, row.user_id, row.saved_at)
 
 

@@ -13,6 +13,7 @@ from core.db.base import StoreUnavailableError
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
 from core.db.sqlite import SqliteDb
+from core.state.codec import encode_delta as texts
 from tests.db.crash.conftest import RedisServer
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -24,8 +25,8 @@ async def test_redis_killed_after_snapshot_comes_back_from_durable(
     """kill -9 Redis after a snapshot, restart it empty: the state returns from SQLite."""
     durable = SqliteDb(db_file=tmp_path / "d.db")
     store = RedisDb(db_url=own_redis.url, snapshot_to=durable, run_snapshotter=False)
-    await store.asave("s", expected_version=0, changed={"items": ["a"]})
-    await store.asave("s", expected_version=1, changed={"items": ["a", "b"]})
+    await store.asave("s", expected_version=0, changed=texts({"items": ["a"]}))
+    await store.asave("s", expected_version=1, changed=texts({"items": ["a", "b"]}))
     await store.aflush()
     own_redis.kill()
     with pytest.raises(StoreUnavailableError, match=f"127.0.0.1:{own_redis.port}"):
@@ -34,7 +35,7 @@ async def test_redis_killed_after_snapshot_comes_back_from_durable(
     fresh = RedisDb(db_url=own_redis.url, snapshot_to=durable, run_snapshotter=False)
     record = await fresh.aload("s")
     assert record is not None and record.state == {"items": ["a", "b"]} and record.version == 2
-    assert await fresh.asave("s", expected_version=2, changed={"items": []}) == 3
+    assert await fresh.asave("s", expected_version=2, changed=texts({"items": []})) == 3
     await fresh.aflush()
     await fresh.aclose()
     await store.aclose()
@@ -50,8 +51,8 @@ async def test_snapshotter_killed_between_commit_and_cleanup(
     db_file = tmp_path / "d.db"
     store = RedisDb(db_url=own_redis.url, run_snapshotter=False)
     for n in range(5):
-        await store.asave(f"s{n}", expected_version=0, changed={"n": n})
-        await store.asave(f"s{n}", expected_version=1, changed={"n": n * 10})
+        await store.asave(f"s{n}", expected_version=0, changed=texts({"n": n}))
+        await store.asave(f"s{n}", expected_version=1, changed=texts({"n": n * 10}))
     script = textwrap.dedent(
         f"""
         import asyncio, os, signal, sys
@@ -98,7 +99,7 @@ async def test_write_through_loses_nothing_when_redis_dies(
     store = RedisDb(db_url=own_redis.url, snapshot_to=durable, write_through=True)
     version = 0
     for n in range(5):
-        version = await store.asave("s", expected_version=version, changed={"n": n})
+        version = await store.asave("s", expected_version=version, changed=texts({"n": n}))
     own_redis.kill()
     own_redis.start()
     fresh = RedisDb(db_url=own_redis.url, snapshot_to=durable, write_through=True)

@@ -9,6 +9,7 @@ import pytest
 from core.db.base import StoreUnavailableError
 from core.db.redis import RedisDb
 from core.db.redis.eviction import eviction_problem
+from core.state.codec import encode_delta as texts
 from tests.db.crash.conftest import RedisServer
 
 
@@ -49,12 +50,12 @@ async def test_out_of_memory_is_storage_unavailable_and_writes_nothing(tmp_path:
     server.start()
     store = RedisDb(db_url=server.url)
     try:
-        await store.asave("s", expected_version=0, changed={"n": 0})
+        await store.asave("s", expected_version=0, changed=texts({"n": 0}))
         version = 1
         with pytest.raises(StoreUnavailableError, match="out of memory"):
             for n in range(1, 1000):
                 version = await store.asave(
-                    f"filler-{n}", expected_version=0, changed={"blob": "x" * 50_000}
+                    f"filler-{n}", expected_version=0, changed=texts({"blob": "x" * 50_000})
                 )
         record = await store.aload("s")
         assert record is not None and record.state == {"n": 0} and version >= 1
