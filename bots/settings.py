@@ -173,7 +173,7 @@ class Settings(BaseSettings):
     )
     @classmethod
     def _slack_oauth_blank_is_unset(cls, value: Any) -> Any:
-        return None if isinstance(value, str) and not value.strip() else value
+        return cls._blank_is_unset(value)  # the one rule for VAR= (compose), below
 
     @field_validator("slack_scopes", mode="before")
     @classmethod
