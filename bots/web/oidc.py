@@ -79,11 +79,16 @@ async def finish(
         raise SignInError("This sign-in link is not from this browser or was already used.")
     client = AsyncWebClient(base_url=config.api_url)
     try:
-        tokens = await client.openid_connect_token(
-            client_id=config.client_id,
-            client_secret=config.client_secret,
-            code=code,
-            redirect_uri=redirect_uri(public_url),
+        # client id and secret as form fields, which Slack accepts as well as basic
+        # auth: slack_sdk's basic-auth path uses aiohttp's deprecated BasicAuth
+        tokens = await client.api_call(
+            "openid.connect.token",
+            data={
+                "client_id": config.client_id,
+                "client_secret": config.client_secret,
+                "code": code,
+                "redirect_uri": redirect_uri(public_url),
+            },
         )
         claims = _claims(str(tokens.get("id_token") or ""))
         if not hmac.compare_digest(str(claims.get("nonce", "")), str(pending.get("nonce"))):

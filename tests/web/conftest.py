@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,20 +83,22 @@ async def serve_console(tmp_path: Path) -> AsyncIterator[ServeConsole]:
         reveal_ids: frozenset[str] = frozenset(),
         **config: object,
     ) -> Console:
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
         settings = WebConfig(
             secret=SECRET,
             admin_ids=admin_ids,
             reveal_ids=reveal_ids,
             tokens_file=tmp_path / "tokens.json",
+            public_url=url,
             **config,  # type: ignore[arg-type]
         )
         runner = web.AppRunner(create_app(db, settings))
         await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
+        await web.SockSite(runner, sock).start()
         runners.append((runner, db))
-        port = runner.addresses[0][1]
-        return Console(f"http://127.0.0.1:{port}", db, settings)
+        return Console(url, db, settings)
 
     yield start
     for runner, db in runners:

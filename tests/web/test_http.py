@@ -1,0 +1,170 @@
+"""The console over HTTP (aiohttp's client, no browser): mounting, operations, logging."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from aiohttp import CookieJar, web
+from aiohttp.test_utils import TestClient, TestServer
+from click.testing import CliRunner
+from structlog.testing import capture_logs
+
+from bots.cli import main
+from bots.web import WebConfig, create_app, mount
+from bots.web.tokens import AdminTokens
+from core.db.base import BaseDb
+from core.db.redis import RedisDb
+from core.db.sqlite import SqliteDb
+from tests.web.conftest import SECRET, seed
+
+ADMIN = "slack:T1:UADMIN"
+
+
+async def signed_in_client(
+    app: web.Application, config: WebConfig, prefix: str = ""
+) -> TestClient[web.Request, web.Application]:
+    """A client holding a signed-in session (secure cookies allowed on 127.0.0.1)."""
+    server = TestServer(app)
+    await server.start_server()
+    jar = CookieJar(unsafe=True, treat_as_secure_origin=[str(server.make_url("/"))])
+    client = TestClient(server, cookie_jar=jar)
+    await client.start_server()
+    login = await (await client.get(f"{prefix}/login")).text()
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', login)
+    assert csrf is not None
+    token = AdminTokens(config.tokens_file).create(ADMIN)
+    response = await client.post(
+        f"{prefix}/login/token",
+        data={"token": token, "csrf_token": csrf[1], "next": ""},
+        allow_redirects=False,
+    )
+    assert response.status == 303
+    client.app_cookie = response.headers["Set-Cookie"]  # type: ignore[attr-defined]
+    return client
+
+
+def config_for(tmp_path: Path) -> WebConfig:
+    return WebConfig(
+        secret=SECRET, admin_ids=frozenset({ADMIN}), tokens_file=tmp_path / "tokens.json"
+    )
+
+
+@pytest.fixture
+async def sqlite(tmp_path: Path) -> AsyncIterator[BaseDb]:
+    db = SqliteDb(db_file=tmp_path / "s.db")
+    yield db
+    await db.aclose()
+
+
+async def test_mounted_under_a_prefix(tmp_path: Path, sqlite: BaseDb) -> None:
+    """Mounted in another application, the console serves under its prefix only, and its
+    cookie is limited to that path."""
+    await seed(sqlite, [{"session_id": "slack:T1:C1", "state": {"n": 1}}])
+    parent = web.Application()
+    parent.router.add_get("/healthz", lambda _: web.Response(text="ok"))
+    config = config_for(tmp_path)
+    mount(parent, sqlite, config, prefix="/admin")
+    client = await signed_in_client(parent, config, "/admin")
+    try:
+        assert (await client.get("/healthz")).status == 200
+        page = await client.get("/admin/")
+        assert "slack:T1:C1" in await page.text()
+        cookie = client.app_cookie.lower()  # type: ignore[attr-defined]
+        for attribute in ("path=/admin;", "httponly", "secure", "samesite=lax"):
+            assert attribute in cookie + ";"
+    finally:
+        await client.close()
+
+
+async def test_post_without_csrf_token_is_refused(tmp_path: Path, sqlite: BaseDb) -> None:
+    """A signed-in POST without the form's token changes nothing: 403, and logged."""
+    await seed(sqlite, [{"session_id": "slack:T1:C1", "state": {"n": 1}}])
+    config = config_for(tmp_path)
+    client = await signed_in_client(create_app(sqlite, config), config)
+    try:
+        with capture_logs() as logs:
+            response = await client.post(
+                "/session/act", data={"id": "slack:T1:C1", "action": "delete", "confirmed": "yes"}
+            )
+        assert response.status == 403
+        assert "CSRF" in await response.text()
+        assert any(e["event"] == "web_csrf_refused" and e["admin_id"] == ADMIN for e in logs)
+        assert await sqlite.aload("slack:T1:C1") is not None
+    finally:
+        await client.close()
+
+
+async def test_reset_is_confirmed_logged_and_keeps_history(tmp_path: Path, sqlite: BaseDb) -> None:
+    """Reset empties the state as a new version by the admin; the action is logged."""
+    await seed(sqlite, [{"session_id": "slack:T1:C1", "state": {"n": 1}}])
+    config = config_for(tmp_path)
+    client = await signed_in_client(create_app(sqlite, config), config)
+    try:
+        confirm = await (await client.get("/session/confirm?action=reset&id=slack:T1:C1")).text()
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', confirm)
+        assert csrf is not None
+        with capture_logs() as logs:
+            response = await client.post(
+                "/session/act",
+                data={
+                    "id": "slack:T1:C1",
+                    "action": "reset",
+                    "confirmed": "yes",
+                    "version": "",
+                    "csrf_token": csrf[1],
+                },
+            )
+        assert response.status == 200 and "State reset" in await response.text()
+        record = await sqlite.aload("slack:T1:C1")
+        assert record is not None and record.state == {} and record.user_id == ADMIN
+        assert [
+            (e["event"], e["action"], e["admin_id"]) for e in logs if e["event"] == "web_action"
+        ] == [("web_action", "reset", ADMIN)]
+    finally:
+        await client.close()
+
+
+async def test_operations_show_redis_and_database(
+    tmp_path: Path, redis_url: str, key_prefix: str
+) -> None:
+    """The operations page reports Redis and the database, and the snapshot backlog."""
+    durable = SqliteDb(db_file=tmp_path / "d.db")
+    db = RedisDb(
+        db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
+    )
+    await seed(db, [{"session_id": "slack:T1:C1", "state": {"n": 1}}])
+    config = config_for(tmp_path)
+    client = await signed_in_client(create_app(db, config), config)
+    try:
+        text = await (await client.get("/operations")).text()
+        cells = re.findall(r"<td[^>]*>([^<]*)</td>", text)
+        assert cells[:2] == ["Redis", "up"] and cells[4:6] == ["database", "up"]
+        assert "lease" in text.lower()
+    finally:
+        await client.close()
+        await db.aclose()
+        await durable.aclose()
+
+
+def test_create_admin_prints_a_token_for_configured_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--create-admin prints a working token for an admin id, and refuses other ids."""
+    monkeypatch.setenv("STATEBOT_ADMIN_IDS", ADMIN)
+    monkeypatch.setenv("STATEBOT_WEB_TOKENS_FILE", str(tmp_path / "t.json"))
+    result = CliRunner().invoke(main, ["web", "--create-admin", ADMIN])
+    assert result.exit_code == 0, result.output
+    token = result.output.strip().splitlines()[-1]
+    assert AdminTokens(tmp_path / "t.json").redeem(token) == ADMIN
+    result = CliRunner().invoke(main, ["web", "--create-admin", "slack:T1:UOTHER"])
+    assert result.exit_code != 0 and "not in STATEBOT_ADMIN_IDS" in result.output
+
+
+def test_web_without_secret_says_what_to_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    """statebot web without STATEBOT_WEB_SECRET stops with how to make one."""
+    monkeypatch.delenv("STATEBOT_WEB_SECRET", raising=False)
+    result = CliRunner().invoke(main, ["web"])
+    assert result.exit_code != 0 and "STATEBOT_WEB_SECRET is not set" in result.output
