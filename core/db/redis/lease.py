@@ -28,13 +28,15 @@ import contextlib
 import contextvars
 import uuid
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from core.db.base import Lease, LockTimeoutError, SessionBusyError
 from core.db.lease_holding import holding
 from core.db.redis import lease_scripts as scripts
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import SessionKeys
+from core.db.redis.scripts import LuaScript
 from core.utils.log import log_warning
 
 
@@ -95,20 +97,44 @@ class LeaseManager:
     async def acquire(self, session_id: str, timeout: float | None) -> Lease:
         """Wait for the lease (FIFO); SessionBusyError at once past ``max_waiters``,
         LockTimeoutError after ``timeout`` seconds."""
+        lease, _ = await self.acquire_with(session_id, timeout)
+        return lease
+
+    async def acquire_with(
+        self,
+        session_id: str,
+        timeout: float | None,
+        script: LuaScript = scripts.ACQUIRE,
+        more_keys: Sequence[str] = (),
+        more_args: Sequence[Any] = (),
+    ) -> tuple[Lease, list[Any] | None]:
+        """:meth:`acquire` through ``script``: ACQUIRE, or one that takes the lease the
+        same way (its KEYS and ARGV extended by ``more_*``) and then does more in the
+        same round trip (OPEN). Returns the lease and, when that script granted it, its
+        reply as a list (None when the lease came by a last-moment hand-off)."""
         keys = SessionKeys(self._prefix, session_id)
         ticket = uuid.uuid4().hex
         client = self._clients.get()
         loop = asyncio.get_running_loop()
         deadline = None if timeout is None else loop.time() + timeout
         me = asyncio.current_task()
-        args = [ticket, self._ms(self.lock_ttl), self._ms(self.stale), self.max_waiters or 0]
+        args = [
+            ticket,
+            self._ms(self.lock_ttl),
+            self._ms(self.stale),
+            self.max_waiters or 0,
+            *more_args,
+        ]
+        script_keys = [*self._lease_keys(keys), *more_keys]
         room: _WaitRoom | None = None
         try:
             with self._clients.unavailable(f"lock session {session_id!r}"):
                 while True:
-                    got = await scripts.ACQUIRE(client, self._lease_keys(keys), args)
+                    reply = await script(client, script_keys, args)
+                    reply = reply if isinstance(reply, list) else [reply]
+                    got = int(reply[0])
                     if got == 1:
-                        return Lease(session_id, ticket)
+                        return Lease(session_id, ticket), reply
                     if got == -1:
                         break
                     if room is None:  # queued: from now on the room watches over us
@@ -138,7 +164,7 @@ class LeaseManager:
             raise SessionBusyError(session_id, self.max_waiters or 0)
         with self._clients.unavailable(f"stop waiting for session {session_id!r}"):
             if await self._cancel(keys, ticket):
-                return Lease(session_id, ticket)  # handed over at the last moment
+                return Lease(session_id, ticket), None  # handed over at the last moment
         raise LockTimeoutError(
             f"session {session_id!r} stayed busy for more than {timeout}s: another run "
             "holds its lease; nothing was changed, try again later"

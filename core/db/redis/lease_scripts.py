@@ -9,7 +9,7 @@ no connection of its own to learn that its turn came.
 
 from __future__ import annotations
 
-from core.db.redis.scripts import RUN_ID, SAVE_FUNCTION, LuaScript
+from core.db.redis.scripts import LOAD_FUNCTION, RUN_ID, SAVE_FUNCTION, LuaScript
 
 # Lease hand-off shared by RELEASE, CANCEL and HEARTBEAT: give the lease to the oldest
 # live waiter and announce it.
@@ -40,9 +40,8 @@ end
 # Try to take the lease. KEYS: lease queue alive seq
 # ARGV: ticket lock_ttl_ms stale_ms max_waiters (0: unbounded).
 # Returns 1 held, 0 wait (queued), -1 refused: max_waiters already wait.
-ACQUIRE = LuaScript(
-    _HANDOFF
-    + r"""
+_ACQUIRE_FUNCTION = r"""
+local function acquire()
 local lease, queue, alive, seq = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local ticket, ttl, stale = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local max_waiters = tonumber(ARGV[4])
@@ -67,6 +66,35 @@ redis.call('SET', lease, ticket, 'PX', ttl)
 redis.call('ZREM', queue, ticket)
 redis.call('ZREM', alive, ticket)
 return 1
+end
+"""
+ACQUIRE = LuaScript(_HANDOFF + _ACQUIRE_FUNCTION + "return acquire()\n")
+
+# A run's first step: take the lease (as ACQUIRE) and, once held, in the same script
+# load the session (as LOAD) or, when it is exactly the version the caller knows
+# (version, save id and Redis incarnation), say so without reading the state.
+# KEYS: lease queue alive seq state meta dirty data
+# ARGV: ACQUIRE's four, then hash verify known_version known_save known_epoch
+# ('' when nothing is known). Returns {0} queued | {-1} refused | {1, 3} held and
+# unchanged | {1, LOAD's reply...} held and loaded.
+OPEN = LuaScript(
+    RUN_ID
+    + _HANDOFF
+    + _ACQUIRE_FUNCTION
+    + LOAD_FUNCTION
+    + r"""
+local got = acquire()
+if got ~= 1 then return {got} end
+local meta = KEYS[6]
+if ARGV[7] ~= '' and ARGV[9] == run_id() then
+  local known = redis.call('HMGET', meta, 'v', 'save', 'ep')
+  if known[1] == ARGV[7] and known[2] == ARGV[8] and known[3] == ARGV[9] then
+    return {1, 3}
+  end
+end
+local loaded = load(KEYS[5], meta, KEYS[7], KEYS[8], ARGV[5], ARGV[6])
+table.insert(loaded, 1, 1)
+return loaded
 """
 )
 

@@ -40,25 +40,29 @@ local function run_id()
 end
 """
 
-# Load a session. KEYS: state meta dirty data  ARGV: 1 hash 2 verify ('1': a durable
-# store can vouch for the session, so one from another Redis incarnation is not served).
-# Returns {0} absent | {1, state, meta, data} | {2, state, meta, data, is_dirty} unverified.
-LOAD = LuaScript(
-    RUN_ID
-    + r"""
-local meta = redis.call('HGETALL', KEYS[2])
-if #meta == 0 then return {0} end
-local state = redis.call('HGETALL', KEYS[1])
-local data = redis.call('GET', KEYS[4]) or ''
-local ep = run_id()
-if redis.call('HGET', KEYS[2], 'ep') ~= ep then
-  if ARGV[2] == '1' then
-    return {2, state, meta, data, redis.call('SISMEMBER', KEYS[3], ARGV[1])}
+# Load a session: ``load(state, meta, dirty, data, hash, verify)``; verify '1': a
+# durable store can vouch for the session, so one from another Redis incarnation is not
+# served. Returns {0} absent | {1, state, meta, data, 0, ep} served |
+# {2, state, meta, data, is_dirty, ep} unverified; ``ep`` is this Redis's run id.
+LOAD_FUNCTION = r"""
+local function load(state_key, meta_key, dirty_key, data_key, hash, verify)
+  local meta = redis.call('HGETALL', meta_key)
+  if #meta == 0 then return {0} end
+  local state = redis.call('HGETALL', state_key)
+  local data = redis.call('GET', data_key) or ''
+  local ep = run_id()
+  if redis.call('HGET', meta_key, 'ep') ~= ep then
+    if verify == '1' then
+      return {2, state, meta, data, redis.call('SISMEMBER', dirty_key, hash), ep}
+    end
+    redis.call('HSET', meta_key, 'ep', ep)
   end
-  redis.call('HSET', KEYS[2], 'ep', ep)
+  return {1, state, meta, data, 0, ep}
 end
-return {1, state, meta, data}
 """
+# KEYS: state meta dirty data  ARGV: hash verify.
+LOAD = LuaScript(
+    RUN_ID + LOAD_FUNCTION + "return load(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], ARGV[2])\n"
 )
 
 # Save a delta. KEYS: state meta hist dirty index lease gone data

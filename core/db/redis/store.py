@@ -13,15 +13,17 @@ import asyncio
 import contextlib
 import contextvars
 import uuid
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from core.db.base import (
     BaseDb,
     HistoryEntry,
+    KnownVersion,
     Lease,
     LeaseLostError,
+    OpenedRun,
     SessionMeta,
     SessionRecord,
     SnapshotStatus,
@@ -31,6 +33,7 @@ from core.db.base import (
     StoreUnavailableError,
     UserMemory,
 )
+from core.db.lease_holding import holding
 from core.db.limits import StateLimits
 from core.db.redis import lease_scripts, scripts
 from core.db.redis.client import RedisClients, RoundTripCounter
@@ -52,6 +55,8 @@ from core.db.snapshot import Snapshotter
 
 # LOAD script statuses, and the SAVE status for a session another Redis incarnation wrote
 _ABSENT, _SERVED, _UNVERIFIED = 0, 1, 2
+#: OPEN's status for a session that is exactly the version the caller knows
+_UNCHANGED = 3
 _UNVERIFIED_SAVE = -3
 #: checks of one session against the durable store before giving up (it kept changing)
 _MAX_CHECKS = 5
@@ -68,6 +73,17 @@ class _Loaded:
 
 def _pairs(flat: list[str]) -> dict[str, str]:
     return dict(zip(flat[::2], flat[1::2], strict=True))
+
+
+def _parse_load(keys: SessionKeys, reply: list[Any]) -> _Loaded:
+    """A LOAD reply (layout in scripts.py) as a record with the epoch that served it."""
+    status = int(reply[0])
+    if status == _ABSENT:
+        return _Loaded(_ABSENT, None)
+    record = record_from_hashes(
+        keys.session_id, _pairs(reply[1]), _pairs(reply[2]), reply[3], epoch=reply[5]
+    )
+    return _Loaded(status, record, bool(status == _UNVERIFIED and int(reply[4])))
 
 
 class RedisDb(BaseDb):
@@ -152,22 +168,30 @@ class RedisDb(BaseDb):
 
     # -- sessions ---------------------------------------------------------------------
     async def aload(self, session_id: str) -> SessionRecord | None:
+        await self._check_server_once()
+        keys = SessionKeys(self.key_prefix, session_id)
+        return await self._resolve(keys, await self._load_hot(keys))
+
+    async def _check_server_once(self) -> None:
         if not self._server_checked:
             self._server_checked = True  # once per store: the policy rarely changes
             await self.acheck_server()
-        keys = SessionKeys(self.key_prefix, session_id)
+
+    async def _resolve(self, keys: SessionKeys, loaded: _Loaded) -> SessionRecord | None:
+        """The record a LOAD found, read back from or checked against the durable store
+        when it is absent or comes from another Redis incarnation (``repair.py``)."""
         for _ in range(_MAX_CHECKS):
-            loaded = await self._load_hot(keys)
             if loaded.status == _ABSENT:
-                return await self._read_back(session_id) if self.snapshot_to else None
+                return await self._read_back(keys.session_id) if self.snapshot_to else None
             if loaded.status == _SERVED:
                 return loaded.record
             assert self.snapshot_to is not None and loaded.record is not None
             await check_against_durable(
                 self._clients, keys, loaded.record, loaded.dirty, self.snapshot_to, self._ttl_ms
             )
+            loaded = await self._load_hot(keys)
         raise StoreUnavailableError(
-            f"session {session_id!r} kept changing while it was checked against the "
+            f"session {keys.session_id!r} kept changing while it was checked against the "
             "durable store after a Redis restart; try again"
         )
 
@@ -176,15 +200,49 @@ class RedisDb(BaseDb):
             reply = await scripts.LOAD(
                 self._clients.get(),
                 [keys.state, keys.meta, keys.bucket.dirty, keys.data],
-                [keys.hashed, "1" if self.snapshot_to is not None else "0"],
+                [keys.hashed, self._verify],
             )
-        status = int(reply[0])
-        if status == _ABSENT:
-            return _Loaded(_ABSENT, None)
-        record = record_from_hashes(
-            keys.session_id, _pairs(reply[1]), _pairs(reply[2]), reply[3]
+        return _parse_load(keys, reply)
+
+    @property
+    def _verify(self) -> str:
+        # with a durable store, a copy from another Redis incarnation is checked first
+        return "1" if self.snapshot_to is not None else "0"
+
+    def open_run(
+        self,
+        session_id: str,
+        *,
+        timeout: float | None = None,
+        known: KnownVersion | None = None,
+    ) -> contextlib.AbstractAsyncContextManager[OpenedRun]:
+        """Take the lease and load the session in one round trip (the OPEN script), or
+        learn that it is still exactly ``known`` without reading the state."""
+        return self._open(session_id, self.lock_timeout if timeout is None else timeout, known)
+
+    @contextlib.asynccontextmanager
+    async def _open(
+        self, session_id: str, timeout: float | None, known: KnownVersion | None
+    ) -> AsyncIterator[OpenedRun]:
+        await self._check_server_once()
+        keys = SessionKeys(self.key_prefix, session_id)
+        wanted = ["", "", ""] if known is None else [known.version, known.save_id, known.epoch]
+        lease, reply = await self.leases.acquire_with(
+            session_id,
+            timeout,
+            lease_scripts.OPEN,
+            [keys.state, keys.meta, keys.bucket.dirty, keys.data],
+            [keys.hashed, self._verify, *wanted],
         )
-        return _Loaded(status, record, bool(status == _UNVERIFIED and int(reply[4])))
+        async with holding(self.leases, lease) as held:
+            if reply is not None and int(reply[1]) == _UNCHANGED:
+                yield OpenedRun(held, None, unchanged=True)
+                return
+            if reply is None:  # handed over as the wait timed out: load on its own
+                record = await self.aload(session_id)
+            else:
+                record = await self._resolve(keys, _parse_load(keys, reply[1:]))
+            yield OpenedRun(held, record, unchanged=known is not None and known.matches(record))
 
     async def _read_back(self, session_id: str) -> SessionRecord | None:
         """Copy a session from the durable store into Redis; Redis wins if it has one."""
