@@ -80,7 +80,9 @@ class Cursor:
 class SessionQuery:
     """What to list. Every given condition must hold."""
 
-    #: the session id starts with it (platform/workspace/channel built by the caller)
+    #: whole leading components of the session id (platform/workspace/channel, built
+    #: by the caller): the id is this, or continues it after a ":" ("slack:T1:C1"
+    #: matches "slack:T1:C1" and "slack:T1:C1:1700.1", never "slack:T1:C10")
     id_prefix: str = ""
     #: the viewer's scope: the session id starts with it too ("" sees everything)
     scope: str = ""
@@ -166,6 +168,11 @@ def prefix_upper(prefix: str) -> str:
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
+def _starts(column: Any, prefix: str) -> Any:
+    """``column`` starts with ``prefix``, as a range an index on the column serves."""
+    return sa.and_(column >= prefix, column < prefix_upper(prefix))
+
+
 async def _sql_rows(db: Any, query: SessionQuery, want: int, after: Cursor | None) -> list[Any]:
     statement = _sql_statement(db, query, want, after)
 
@@ -192,18 +199,21 @@ def _sql_statement(db: Any, query: SessionQuery, want: int, after: Cursor | None
         size.label("size"),
     )
     session_id = s.c.session_id.collate("C") if postgres else s.c.session_id
-    for prefix in (query.scope, query.id_prefix):
-        if prefix:
-            statement = statement.where(session_id >= prefix, session_id < prefix_upper(prefix))
+    if query.scope:
+        statement = statement.where(_starts(session_id, query.scope))
+    if query.id_prefix:
+        whole = query.id_prefix.removesuffix(":")
+        statement = statement.where(sa.or_(session_id == whole, _starts(session_id, whole + ":")))
     if query.agent is not None:
         statement = statement.where(s.c.owner_id == query.agent)
     if query.user is not None:
-        # one lookup of the user's sessions (index on history.user_id), then a hash
-        # probe per row, rather than a correlated lookup per session
-        changed = sa.select(h.c.session_id).where(h.c.user_id == query.user)
-        statement = statement.where(
-            sa.or_(s.c.user_id == query.user, s.c.session_id.in_(changed))
+        # the sessions the user changed (history) or saved last, as one id set found
+        # through two indexes, then joined on the primary key: never a scan of sessions
+        changed = sa.union(
+            sa.select(h.c.session_id).where(h.c.user_id == query.user),
+            sa.select(s.c.session_id).where(s.c.user_id == query.user),
         )
+        statement = statement.where(s.c.session_id.in_(changed))
     if after is not None:
         statement = statement.where(
             sa.or_(
@@ -259,7 +269,7 @@ def _filtered(
     rows: list[SessionRow] = []
     for record in records:
         sid = record.session_id
-        if not (sid.startswith(query.scope) and sid.startswith(query.id_prefix)):
+        if not (sid.startswith(query.scope) and _has_components(sid, query.id_prefix)):
             continue
         if query.agent is not None and record.owner_id != query.agent:
             continue
@@ -270,6 +280,11 @@ def _filtered(
         rows.append(_record_row(record))
     rows.sort(key=lambda r: (r.updated_at, r.session_id), reverse=True)
     return rows
+
+
+def _has_components(session_id: str, id_prefix: str) -> bool:
+    whole = id_prefix.removesuffix(":")
+    return not whole or session_id == whole or session_id.startswith(whole + ":")
 
 
 def _record_row(record: SessionRecord) -> SessionRow:

@@ -4,7 +4,8 @@
   read backwards in index order (0001's (owner_id, updated_at) serves one agent);
 * sessions (session_id COLLATE "C"), PostgreSQL only: a platform/workspace/channel
   prefix as a binary range (SQLite's primary key is already in binary order);
-* history (user_id, session_id): the sessions a user changed.
+* history (user_id, session_id) and sessions (user_id): the sessions a user changed,
+  and the ones they saved last.
 
 Revision ID: 0006
 Revises: 0005
@@ -29,6 +30,7 @@ def _indexes(names: TableNames, dialect: str) -> list[tuple[str, str, list[objec
     indexes: list[tuple[str, str, list[object]]] = [
         (f"ix_{names.sessions}_recent", names.sessions, ["updated_at", "session_id"]),
         (f"ix_{names.history}_user", names.history, ["user_id", "session_id"]),
+        (f"ix_{names.sessions}_user", names.sessions, ["user_id"]),
     ]
     if dialect == "postgresql":
         binary = sa.text('session_id COLLATE "C"')
