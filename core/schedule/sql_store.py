@@ -15,40 +15,16 @@ import sqlalchemy as sa
 
 from core.db.base import Lease, LeaseLostError
 from core.db.sql.store import SqlDb
-from core.db.sql.tables import DEFAULT_SESSION_TABLE, TableNames
+from core.db.sql.tables import TableNames
 from core.schedule.errors import ScheduleLimitError
 from core.schedule.model import Schedule, Status
 from core.schedule.store import ScheduleStore
 
 
 def schedules_table_name(names: TableNames) -> str:
-    """``session_schedules`` for the default sessions table, ``{table}_schedules`` else."""
-    base = "session" if names.sessions == DEFAULT_SESSION_TABLE else names.sessions
-    return f"{base}_schedules"
-
-
-def schedule_columns() -> list[sa.Column[Any]]:
-    """The columns of the schedules table (fresh objects for one table)."""
-    return [
-        sa.Column("schedule_id", sa.Text, primary_key=True),
-        sa.Column("session_id", sa.Text, nullable=False),
-        sa.Column("owner_id", sa.Text),
-        sa.Column("kind", sa.Text, nullable=False),
-        sa.Column("user_id", sa.Text),
-        sa.Column("input", sa.Text, nullable=False),
-        sa.Column("tz", sa.Text, nullable=False),
-        sa.Column("cron", sa.Text),
-        sa.Column("target", sa.Text, nullable=False, server_default=""),
-        sa.Column("status", sa.Text, nullable=False),
-        sa.Column("rev", sa.BigInteger, nullable=False),
-        sa.Column("attempts", sa.Integer, nullable=False),
-        sa.Column("nominal_at", sa.Double, nullable=False),
-        sa.Column("due_at", sa.Double, nullable=False),
-        sa.Column("claim_token", sa.Text, nullable=False, server_default=""),
-        sa.Column("cancel_requested", sa.Boolean, nullable=False, server_default=sa.false()),
-        sa.Column("last_error", sa.Text, nullable=False, server_default=""),
-        sa.Column("created_at", sa.Double, nullable=False),
-    ]
+    """``session_schedules`` for the default sessions table, ``{table}_schedules`` else
+    (the naming rule of every table derived from the sessions table)."""
+    return names._derived("schedules")
 
 
 def build_schedules_table(names: TableNames) -> sa.Table:
@@ -57,7 +33,24 @@ def build_schedules_table(names: TableNames) -> sa.Table:
     return sa.Table(
         name,
         sa.MetaData(schema=names.schema),
-        *schedule_columns(),
+        sa.Column("schedule_id", sa.Text, primary_key=True),
+        sa.Column("session_id", sa.Text, nullable=False),
+        sa.Column("owner_id", sa.Text),
+        sa.Column("kind", sa.Text, nullable=False),
+        sa.Column("user_id", sa.Text),
+        sa.Column("input", sa.Text, nullable=False),
+        sa.Column("tz", sa.Text, nullable=False),
+        sa.Column("cron", sa.Text),
+        sa.Column("target", sa.Text, nullable=False),
+        sa.Column("status", sa.Text, nullable=False),
+        sa.Column("rev", sa.BigInteger, nullable=False),
+        sa.Column("attempts", sa.Integer, nullable=False),
+        sa.Column("nominal_at", sa.Double, nullable=False),
+        sa.Column("due_at", sa.Double, nullable=False),
+        sa.Column("claim_token", sa.Text, nullable=False),
+        sa.Column("cancel_requested", sa.Boolean, nullable=False),
+        sa.Column("last_error", sa.Text, nullable=False),
+        sa.Column("created_at", sa.Double, nullable=False),
         sa.Index(f"ix_{name}_due", "due_at"),
         sa.Index(f"ix_{name}_session", "session_id"),
     )
