@@ -14,6 +14,7 @@ from core.db.in_memory import InMemoryDb
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
 from core.db.sqlite import SqliteDb
+from core.state.codec import encode_delta as texts
 
 
 class Crash(Exception):
@@ -49,7 +50,7 @@ async def test_snapshotter_copies_dirty_sessions_in_batches(
 ) -> None:
     """Every dirty session reaches the durable store and leaves the dirty sets."""
     for n in range(25):
-        await db.asave(f"s{n}", expected_version=0, changed={"n": n})
+        await db.asave(f"s{n}", expected_version=0, changed=texts({"n": n}))
     assert await db.dirty.count() == 25
     snapshotter = Snapshotter(db.dirty, durable, batch_size=7)
     assert await snapshotter.drain() == 25
@@ -63,10 +64,10 @@ async def test_change_during_inflight_snapshot_is_not_lost(
     db: RedisDb, durable: InMemoryDb
 ) -> None:
     """A save landing between the durable commit and the cleanup keeps the session dirty."""
-    await db.asave("s", expected_version=0, changed={"n": 1})
+    await db.asave("s", expected_version=0, changed=texts({"n": 1}))
 
     async def save_meanwhile(batch: list[SessionRecord]) -> None:
-        await db.asave("s", expected_version=1, changed={"n": 2})
+        await db.asave("s", expected_version=1, changed=texts({"n": 2}))
 
     first = Snapshotter(db.dirty, durable, after_commit=save_meanwhile)
     assert await first.drain_once() == 0  # version moved: stays dirty
@@ -82,7 +83,7 @@ async def test_crash_between_commit_and_cleanup_loses_and_duplicates_nothing(
     """A snapshotter dying after the durable commit leaves the session dirty; the rerun
     writes no second history row and retires it."""
     sqlite = SqliteDb(db_file=tmp_path / "d.db")
-    await db.asave("s", expected_version=0, changed={"n": 1})
+    await db.asave("s", expected_version=0, changed=texts({"n": 1}))
 
     async def die(batch: list[SessionRecord]) -> None:
         raise Crash
@@ -102,13 +103,13 @@ async def test_miss_reads_back_and_versions_continue(
     db: RedisDb, durable: InMemoryDb, redis_url: str, key_prefix: str
 ) -> None:
     """After Redis lost everything, a load reads the durable copy back; saves continue."""
-    await db.asave("s", expected_version=0, changed={"a": 1})
-    await db.asave("s", expected_version=1, changed={"b": 2})
+    await db.asave("s", expected_version=0, changed=texts({"a": 1}))
+    await db.asave("s", expected_version=1, changed=texts({"b": 2}))
     await db.aflush()
     await wipe(redis_url, key_prefix)
     record = await db.aload("s")
     assert record is not None and record.state == {"a": 1, "b": 2} and record.version == 2
-    assert await db.asave("s", expected_version=2, changed={"c": 3}) == 3
+    assert await db.asave("s", expected_version=2, changed=texts({"c": 3})) == 3
     await db.aflush()
     copy = await durable.aload("s")
     assert copy is not None and copy.version == 3 and copy.state == {"a": 1, "b": 2, "c": 3}
@@ -118,12 +119,12 @@ async def test_empty_redis_never_overwrites_a_durable_snapshot(
     db: RedisDb, durable: InMemoryDb, redis_url: str, key_prefix: str
 ) -> None:
     """Creating a session that only the durable store still has fails as stale."""
-    await db.asave("s", expected_version=0, changed={"keep": True})
-    await db.asave("s", expected_version=1, changed={"keep": "yes"})
+    await db.asave("s", expected_version=0, changed=texts({"keep": True}))
+    await db.asave("s", expected_version=1, changed=texts({"keep": "yes"}))
     await db.aflush()
     await wipe(redis_url, key_prefix)
     with pytest.raises(StaleVersionError):
-        await db.asave("s", expected_version=0, changed={"keep": False})
+        await db.asave("s", expected_version=0, changed=texts({"keep": False}))
     copy = await durable.aload("s")
     assert copy is not None and copy.state == {"keep": "yes"} and copy.version == 2
 
@@ -132,10 +133,10 @@ async def test_save_after_expiry_mid_run_reads_back_and_succeeds(
     db: RedisDb, redis_url: str, key_prefix: str
 ) -> None:
     """A session that vanished from Redis during a run is read back and the save lands."""
-    await db.asave("s", expected_version=0, changed={"a": 1})
+    await db.asave("s", expected_version=0, changed=texts({"a": 1}))
     await db.aflush()
     await wipe(redis_url, key_prefix)
-    assert await db.asave("s", expected_version=1, changed={"a": 2}) == 2
+    assert await db.asave("s", expected_version=1, changed=texts({"a": 2})) == 2
     record = await db.aload("s")
     assert record is not None and record.state == {"a": 2}
 
@@ -153,7 +154,7 @@ async def test_only_clean_sessions_expire_and_they_come_back(
     )
     client = aioredis.Redis.from_url(redis_url, decode_responses=True)
     try:
-        await store.asave("s", expected_version=0, changed={"a": 1})
+        await store.asave("s", expected_version=0, changed=texts({"a": 1}))
         from core.db.redis.keys import SessionKeys
 
         keys = SessionKeys(key_prefix, "s")
@@ -176,8 +177,8 @@ async def test_write_through_reaches_durable_store_before_returning(
         db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, write_through=True
     )
     try:
-        await store.asave("s", expected_version=0, changed={"a": 1})
-        await store.asave("s", expected_version=1, changed={"a": 2})
+        await store.asave("s", expected_version=0, changed=texts({"a": 1}))
+        await store.asave("s", expected_version=1, changed=texts({"a": 2}))
         copy = await durable.aload("s")
         assert copy is not None and copy.version == 2 and copy.state == {"a": 2}
         assert await store.dirty.count() == 0
@@ -192,13 +193,13 @@ async def test_background_snapshotter_runs_and_aclose_flushes(
     store = RedisDb(
         db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, snapshot_interval=0.01
     )
-    await store.asave("a", expected_version=0, changed={"n": 1})
+    await store.asave("a", expected_version=0, changed=texts({"n": 1}))
     for _ in range(500):
         if await durable.aload("a") is not None:
             break
         await asyncio.sleep(0.01)
     assert await durable.aload("a") is not None
-    await store.asave("b", expected_version=0, changed={"n": 2})
+    await store.asave("b", expected_version=0, changed=texts({"n": 2}))
     await store.aclose()
     copy = await durable.aload("b")
     assert copy is not None and copy.state == {"n": 2}
@@ -206,7 +207,7 @@ async def test_background_snapshotter_runs_and_aclose_flushes(
 
 async def test_delete_during_snapshot_does_not_resurrect(db: RedisDb, durable: InMemoryDb) -> None:
     """A session deleted while its snapshot was in flight is removed from the durable store."""
-    await db.asave("s", expected_version=0, changed={"a": 1})
+    await db.asave("s", expected_version=0, changed=texts({"a": 1}))
 
     async def delete_meanwhile(batch: list[SessionRecord]) -> None:
         await db.adelete("s")
@@ -221,15 +222,15 @@ async def test_listing_and_history_include_the_durable_store(
     db: RedisDb, redis_url: str, key_prefix: str
 ) -> None:
     """Sessions only in the durable store are listed; old versions come from it too."""
-    await db.asave("old", expected_version=0, changed={"v": 1})
+    await db.asave("old", expected_version=0, changed=texts({"v": 1}))
     await db.aflush()
-    await db.asave("old", expected_version=1, changed={"v": 2})
+    await db.asave("old", expected_version=1, changed=texts({"v": 2}))
     await db.aflush()
     await wipe(redis_url, key_prefix)
-    await db.asave("new", expected_version=0, changed={"v": 1})
+    await db.asave("new", expected_version=0, changed=texts({"v": 1}))
     assert {r.session_id for r in await db.alist_sessions()} == {"old", "new"}
     await db.aload("old")
-    await db.asave("old", expected_version=2, changed={"v": 3})
+    await db.asave("old", expected_version=2, changed=texts({"v": 3}))
     assert [e.version for e in await db.ahistory("old")] == [3, 2, 1]
 
 
@@ -253,7 +254,7 @@ async def test_write_through_failure_undoes_the_save_and_says_nothing_was_writte
     )
     try:
         with pytest.raises(StoreUnavailableError, match="undone; nothing was written"):
-            await store.asave("s", expected_version=0, changed={"a": 1})
+            await store.asave("s", expected_version=0, changed=texts({"a": 1}))
         assert await store.aload("s") is None
         assert await store.dirty.count() == 0
     finally:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
+from core.state.codec import encode_delta as texts
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from bots.cli import main; main()", "snapshotter"]
@@ -21,7 +22,7 @@ async def test_once_drains_every_dirty_session(
     """--once copies all dirty sessions to the --db-url store and exits 0."""
     hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, run_snapshotter=False)
     for n in range(3):
-        await hot.asave(f"s{n}", expected_version=0, changed={"n": n})
+        await hot.asave(f"s{n}", expected_version=0, changed=texts({"n": n}))
     db_file = tmp_path / "d.db"
     args = ["--redis-url", redis_url, "--db-url", f"sqlite:///{db_file}"]
     proc = subprocess.run(
@@ -51,7 +52,7 @@ async def test_runs_until_sigterm_copying_saves_as_they_come(
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     try:
-        await hot.asave("live", expected_version=0, changed={"n": 1})
+        await hot.asave("live", expected_version=0, changed=texts({"n": 1}))
         for _ in range(1000):
             if await hot.dirty.count() == 0:
                 break
@@ -87,9 +88,10 @@ async def test_status_reports_dirty_and_quarantined_sessions(
     from core.db.base import SessionRecord
 
     hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, run_snapshotter=False)
-    await hot.asave("ok", expected_version=0, changed={"n": 1})
-    await hot.asave("bad", expected_version=0, changed={"n": 2})
-    assert await hot.dirty.aquarantine(SessionRecord("bad", {"n": 2}, 1), "refused: test")
+    await hot.asave("ok", expected_version=0, changed=texts({"n": 1}))
+    await hot.asave("bad", expected_version=0, changed=texts({"n": 2}))
+    bad = SessionRecord.from_state("bad", {"n": 2}, 1)
+    assert await hot.dirty.aquarantine(bad, "refused: test")
     args = ["--redis-url", redis_url, "--db-url", f"sqlite:///{tmp_path / 'd.db'}"]
     proc = subprocess.run(
         [*CLI, *args, "--key-prefix", key_prefix, "--status"],

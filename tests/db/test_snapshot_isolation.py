@@ -12,6 +12,7 @@ from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
 from core.db.redis.keys import SessionKeys
 from core.db.snapshot import Snapshotter
+from core.state.codec import encode_delta as texts
 
 # past PostgreSQL's B-tree entry limit (random, so compression cannot shrink it)
 LONG_ID = "slack:T1:C1:" + secrets.token_hex(1500)
@@ -38,9 +39,10 @@ async def test_poison_sessions_among_50_do_not_stop_the_others(
     hot.run_snapshotter = False
     try:
         for n in range(48):
-            await hot.asave(f"s{n}", expected_version=0, changed={"n": n})
-        await hot.asave(LONG_ID, expected_version=0, changed={"n": -1, "api_token": "sk-9f3e"})
-        await hot.asave("nul-user", expected_version=0, changed={"n": -2})
+            await hot.asave(f"s{n}", expected_version=0, changed=texts({"n": n}))
+        secret = texts({"n": -1, "api_token": "sk-9f3e"})
+        await hot.asave(LONG_ID, expected_version=0, changed=secret)
+        await hot.asave("nul-user", expected_version=0, changed=texts({"n": -2}))
         # a NUL in the user id, as written by an older version that did not check ids
         await hot._clients.get().hset(SessionKeys(key_prefix, "nul-user").meta, "user", "u\x00")
         clock = Clock()
@@ -84,7 +86,7 @@ async def test_a_refused_session_is_retried_with_backoff_before_quarantine(
         run_snapshotter=False,
     )
     try:
-        await hot.asave(LONG_ID, expected_version=0, changed={"n": 1})
+        await hot.asave(LONG_ID, expected_version=0, changed=texts({"n": 1}))
         clock = Clock()
         snapshotter = Snapshotter(hot.dirty, durable, max_attempts=2, backoff=5.0, clock=clock)
         assert await snapshotter.drain_once() == 0  # refused once: stays dirty
@@ -98,7 +100,7 @@ async def test_a_refused_session_is_retried_with_backoff_before_quarantine(
         [entry] = status.quarantined
         assert entry.session_id == LONG_ID and "InvalidIdError" in entry.reason
         # a later save makes it dirty again, so it is retried
-        await hot.asave(LONG_ID, expected_version=1, changed={"n": 2})
+        await hot.asave(LONG_ID, expected_version=1, changed=texts({"n": 2}))
         assert await hot.dirty.count() == 1
     finally:
         await hot.aclose()
@@ -113,7 +115,7 @@ async def test_a_durable_store_that_is_down_blames_no_session(
     hot = RedisDb(db_url=redis_url, key_prefix=key_prefix)  # sessions made while it was up
     try:
         for n in range(3):
-            await hot.asave(f"s{n}", expected_version=0, changed={"n": n})
+            await hot.asave(f"s{n}", expected_version=0, changed=texts({"n": n}))
         snapshotter = Snapshotter(hot.dirty, durable, max_attempts=1)
         with pytest.raises(StoreUnavailableError):
             await snapshotter.drain_once()
