@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
+from core.agent import Agent
+from core.db import admin
 from core.db.admin_search import Cursor, SessionQuery, search_sessions
-from core.db.base import BaseDb, SessionMeta
+from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
 from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
+from core.testing import ScriptedModel
 
 SESSIONS = [
     # session id, agent, user
@@ -21,31 +25,54 @@ SESSIONS = [
     ("slack:T1:C2", "taskboard", "slack:T1:U2"),
     ("slack:T10:C1", "taskboard", "slack:T10:U1"),  # T1 is a prefix of T10 as text only
     ("slack:T2:C1", "taskboard", "slack:T2:U9"),
+    ("slack:T1:C10", "taskboard", "slack:T1:U3"),  # C1 is a prefix of C10 as text only
     ("discord:G1:C1:th", "shopping", "discord:G1:U1"),
 ]
 
 
 @pytest.fixture(params=["memory", "sqlite", "postgres", "redis"])
-async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[BaseDb]:
+def services(request: pytest.FixtureRequest) -> tuple[str, dict[str, object]]:
+    """The backend and the service fixtures it needs, set up outside the event loop."""
+    needs = {"postgres": ["postgres_schema"], "redis": ["redis_url", "key_prefix"]}
+    return request.param, {n: request.getfixturevalue(n) for n in needs.get(request.param, [])}
+
+
+@pytest.fixture
+async def db(services: tuple[str, dict[str, object]], tmp_path: Path) -> AsyncIterator[BaseDb]:
     """A store holding SESSIONS, saved in list order (the last is the most recent)."""
+    kind, fixtures = services
     store: BaseDb
-    if request.param == "memory":
+    if kind == "memory":
         store = InMemoryDb()
-    elif request.param == "sqlite":
+    elif kind == "sqlite":
         store = SqliteDb(db_file=tmp_path / "s.db")
-    elif request.param == "postgres":
-        url, schema = request.getfixturevalue("postgres_schema")
+    elif kind == "postgres":
+        url, schema = fixtures["postgres_schema"]  # type: ignore[misc]
         store = PostgresDb(db_url=url, schema=schema)
     else:
         store = RedisDb(
-            db_url=request.getfixturevalue("redis_url"),
-            key_prefix=request.getfixturevalue("key_prefix"),
+            db_url=str(fixtures["redis_url"]),
+            key_prefix=str(fixtures["key_prefix"]),
             snapshot_to=SqliteDb(db_file=tmp_path / "durable.db"),
             run_snapshotter=False,
         )
-    for session_id, agent, user in SESSIONS:
-        meta = SessionMeta(owner_id=agent, user_id=user)
-        await store.asave(session_id, expected_version=0, changed={"n": 1}, meta=meta)
+    await admin.import_jsonl(
+        store,
+        [
+            json.dumps(
+                {
+                    "session_id": session_id,
+                    "version": 1,
+                    "owner_id": agent,
+                    "user_id": user,
+                    "state": {"n": 1},
+                    "created_at": 1_700_000_000.0,
+                    "updated_at": 1_700_000_000.0 + i,
+                }
+            )
+            for i, (session_id, agent, user) in enumerate(SESSIONS)
+        ],
+    )
     try:
         yield store
     finally:
@@ -67,7 +94,16 @@ async def test_lists_most_recent_first(db: BaseDb) -> None:
 async def test_prefix_is_a_workspace_not_a_text_prefix(db: BaseDb) -> None:
     """Prefix "slack:T1:" finds workspace T1's sessions and not T10's."""
     page = await search_sessions(db, SessionQuery(id_prefix="slack:T1:"))
-    assert sorted(ids(page)) == ["slack:T1:C1:100.1", "slack:T1:C1:100.2", "slack:T1:C2"]
+    assert set(ids(page)) == {
+        "slack:T1:C1:100.1",
+        "slack:T1:C1:100.2",
+        "slack:T1:C10",
+        "slack:T1:C2",
+    }
+    page = await search_sessions(db, SessionQuery(id_prefix="slack:T1:C1"))
+    assert sorted(ids(page)) == ["slack:T1:C1:100.1", "slack:T1:C1:100.2"]
+    page = await search_sessions(db, SessionQuery(id_prefix="slack:T1:C2"))
+    assert ids(page) == ["slack:T1:C2"]
 
 
 async def test_scope_and_search_both_hold(db: BaseDb) -> None:
@@ -110,10 +146,13 @@ async def test_redis_marks_pending_snapshots_dirty(
 ) -> None:
     """A session changed in Redis and not yet snapshotted is listed as dirty, then clean."""
     durable = SqliteDb(db_file=tmp_path / "d.db")
-    db = RedisDb(db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable,
-                 run_snapshotter=False)
+    db = RedisDb(
+        db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
+    )
     try:
-        await db.asave("slack:T1:C1", expected_version=0, changed={"a": 1})
+        # a run saves to Redis; the durable copy waits for the snapshotter
+        agent = Agent(model=ScriptedModel(["ok"]), db=db, session_state={"a": 1})
+        await agent.arun("hi", session_id="slack:T1:C1")
         page = await search_sessions(db, SessionQuery(status="dirty"))
         assert ids(page) == ["slack:T1:C1"]
         await db.aflush()
