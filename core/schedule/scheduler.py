@@ -18,7 +18,9 @@ A run missed while every process was down fires late with ``firing.late_by`` set
 is skipped with a log line when more than ``max_late`` old. A scheduler that dies
 mid-run leaves a claim that expires after ``claim_ttl``; another scheduler then runs
 it again (as a new attempt): a run is started once, unless its process dies during
-it. The clock is injected; tests drive :meth:`Scheduler.run_once` and never sleep.
+it. ``fire`` is bounded by ``fire_timeout`` (below ``claim_ttl``): a slow run is
+cancelled and retried, never taken over while it still runs. The clock is injected;
+tests drive :meth:`Scheduler.run_once` and never sleep.
 """
 
 from __future__ import annotations
@@ -161,10 +163,17 @@ class Scheduler:
             return False
         late = self.clock() - started.nominal_at
         late_by = timedelta(seconds=late) if late > settings.late_tolerance else None
+        budget = asyncio.timeout(settings.fire_timeout)
         try:
-            await self.fire(Firing(started, late_by))
+            async with budget:
+                await self.fire(Firing(started, late_by))
         except Exception as exc:
-            await self._settle(started, f"{type(exc).__name__}: {exc}")
+            # the app's own TimeoutError is its failure; only ours says the budget ran out
+            expired = budget.expired()
+            reason = f"{type(exc).__name__}: {exc}"
+            if expired:
+                reason = f"the run took longer than {settings.fire_timeout:g} s"
+            await self._settle(started, reason)
             return True
         await self._settle(started, None)
         self.fired += 1

@@ -24,6 +24,9 @@ class ScheduleSettings:
     #: how long a claim holds before another scheduler may take the run over (seconds);
     #: keep it above the run deadline, or a slow run may be started twice
     claim_ttl: float = 600.0
+    #: seconds the app's ``fire`` may take; past it the run is cancelled and retried.
+    #: Below ``claim_ttl``, so no other scheduler takes over a run still going
+    fire_timeout: float = 480.0
     #: seconds a scheduler waits for a busy session's lease before leaving the run for
     #: its next poll
     lease_wait: float = 10.0
@@ -41,6 +44,11 @@ class ScheduleSettings:
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, not {self.max_attempts}")
-        for name in ("backoff_base", "claim_ttl", "poll_interval"):
+        for name in ("backoff_base", "claim_ttl", "fire_timeout", "poll_interval"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, not {getattr(self, name)}")
+        if self.fire_timeout >= self.claim_ttl:
+            raise ValueError(
+                f"fire_timeout ({self.fire_timeout}) must be below claim_ttl ({self.claim_ttl}): "
+                "a run outliving its claim could be started again by another scheduler"
+            )

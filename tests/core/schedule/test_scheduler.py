@@ -10,6 +10,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from structlog.testing import capture_logs
 
 from core.db.base import BaseDb, StoreUnavailableError
@@ -313,3 +314,34 @@ async def test_a_store_failure_on_one_schedule_spares_the_others(clock: FakeCloc
     store.broken.clear()
     assert await loop.run_once() == 1
     assert [f.schedule.input for f in fire.firings] == ["good", "bad"]
+
+
+async def test_a_run_that_outlives_fire_timeout_is_cancelled_and_retried(
+    clock: FakeClock,
+) -> None:
+    """fire_timeout bounds the app's callback: the run is cancelled, then retried."""
+    db = InMemoryDb()
+    settings = ScheduleSettings(claim_ttl=5.0, fire_timeout=0.05, backoff_base=30)
+    schedules_ = Schedules(schedule_store(db), session_id=SESSION, settings=settings, clock=clock)
+    item = await schedules_.aadd(in_=1, input="hangs")
+    cancelled: list[bool] = []
+
+    async def hang(firing: Firing) -> None:
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+
+    clock.advance(1)
+    assert await Scheduler(db, hang, settings=settings, clock=clock).run_once() == 1
+    retry = await schedules_.aget(item.schedule_id)
+    assert cancelled == [True]
+    assert retry is not None and retry.due_at == clock.now + 30
+    assert retry.last_error == "the run took longer than 0.05 s"
+
+
+def test_fire_timeout_must_stay_below_the_claim() -> None:
+    """A run may never outlive its claim: the settings refuse it."""
+    with pytest.raises(ValueError, match="fire_timeout"):
+        ScheduleSettings(claim_ttl=60, fire_timeout=60)
