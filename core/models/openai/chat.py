@@ -22,7 +22,8 @@ from urllib.parse import urlsplit
 
 import openai
 
-from core.models.base import Message, Model, ModelError, ModelResponse, ToolCall, Usage
+from core.exceptions import ModelError
+from core.models.base import Message, Model, ModelResponse, ToolCall, Usage
 from core.models.openai.errors import ErrorContext, raise_model_error
 from core.models.openai.stream import ToolCallAssembler
 

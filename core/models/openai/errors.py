@@ -12,7 +12,7 @@ from typing import NoReturn
 
 import openai
 
-from core.models.base import ModelError, ModelTimeoutError
+from core.exceptions import ModelError, ModelTimeoutError
 
 _MAX_DETAIL = 300  # server error bodies can be whole HTML pages
 
