@@ -213,3 +213,33 @@ async def test_direct_tool_calls_model_runs_and_resumes_are_observed_as_runs() -
         remove_observer(recorder)
     assert ended == [("obs", "agent"), ("obs", "agent")]
     assert await agent.aget_session_state("s") == {"items": ["milk"]}
+
+
+async def test_team_members_see_the_team_runs_dependencies_over_their_own() -> None:
+    """A delegated member merges the team run's dependencies over its own, the one rule."""
+    seen: list[dict[str, Any]] = []
+    member = Agent(
+        model=ScriptedModel([tool_call("read_deps"), "read"]),
+        name="Member",
+        tools=[_reader(seen)],
+        dependencies={"tenant": "member-default", "region": "eu"},
+    )
+    leader = ScriptedModel(
+        [tool_call("delegate_task_to_member", member_id="member", task="read"), "done"]
+    )
+    team = Team(members=[member], model=leader, dependencies={"tenant": "team"})
+    await team.arun("go", session_id="s", dependencies={"flag": True})
+    assert seen == [{"tenant": "team", "region": "eu", "flag": True}]
+
+
+async def test_workflow_agent_steps_see_the_workflow_runs_dependencies_over_their_own() -> None:
+    """An agent step merges the workflow run's dependencies over its own, the one rule."""
+    seen: list[dict[str, Any]] = []
+    agent = Agent(
+        model=ScriptedModel([tool_call("read_deps"), "read"]),
+        tools=[_reader(seen)],
+        dependencies={"tenant": "agent-default", "region": "eu"},
+    )
+    workflow = Workflow(steps=[agent], dependencies={"tenant": "workflow"})
+    await workflow.arun("go", session_id="s")
+    assert seen == [{"tenant": "workflow", "region": "eu"}]
