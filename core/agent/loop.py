@@ -1,8 +1,11 @@
 """The model <-> tools loop of one run, on a session that is already open.
 
-Agents, team leaders and members, and workflow agent steps all run this loop. State is
-persisted after every tool batch (the run's persistence points); the caller persists
-once more at the end.
+Agents, team leaders and members, and workflow agent steps all run this loop. Each
+tool batch is a persistence point: its changes are saved before the run waits on
+anything slow (:meth:`SessionHandle.persist_soon`: unless the run reaches its next
+save within ``BATCH_SAVE_GRACE``, 50 ms by default, the batch's save starts then,
+overlapped with the model call). The caller persists once more at the end; with a
+model that answers within the grace period a turn costs that one save.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from core.models.base import Message, Model, ModelResponse, ToolCall
 from core.run.context import RunContext
 from core.run.history import history_messages, message_to_dict
 from core.run.output import RunOutput, RunStatus, ToolExecution
+from core.state.checkpoints import Checkpoint
 from core.state.session import SessionHandle
 from core.tools.function import Function
 from core.utils.observe import observe
@@ -75,6 +79,37 @@ async def run_loop(
     resume: Resume | None = None,
 ) -> RunOutput:
     """Run the model with tools until it answers (or pauses); returns the run's output."""
+    try:
+        return await _run_loop(
+            spec,
+            handle,
+            user_input,
+            dependencies=dependencies,
+            metadata=metadata,
+            memories=memories,
+            on_content=on_content,
+            on_tool_event=on_tool_event,
+            resume=resume,
+        )
+    except BaseException:
+        # a batch save not yet started is dropped (the caller's save, if any, takes it);
+        # one under way is waited for, so whether it happened is known
+        await handle.settle(raise_failure=False)
+        raise
+
+
+async def _run_loop(
+    spec: LoopSpec,
+    handle: SessionHandle,
+    user_input: str,
+    *,
+    dependencies: Mapping[str, Any],
+    metadata: Mapping[str, Any],
+    memories: Sequence[str],
+    on_content: ContentSink | None,
+    on_tool_event: ToolEventSink | None,
+    resume: Resume | None,
+) -> RunOutput:
     if spec.model is None:
         raise NoModelError(
             f"{spec.owner_id!r} has no model: set OPENAI_API_KEY or OPENAI_BASE_URL, "
@@ -105,12 +140,12 @@ async def run_loop(
                 history.append(await batch.run(call, confirmed=True))
             else:
                 history.append(batch.rejected(call))
-        await handle.persist()
+        handle.persist_soon()
     system: str | None = None
     for round_number in range(first_round, spec.tool_call_limit + 1):
         system = build_system_message(
             spec.prompt,
-            state=handle.tracker.public_state(),
+            state=handle.tracker.public_view(),
             dependencies=run_context.dependencies,
             metadata=run_context.metadata,
             identity=identity,
@@ -134,17 +169,17 @@ async def run_loop(
         for i, call in enumerate(calls):
             function = spec.functions.get(call.name)
             if spec.can_pause and function is not None and function.requires_confirmation:
-                await handle.persist()
+                handle.persist_soon()  # the caller's save, with the paused run, takes it
                 _pause(output, history, calls[i:], round_number, spec)
                 output.messages = ([Message("system", system)] if system else []) + history
                 return output
             history.append(await batch.run(call))
-        await handle.persist()
+        handle.persist_soon()
         if batch.stop:  # stop_after_tool_call: the results are the answer
             output.content = _with_shown_results(batch.shown, None)
             break
     output.messages = ([Message("system", system)] if system else []) + history
-    output.session_state = handle.tracker.public_state()
+    output.keep_state(handle.final_state())
     output.metrics.duration_s = time.perf_counter() - started
     return output
 
@@ -179,7 +214,7 @@ class _Batch:
         self.injected = injected
         self.output = output
         self.on_tool_event = on_tool_event
-        self.checkpoint = handle.tracker.known_checkpoint()
+        self.checkpoint: Checkpoint = handle.tracker.known_checkpoint()
         #: results of tools with ``show_result``, shown with (or as) the answer
         self.shown: list[str] = []
         #: a tool with ``stop_after_tool_call`` ran: no more model turns

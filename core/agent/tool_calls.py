@@ -7,10 +7,12 @@ A tool with ``requires_confirmation=True`` runs only when the caller says the ca
 was confirmed; otherwise it is not run and the model is told why.
 
 A sync tool runs on a worker thread (so it never blocks the event loop) against a
-private copy of the state, adopted as the live state only when the call returns in
-time. A call past its timeout is abandoned: its thread may go on changing its copy,
-which nothing reads or saves any more. Async tools work on the live state; a timeout
-cancels them.
+private copy of the state, adopted into the live state only when the call returns in
+time. The copy decodes a key from its saved text only when the tool reads it, and only
+the keys the tool may have changed are adopted, so a call costs what it touches, not
+the size of the state. A call past its timeout is abandoned: its thread may go on
+changing its copy, which nothing reads or saves any more. Async tools work on the live
+state; a timeout cancels them.
 """
 
 from __future__ import annotations
@@ -27,7 +29,9 @@ from core.exceptions import ToolArgumentError, ToolRefusedError
 from core.run.context import RunContext
 from core.run.dependencies import resolve_dependencies
 from core.run.output import ToolExecution
+from core.state.checkpoints import Checkpoint
 from core.state.session import SessionHandle
+from core.state.tracked import LazyState
 from core.state.values import TRANSIENT_KEYS, StateValueError
 from core.state.view import AgentState
 from core.tools.call import call_function
@@ -110,40 +114,69 @@ def result_text(result: Any) -> str:
 def _adopt_reassigned_state(handle: SessionHandle, run_context: RunContext) -> None:
     """A tool may assign a new dict to run_context.session_state: keep it as the live state."""
     replaced = run_context.session_state
-    if replaced is handle.state:
+    live = handle.tracker.state
+    if replaced is live:
         return
-    transient = {k: handle.state.get(k) for k in TRANSIENT_KEYS}
-    handle.state.clear()
-    handle.state.update(replaced if isinstance(replaced, dict) else {})
-    handle.state.update(transient)
-    run_context.session_state = handle.state
+    _replace_public(live, replaced if isinstance(replaced, dict) else {})
+    run_context.session_state = live
 
 
 def _private_copy(
     handle: SessionHandle,
     run_context: RunContext,
     injected: Mapping[str, Any],
-    checkpoint: dict[str, str],
-) -> tuple[RunContext, dict[str, Any]]:
-    """Injected values over a copy of the state (rebuilt from its JSON checkpoint)."""
-    state = {k: json.loads(text) for k, text in checkpoint.items()}
-    state.update({k: handle.tracker.state[k] for k in TRANSIENT_KEYS if k in handle.tracker.state})
+) -> tuple[RunContext, dict[str, Any], LazyState]:
+    """Injected values over a copy of the state that decodes keys from their texts on use.
+
+    The live state matches its texts here (the call's checkpoint was just taken), and
+    they do not change while the call runs. A call abandoned at its timeout may read
+    texts changed later: nothing reads or saves its copy any more.
+    """
+    live = handle.tracker.state
+    transient = {k: dict.__getitem__(live, k) for k in TRANSIENT_KEYS if k in live}
+    state = LazyState(handle.tracker.keys.texts, transient)
     context = dataclasses.replace(run_context, session_state=state)
     values = {**injected, "session_state": state, "run_context": context}
     if "agent_state" in injected:
         values["agent_state"] = AgentState(state)
-    return context, values
+    return context, values, state
+
+
+def _adopt_private_copy(handle: SessionHandle, context: RunContext, private: LazyState) -> None:
+    """Make a sync call's changes live: the keys it may have changed, or all of them."""
+    replaced = context.session_state
+    live = handle.tracker.state
+    if replaced is not private:  # the tool assigned a new dict: it is the whole state
+        _replace_public(live, replaced if isinstance(replaced, dict) else {})
+        return
+    touched = private.touched_values()
+    if touched is None:
+        _replace_public(live, {k: v for k, v in private.items() if k not in TRANSIENT_KEYS})
+        return
+    present, removed = touched
+    for key in removed:
+        if key not in TRANSIENT_KEYS:
+            live.pop(key, None)
+    for key, value in present.items():
+        if key not in TRANSIENT_KEYS:
+            live[key] = value
+
+
+def _replace_public(live: dict[str, Any], public: Mapping[str, Any]) -> None:
+    """Make ``public`` the live state, in place (transient keys kept)."""
+    transient = {k: live.get(k) for k in TRANSIENT_KEYS}
+    live.clear()
+    live.update(public)
+    live.update(transient)
 
 
 def _observed(
-    run: Callable[P, Awaitable[tuple[ToolExecution, dict[str, str]]]],
-) -> Callable[P, Awaitable[tuple[ToolExecution, dict[str, str]]]]:
+    run: Callable[P, Awaitable[tuple[ToolExecution, Checkpoint]]],
+) -> Callable[P, Awaitable[tuple[ToolExecution, Checkpoint]]]:
     """Report each tool call to the observers (core.utils.observe), error or not."""
 
     @functools.wraps(run)
-    async def observed_run(
-        *args: P.args, **kwargs: P.kwargs
-    ) -> tuple[ToolExecution, dict[str, str]]:
+    async def observed_run(*args: P.args, **kwargs: P.kwargs) -> tuple[ToolExecution, Checkpoint]:
         with observe("tool_call", tool=str(kwargs.get("name", ""))) as observed:
             execution, after = await run(*args, **kwargs)
             observed.error = execution.error
@@ -163,10 +196,10 @@ async def execute_tool_call(
     handle: SessionHandle,
     run_context: RunContext,
     injected: Mapping[str, Any],
-    checkpoint: dict[str, str],
+    checkpoint: Checkpoint,
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     confirmed: bool = False,
-) -> tuple[ToolExecution, dict[str, str]]:
+) -> tuple[ToolExecution, Checkpoint]:
     """Run one call; returns its record and the state checkpoint after it.
 
     ``confirmed``: a person approved this call (needed for ``requires_confirmation``
@@ -189,14 +222,18 @@ async def execute_tool_call(
         return ToolExecution(call_id, name, arguments, text, error=True), checkpoint
     handle.tracker.touched()
     call_context, values = run_context, injected
+    private: LazyState | None = None
     if not function.is_async:  # runs on a thread that may outlive the call
-        call_context, values = _private_copy(handle, run_context, injected, checkpoint)
+        call_context, values, private = _private_copy(handle, run_context, injected)
     timeout = function.timeout if function.timeout is not None else tool_timeout
     scope = asyncio.timeout(timeout)
     try:
         async with scope:
             result = await call_function(function, arguments, hooks, values, call_id=call_id)
-        _adopt_reassigned_state(handle, call_context)
+        if private is None:
+            _adopt_reassigned_state(handle, call_context)
+        else:
+            _adopt_private_copy(handle, call_context, private)
         after = handle.tracker.checkpoint()
     except asyncio.CancelledError:  # the run's deadline: undo the call in flight
         handle.tracker.rollback(checkpoint)

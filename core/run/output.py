@@ -138,6 +138,10 @@ class RunOutput:
         """The content as text (JSON for a pydantic model or other value), '' for none."""
         return content_as_text(self.content)
 
+    def keep_state(self, texts: StateTexts) -> None:
+        """Set ``session_state`` to a run's final state, decoded when first read."""
+        _state_slot.__set__(self, texts)
+
 
 # ``session_state`` accepts a StateTexts and decodes it on first read (Agno's attribute,
 # a plain dict to the caller); the dataclass's slot keeps the value.
@@ -149,7 +153,7 @@ def _get_session_state(output: RunOutput) -> dict[str, Any]:
     if isinstance(value, StateTexts):
         value = value.decode()
         _state_slot.__set__(output, value)
-    return value
+    return value  # type: ignore[no-any-return]
 
 
 def _set_session_state(output: RunOutput, value: dict[str, Any] | StateTexts) -> None:

@@ -1,8 +1,23 @@
-"""One run's hold on a session: lock, load, resolve the state to use, save deltas.
+"""One run's hold on a session: lease, load, resolve the state to use, save deltas.
 
 Agents, teams and workflows all open sessions through :func:`open_session`, so the
 precedence rules (run argument > stored > default; overwrite flag) and the persistence
 points live in one place.
+
+What a turn costs. The live state tracks the top-level keys code may have changed
+(:mod:`core.state.tracked`), so a save encodes and sends only those. The session is
+opened with one store call (``BaseDb.open_run``: lease and load together), told what
+this process already holds (:mod:`core.state.cache`): when the stored session is still
+exactly that, nothing is loaded or decoded. The run's last save also gives the lease
+back (:meth:`SessionHandle.persist_final`). On RedisDb that is 2 round trips a turn.
+
+Persistence points. A tool batch's changes are saved before the run waits on anything
+slow: :meth:`SessionHandle.persist_soon` starts the batch's save only if the run has
+not reached its next persistence point within ``BATCH_SAVE_GRACE`` seconds (the next
+model call usually answers first, and then the batch is saved with the run's final
+save, or the next batch's). So a turn costs 2 round trips when the model answers
+within the grace period, else 3, the third overlapped with the model call. Nothing is
+saved after the run's deadline.
 """
 
 from __future__ import annotations
@@ -14,15 +29,22 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from core.db.base import BaseDb, Lease, SessionMeta
+from core.db.base import BaseDb, KnownVersion, Lease, SessionMeta, SessionRecord
 from core.db.limits import StateLimits
 from core.exceptions import RunTimeoutError
 from core.run.history import RunRecord, SessionData
+from core.run.output import StateTexts
+from core.state import codec
+from core.state.cache import CachedSession, cache_of
 from core.state.merge import deep_merge
+from core.state.tracked import TrackedState, raw_copy
 from core.state.tracker import StateTracker
-from core.state.values import dump_state
+from core.state.values import TRANSIENT_KEYS
 from core.utils.observe import observe
 from core.utils.observe import record as record_event
+
+#: seconds a tool batch's changes may wait to be saved with the run's next save
+BATCH_SAVE_GRACE = 0.05
 
 
 class SessionHandle:
@@ -32,9 +54,13 @@ class SessionHandle:
         "_data",
         "_data_changed",
         "_data_text",
+        "_failure",
+        "_pending",
         "db",
         "deadline",
+        "epoch",
         "lease",
+        "loaded",
         "meta",
         "run_id",
         "run_timeout",
@@ -56,6 +82,7 @@ class SessionHandle:
         version: int,
         tracker: StateTracker,
         data_text: str = "",
+        epoch: str = "",
     ) -> None:
         self.db = db
         self.session_id = session_id
@@ -65,12 +92,20 @@ class SessionHandle:
         self.lease = lease
         self.version = version
         self.tracker = tracker
+        #: the hot store's incarnation the session was loaded from ("" when durable)
+        self.epoch = epoch
+        #: the identity of the stored session as this run found it (None: new session)
+        self.loaded: KnownVersion | None = None
         #: ``time.monotonic()`` past which nothing is saved (set by the run's deadline)
         self.deadline: float | None = None
         self.run_timeout: float | None = None
         self._data_text = data_text
         self._data: SessionData | None = None  # decoded on first use only
         self._data_changed = False
+        #: the last tool batch's save (persist_soon), waiting or under way
+        self._pending: _BatchSave | None = None
+        #: the first save that failed: the state is no longer known to match the store
+        self._failure: BaseException | None = None
 
     @property
     def data(self) -> SessionData:
@@ -95,6 +130,12 @@ class SessionHandle:
         self.tracker.touched()
         return self.tracker.state
 
+    def final_state(self) -> StateTexts:
+        """The state as saved, for ``RunOutput.session_state`` (decoded when read)."""
+        self.tracker.known_checkpoint()
+        return StateTexts(dict(self.tracker.keys.texts))
+
+    # -- saving -------------------------------------------------------------------------
     async def persist(self) -> None:
         """Save the top-level keys that changed since the last save (nothing if none).
 
@@ -102,12 +143,92 @@ class SessionHandle:
         started finishes even if the run is cancelled meanwhile, so whether it
         happened is always known.
         """
+        await self._persist(release=False)
+
+    async def persist_final(self) -> None:
+        """The run's last save, which also gives the run lease back in the same store call.
+
+        The lease's block then releases nothing at its end (RedisDb: one script for
+        both). With nothing to save, the lease goes back at the block's end as usual.
+        """
+        await self._persist(release=True)
+
+    async def _persist(self, *, release: bool) -> None:
+        await self.settle()
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise RunTimeoutError(self.run_timeout or 0.0, saved=False, what="the run")
-        current = self.tracker.known_checkpoint()
-        changed, removed = self.tracker.delta(current)
+        changed, removed = self.tracker.delta()
         if not changed and not removed and not self._data_changed and self.version > 0:
             return
+        await self._save(changed, removed, release=release)
+
+    def persist_soon(self, grace: float = BATCH_SAVE_GRACE) -> None:
+        """Save what changed unless the run reaches its next save within ``grace`` seconds.
+
+        The changes are taken now (the texts as of this call), so a tool running
+        meanwhile is never half saved. The next :meth:`persist` or :meth:`settle`
+        drops a batch save that has not started (its changes go with that save) and
+        waits for one that has.
+        """
+        if type(self).persist is not SessionHandle.persist:
+            return  # a handle that never saves alone (a workflow branch) saves nothing here
+        changed, removed = self.tracker.delta()
+        previous = self._pending
+        if previous is not None and not previous.started:
+            previous.task.cancel()  # superseded: this batch's delta includes its changes
+            previous = None
+        if not changed and not removed and not self._data_changed and self.version > 0:
+            return
+        batch = _BatchSave()
+        batch.previous = previous
+        batch.task = asyncio.ensure_future(
+            self._save_after(batch, grace, previous, changed, removed)
+        )
+        self._pending = batch
+
+    async def _save_after(
+        self,
+        batch: _BatchSave,
+        grace: float,
+        previous: _BatchSave | None,
+        changed: dict[str, str],
+        removed: set[str],
+    ) -> None:
+        await asyncio.sleep(grace)
+        if previous is not None:
+            await asyncio.shield(previous.task)  # one save at a time, in order
+        if self._failure is not None:
+            return
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return  # nothing is saved after the deadline
+        batch.started = True
+        await self._save(changed, removed, release=False)
+
+    async def settle(self, *, raise_failure: bool = True) -> None:
+        """Drop a batch save not yet started; wait for one under way; raise a save's error.
+
+        A save under way finishes even if the caller is cancelled meanwhile (the
+        cancellation is raised once it has), so whether it happened is always known.
+        """
+        batch = self._pending
+        self._pending = None
+        while batch is not None:
+            if not batch.started:
+                batch.task.cancel()
+            try:
+                await asyncio.shield(batch.task)
+            except asyncio.CancelledError:
+                if not batch.task.done():  # we were cancelled: still let the save end
+                    with contextlib.suppress(BaseException):
+                        await _wait_quietly(batch.task)
+                    raise
+            except Exception:
+                pass
+            batch = batch.previous
+        if raise_failure and self._failure is not None:
+            raise self._failure
+
+    async def _save(self, changed: dict[str, str], removed: set[str], *, release: bool) -> None:
         data = self.data.encode(self._limits()) if self._data_changed else None
         with observe("store_call", op="save"):
             save = asyncio.ensure_future(
@@ -119,22 +240,99 @@ class SessionHandle:
                     meta=self.meta,
                     lease=self.lease,
                     data=data,
+                    release=release,
                 )
             )
             try:
-                self.version = await asyncio.shield(save)
-            except asyncio.CancelledError:
-                with contextlib.suppress(Exception):
-                    self.version = await save
-                    self.tracker.mark_saved(current)
-                    self._data_changed = False
+                try:
+                    version = await asyncio.shield(save)
+                except asyncio.CancelledError:
+                    with contextlib.suppress(Exception):
+                        self._saved(await save, changed, removed, data)
+                    raise
+            except Exception as exc:
+                self._failure = exc
                 raise
-        self.tracker.mark_saved(current)
-        self._data_changed = False
+        self._saved(version, changed, removed, data)
+
+    def _saved(
+        self, version: int, changed: dict[str, str], removed: set[str], data: str | None
+    ) -> None:
+        self.version = version
+        self.tracker.mark_saved(changed, removed)
+        if data is not None:
+            self._data_text = data
+            self._data_changed = False
 
     def _limits(self) -> StateLimits:
         limits = getattr(self.db, "limits", None)
         return limits if isinstance(limits, StateLimits) else StateLimits()
+
+    # -- the per-process cache ----------------------------------------------------------
+    def cache_entry(self) -> CachedSession | None:
+        """The session as the store now holds it, when that is exactly the live state."""
+        if self._failure is not None or self._data_changed or self.version <= 0:
+            return None
+        if self._pending is not None:
+            return None
+        changed, removed = self.tracker.delta()
+        if changed or removed:
+            return None
+        tracker = self.tracker
+        state = tracker.state
+        known = _saved_identity(self)
+        if tracker.exposed or state.full:
+            values: dict[str, Any] = {}
+            stale: set[str] | frozenset[str] = frozenset(tracker.keys.texts)
+        else:
+            values = raw_copy(state)
+            stale = state.escaped | state.changed
+            for key in stale:
+                values.pop(key, None)
+            for key in TRANSIENT_KEYS:
+                values.pop(key, None)
+        return CachedSession(
+            known=known,
+            texts=tracker.keys.texts,
+            values=values,
+            stale=stale,
+            data=self._data_text,
+            owner_id=self.meta.owner_id,
+            size=tracker.keys.size,
+        )
+
+
+class _BatchSave:
+    """A tool batch's save: waiting out the grace period, or ``started``."""
+
+    __slots__ = ("previous", "started", "task")
+
+    def __init__(self) -> None:
+        self.started = False
+        self.task: asyncio.Future[None]
+        self.previous: _BatchSave | None = None
+
+
+async def _wait_quietly(task: asyncio.Future[None]) -> None:
+    """Wait until ``task`` is done, whatever it raises."""
+    await asyncio.wait([task])
+
+
+def _saved_identity(handle: SessionHandle) -> KnownVersion:
+    """What the store holds after this run's last save (or load), for the cache.
+
+    A save reports only the new version, not the id the store gave it, so a version
+    this run saved is remembered without one: the store then answers with the whole
+    record and :func:`_reusable` compares the texts themselves before reusing anything.
+    A store that records the save's identity on the lease (``lease.saved``) lets the
+    next run skip the load altogether.
+    """
+    saved = getattr(handle.lease, "saved", None)
+    if isinstance(saved, KnownVersion) and saved.version == handle.version:
+        return saved
+    if handle.loaded is not None and handle.loaded.version == handle.version:
+        return handle.loaded
+    return KnownVersion(handle.version, "", handle.epoch)
 
 
 def resolve_state(
@@ -177,34 +375,89 @@ async def open_session(
     run_state: Mapping[str, Any] | None = None,
     overwrite: bool = False,
 ) -> AsyncIterator[SessionHandle]:
-    """Hold the session's run lock for the block and yield its live state."""
+    """Hold the session's run lease for the block and yield its live state.
+
+    The session is taken out of this process's cache for the run and put back only
+    when the block ends with the store holding exactly the live state.
+    """
     if run_state is not None:
-        dump_state(dict(run_state))  # a non-JSON argument fails before anything is touched
-    waiting = time.perf_counter()
-    async with db.session_lock(session_id) as lease:
-        record_event("lease_wait", time.perf_counter() - waiting, store=type(db).__name__)
+        codec.encode_state(dict(run_state))  # a non-JSON argument fails before anything is touched
+    cache = cache_of(db)
+    cached = cache.take(session_id)
+    async with contextlib.AsyncExitStack() as stack:
+        waiting = time.perf_counter()
+        # one store call takes the lease and loads (or finds the cached copy current)
         with observe("store_call", op="load"):
-            record = await db.aload(session_id)
-        stored = record.state if record else None
-        saved_json = dict(record.texts) if record else {}
-        other_owner = record is not None and record.owner_id not in (None, meta.owner_id)
-        state = resolve_state(
-            stored, default, run_state, overwrite=overwrite, fill_missing=other_owner
-        )
-        # with nothing merged in, the state to use is the stored one: reuse its JSON
+            opened = await stack.enter_async_context(
+                db.open_run(session_id, known=cached.known if cached else None)
+            )
+            record_event("lease_wait", time.perf_counter() - waiting, store=type(db).__name__)
+        record = opened.record
+        reused = _reusable(cached, record) if not opened.unchanged else cached
+        stored: dict[str, Any] | None
+        if cached is not None:
+            if reused is not None:
+                cache.hits += 1
+            else:
+                cache.misses += 1
+        if reused is not None:
+            texts, stored = reused.texts, reused.live_values()
+            version, data, owner_id = reused.known.version, reused.data, reused.owner_id
+            known: KnownVersion | None = (
+                KnownVersion.of(record) if record is not None else reused.known
+            )
+            size: int | None = reused.size
+        else:
+            texts = dict(record.texts) if record is not None else {}
+            stored = codec.decode_state(texts) if record is not None else None
+            version = record.version if record is not None else 0
+            data = record.data if record is not None else ""
+            owner_id = record.owner_id if record is not None else None
+            known = KnownVersion.of(record) if record is not None else None
+            size = None
+        other_owner = version > 0 and owner_id not in (None, meta.owner_id)
+        # with nothing merged in, the state to use is the stored one: its texts hold
         unchanged = run_state is None and stored is not None and not other_owner
-        current_json = saved_json if unchanged else None
-        state["current_session_id"] = session_id
-        state["current_user_id"] = user_id
-        state["current_run_id"] = run_id
-        yield SessionHandle(
+        if unchanged:
+            assert stored is not None
+            tracker = StateTracker(TrackedState(stored), texts, texts, size=size)
+        else:
+            state = resolve_state(
+                stored, default, run_state, overwrite=overwrite, fill_missing=other_owner
+            )
+            tracker = StateTracker(TrackedState(state), texts)
+        live = tracker.state
+        dict.__setitem__(live, "current_session_id", session_id)
+        dict.__setitem__(live, "current_user_id", user_id)
+        dict.__setitem__(live, "current_run_id", run_id)
+        handle = SessionHandle(
             db,
             session_id=session_id,
             user_id=user_id,
             run_id=run_id,
             meta=meta,
-            lease=lease,
-            version=record.version if record else 0,
-            tracker=StateTracker(state, saved_json, current_json),
-            data_text=record.data if record else "",
+            lease=opened.lease,
+            version=version,
+            tracker=tracker,
+            data_text=data,
+            epoch=known.epoch if known is not None else "",
         )
+        handle.loaded = known
+        try:
+            yield handle
+        finally:
+            await handle.settle(raise_failure=False)
+        entry = handle.cache_entry()
+        if entry is not None:
+            cache.put(session_id, entry)
+
+
+def _reusable(cached: CachedSession | None, record: SessionRecord | None) -> CachedSession | None:
+    """The cached session when ``record`` (loaded in full) holds exactly its texts."""
+    if cached is None or record is None or record.version != cached.known.version:
+        return None
+    if record.texts != cached.texts:  # compares text by text, far cheaper than decoding
+        return None
+    cached.data = record.data
+    cached.owner_id = record.owner_id
+    return cached

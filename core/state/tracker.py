@@ -1,72 +1,174 @@
 """Tracks a session's live state: what changed since the last save, and rollback.
 
-The tracker keeps the JSON text of every top-level key as last persisted. A
-checkpoint is the same kind of map, so rolling a failed tool call back and working
-out the delta to save both come from comparing JSON texts; non-JSON values surface
-as a StateValueError naming the key.
+The live dict is a :class:`~core.state.tracked.TrackedState`, which notes the
+top-level keys code may have changed; :class:`~core.state.checkpoints.KeyTexts`
+holds the JSON text of every key. A checkpoint encodes only the suspect keys
+(every key once the whole dict's values were handed out: the full-compare path),
+so a turn that touches one key of ten thousand encodes one. Rolling back restores
+only the keys changed since the checkpoint, decoded from their texts. Values that are
+not JSON surface as a StateValueError naming the key.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from core.state.values import TRANSIENT_KEYS, dump_state
+from core.state import codec
+from core.state.checkpoints import Checkpoint, KeyTexts
+from core.state.tracked import TrackedState, raw_copy
+from core.state.values import TRANSIENT_KEYS
+
+
+class PublicView(Mapping[str, Any]):
+    """A read-only view of the live state without transient keys; reads mark nothing.
+
+    For the runtime's own reads (templates, the state shown in context), which never
+    keep or change a value.
+    """
+
+    __slots__ = ("_state",)
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self._state = state
+
+    def __getitem__(self, key: str) -> Any:
+        if key in TRANSIENT_KEYS:
+            raise KeyError(key)
+        return dict.__getitem__(self._state, key)
+
+    def __contains__(self, key: object) -> bool:
+        return key not in TRANSIENT_KEYS and dict.__contains__(self._state, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k in dict.__iter__(self._state) if k not in TRANSIENT_KEYS)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class StateTracker:
-    """The live ``state`` dict plus the JSON of what the store holds."""
+    """The live ``state`` dict plus the JSON text of each key, now and as saved."""
 
-    __slots__ = ("_latest", "_saved", "state")
+    __slots__ = ("_fresh", "exposed", "keys", "state")
 
     def __init__(
         self,
         state: dict[str, Any],
-        saved_json: dict[str, str],
+        saved_json: Mapping[str, str],
         current_json: dict[str, str] | None = None,
+        *,
+        size: int | None = None,
     ) -> None:
-        self.state = state
-        self._saved = saved_json
-        # JSON of the live state as last computed; valid until user code runs again
-        self._latest = current_json
+        """``saved_json``: what the store holds; ``current_json``: the texts of ``state``
+        (an owned dict, changed in place; encoded here when not given); ``size``: their
+        :attr:`KeyTexts.size` when known."""
+        self.state = state if isinstance(state, TrackedState) else TrackedState(state)
+        if current_json is None:  # dict.copy reads the values without marking them
+            current_json = codec.encode_state(raw_copy(self.state))
+        texts = current_json
+        self.keys = KeyTexts(texts, None if saved_json is texts else saved_json, size=size)
+        #: the whole live state was handed to code that may keep it (its values must
+        #: not be reused for a later run)
+        self.exposed = False
+        # the texts are exact for the live dict until user code runs again
+        self._fresh = True
 
-    def checkpoint(self) -> dict[str, str]:
-        """JSON per key now; raises StateValueError if a value is not JSON."""
-        self._latest = dump_state(self.state)
-        return self._latest
+    def checkpoint(self) -> Checkpoint:
+        """Encode what may have changed; raises StateValueError if a value is not JSON."""
+        state = self.state
+        suspects = state.suspects()
+        if suspects is None:  # the full-compare path
+            for key in [k for k in self.keys.texts if not dict.__contains__(state, k)]:
+                self.keys.assign(key, None)
+            for key, value in dict.items(state):
+                if key not in TRANSIENT_KEYS:
+                    self.keys.assign(key, codec.encode_value(key, value))
+        else:
+            for key in list(suspects):
+                if key in TRANSIENT_KEYS:
+                    continue
+                value = dict.get(state, key, _ABSENT)
+                self.keys.assign(key, None if value is _ABSENT else codec.encode_value(key, value))
+        state.forget_changes()
+        self._fresh = True
+        return self.keys.checkpoint()
 
-    def known_checkpoint(self) -> dict[str, str]:
+    def known_checkpoint(self) -> Checkpoint:
         """The last checkpoint when no user code ran since, else a fresh one.
 
         Only tools, hooks and state views change the live dict, and each of those is
-        followed by :meth:`checkpoint` or :meth:`touched`; so between them the last
-        checkpoint is still exact and the state need not be serialized again.
+        followed by :meth:`checkpoint` or :meth:`touched`; so between them the texts
+        are still exact and nothing need be encoded again.
         """
-        return self._latest if self._latest is not None else self.checkpoint()
+        if self._fresh and not self.state.changed:
+            return self.keys.checkpoint()
+        return self.checkpoint()
 
     def touched(self) -> None:
-        """Forget the last checkpoint: user code may have changed the state."""
-        self._latest = None
+        """User code is about to run: the texts may be out of date afterwards."""
+        self._fresh = False
 
-    def rollback(self, checkpoint: dict[str, str]) -> None:
+    def rollback(self, checkpoint: Checkpoint) -> None:
         """Put the live dict back to a checkpoint, in place (tools hold references)."""
-        transient = {k: v for k, v in self.state.items() if k in TRANSIENT_KEYS}
-        self.state.clear()
-        self.state.update({k: json.loads(v) for k, v in checkpoint.items()})
-        self.state.update(transient)
-        self._latest = checkpoint
+        state = self.state
+        suspects = state.suspects()
+        undone = self.keys.undo_to(checkpoint)
+        texts = self.keys.texts
+        if suspects is None:
+            transient = {k: dict.get(state, k) for k in TRANSIENT_KEYS if k in state}
+            dict.clear(state)
+            dict.update(state, codec.decode_state(texts))
+            dict.update(state, transient)
+        else:
+            for key in undone.union(suspects):
+                if key in TRANSIENT_KEYS:
+                    continue
+                text = texts.get(key)
+                if text is None:
+                    dict.pop(state, key, None)
+                else:
+                    dict.__setitem__(state, key, codec.decode_value(text))
+            if not state.full:
+                # restored values are fresh objects nobody holds; others stay suspect
+                state.escaped.difference_update(undone.union(suspects))
+        if suspects is None:
+            state.reset_tracking()
+        state.forget_changes()
+        self._fresh = True
 
-    def delta(self, current: dict[str, str] | None = None) -> tuple[dict[str, str], set[str]]:
-        """(JSON text of changed keys, removed keys) relative to what is saved."""
-        current = self.known_checkpoint() if current is None else current
-        changed = {k: text for k, text in current.items() if self._saved.get(k) != text}
-        removed = set(self._saved) - set(current)
-        return changed, removed
+    def delta(self) -> tuple[dict[str, str], set[str]]:
+        """(changed texts, removed keys) relative to what is saved."""
+        self.known_checkpoint()
+        return self.keys.unsaved()
 
-    def mark_saved(self, current: dict[str, str]) -> None:
-        """Record that ``current`` is now what the store holds."""
-        self._saved = current
+    def mark_saved(self, changed: Mapping[str, str], removed: set[str]) -> None:
+        """Record that the store now holds ``changed`` and lacks ``removed``."""
+        self.keys.mark_saved(changed, removed)
+
+    def public_view(self) -> Mapping[str, Any]:
+        """The state without transient keys, read-only, for the runtime's own reads."""
+        return PublicView(self.state)
 
     def public_state(self) -> dict[str, Any]:
-        """The state without transient keys (what a caller may keep)."""
-        return {k: v for k, v in self.state.items() if k not in TRANSIENT_KEYS}
+        """The state without transient keys (what a caller may keep), as live values.
+
+        The values are the run's own, so they are not reused by a later run.
+        """
+        self.exposed = True
+        return {k: v for k, v in dict.items(self.state) if k not in TRANSIENT_KEYS}
+
+    def reusable_values(self) -> dict[str, Any]:
+        """Values no code outside the runtime may hold (for the next run to reuse)."""
+        state = self.state
+        if self.exposed or state.full:
+            return {}
+        held = state.escaped
+        return {
+            k: v
+            for k, v in dict.items(state)
+            if k not in held and k not in TRANSIENT_KEYS and k not in state.changed
+        }
+
+
+_ABSENT: Any = object()

@@ -356,11 +356,12 @@ async def test_only_changed_top_level_keys_are_written() -> None:
         session_state={"items": [], "big": list(range(100))},
     )
     await agent.arun("x", session_id="s")
-    # creation writes everything once; the end of the run saves its history entry only
-    assert saved == [{"items", "big"}, set()]
+    # creation writes everything once; the model answered within the batch save's grace
+    # period, so the batch went with the end of the run's save (with its history entry)
+    assert saved == [{"items", "big"}]
     model.extend([tool_call("add_item", item="b"), "ok"])
     await agent.arun("y", session_id="s")
-    assert saved[2:] == [{"items"}, set()]
+    assert saved[1:] == [{"items"}]
 
 
 async def test_second_agent_in_a_session_gets_its_missing_defaults_only() -> None:

@@ -1,0 +1,114 @@
+"""A per-process cache of the last state each session was left in, per store.
+
+A run that finds the stored session unchanged since this process last saved or loaded
+it (same version, save id and, for Redis, the same server incarnation: the store
+checks, see ``BaseDb.open_run``) reuses the cached texts and decoded values instead of
+loading and decoding the state. Correctness comes before the savings:
+
+- an entry is *taken* (removed) by the run that holds the session's lease, so no other
+  run of this process can see it meanwhile, and *put back* only by that run, after its
+  final save succeeded or when it ended with nothing to save, holding exactly the
+  state the store now has; any error, a stale version, a lost lease or a timeout
+  leaves the session out of the cache;
+- values that code outside the runtime may still hold (a tool kept a reference, the
+  whole state was handed out) are not kept: they are decoded again from their text;
+- the cache is bounded by entries and by bytes of text, least recently used first out.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from core.db.base import BaseDb, KnownVersion
+from core.state import codec
+
+#: sessions kept per store, and their total JSON text in bytes
+DEFAULT_MAX_ENTRIES = 1024
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class CachedSession:
+    """A session as this process last saw it in the store."""
+
+    known: KnownVersion
+    texts: dict[str, str]
+    #: decoded values, for the keys not in ``stale``
+    values: dict[str, Any]
+    #: keys whose value must be decoded again from its text before use
+    stale: frozenset[str] | set[str]
+    data: str
+    owner_id: str | None
+    #: characters of keys and texts (``KeyTexts.size``); the decoded values are of
+    #: the same order
+    size: int
+
+    def live_values(self) -> dict[str, Any]:
+        """Every key's value (the stale ones decoded now); the entry is used up."""
+        values = self.values
+        for key in self.stale:
+            text = self.texts.get(key)
+            if text is not None:
+                values[key] = codec.decode_value(text)
+        return values
+
+
+class SessionCache:
+    """Sessions by id, least recently used first out; bounded in entries and bytes."""
+
+    __slots__ = ("_entries", "_size", "hits", "max_bytes", "max_entries", "misses")
+
+    def __init__(
+        self, max_entries: int = DEFAULT_MAX_ENTRIES, max_bytes: int = DEFAULT_MAX_BYTES
+    ) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[str, CachedSession] = OrderedDict()
+        self._size = 0
+        #: runs that reused a cached session / that found one but had to load
+        self.hits = 0
+        self.misses = 0
+
+    def take(self, session_id: str) -> CachedSession | None:
+        """Remove and return the session's entry (the caller holds its lease)."""
+        entry = self._entries.pop(session_id, None)
+        if entry is not None:
+            self._size -= entry.size
+        return entry
+
+    def put(self, session_id: str, entry: CachedSession) -> None:
+        """Keep ``entry`` as the session's state, evicting the oldest beyond the bounds."""
+        self.drop(session_id)
+        if entry.size > self.max_bytes or self.max_entries <= 0:
+            return
+        self._entries[session_id] = entry
+        self._size += entry.size
+        while len(self._entries) > self.max_entries or self._size > self.max_bytes:
+            _, oldest = self._entries.popitem(last=False)
+            self._size -= oldest.size
+
+    def drop(self, session_id: str) -> None:
+        """Forget the session."""
+        self.take(session_id)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def size(self) -> int:
+        """Bytes of text held."""
+        return self._size
+
+
+_CACHES: weakref.WeakKeyDictionary[BaseDb, SessionCache] = weakref.WeakKeyDictionary()
+
+
+def cache_of(db: BaseDb) -> SessionCache:
+    """The cache of one store object (two store objects never share entries)."""
+    cache = _CACHES.get(db)
+    if cache is None:
+        cache = _CACHES[db] = SessionCache()
+    return cache

@@ -1,0 +1,217 @@
+"""Dirty tracking of the live state: every access path marks what it may change."""
+
+from __future__ import annotations
+
+import copy
+import json
+import pickle
+from typing import Any
+
+import pytest
+
+from core.state import codec
+from core.state.tracked import TrackedState, raw_copy
+from core.state.tracker import StateTracker
+
+
+def _state() -> TrackedState:
+    return TrackedState({"tasks": [1], "meta": {"n": 1}, "count": 3, "name": "x"})
+
+
+def _tracker(state: dict[str, Any]) -> StateTracker:
+    texts = codec.encode_state(raw_copy(state))
+    return StateTracker(state, dict(texts), texts)
+
+
+def _saved_equals_live(tracker: StateTracker, store: dict[str, str]) -> None:
+    """Apply the tracker's delta to ``store`` as a store would, then compare with the oracle."""
+    changed, removed = tracker.delta()
+    store.update(changed)
+    for key in removed:
+        store.pop(key, None)
+    tracker.mark_saved(changed, removed)
+    assert store == codec.encode_state(dict(dict.items(tracker.state)))
+
+
+def test_reading_a_mutable_value_marks_its_key() -> None:
+    """state["tasks"].append(...) is caught: the read marks the key."""
+    state = _state()
+    state["tasks"].append(2)
+    state.get("meta")["n"] = 2
+    assert state.escaped == {"tasks", "meta"}
+    assert state.changed == set()
+
+
+def test_reading_an_immutable_value_marks_nothing() -> None:
+    """Strings and numbers cannot change in place, so reading them is free."""
+    state = _state()
+    assert state["count"] == 3 and state.get("name") == "x" and state.get("nope") is None
+    assert state.escaped == set() and not state.full
+
+
+@pytest.mark.parametrize(
+    "copy_out",
+    [
+        pytest.param(lambda s: dict(s), id="dict(x)"),
+        pytest.param(lambda s: {**s}, id="{**x}"),
+        pytest.param(lambda s: (lambda **kw: kw)(**s), id="f(**x)"),
+        pytest.param(lambda s: {}.update(s) or None, id="dict.update(x)"),
+    ],
+)
+def test_cpython_fast_copies_are_tracked(copy_out: Any) -> None:
+    """dict(x), {**x}, f(**x) and d.update(x) go through __getitem__, so they mark keys."""
+    state = _state()
+    copy_out(state)
+    assert {"tasks", "meta"} <= state.escaped or state.full
+
+
+@pytest.mark.parametrize(
+    "whole",
+    [
+        pytest.param(lambda s: list(s.items()), id="items"),
+        pytest.param(lambda s: list(s.values()), id="values"),
+        pytest.param(lambda s: s.copy(), id="copy"),
+        pytest.param(copy.copy, id="copy.copy"),
+        pytest.param(pickle.dumps, id="pickle"),
+        pytest.param(lambda s: s | {}, id="or"),
+        pytest.param(lambda s: {} | s, id="ror"),
+        pytest.param(json.dumps, id="json.dumps"),
+    ],
+)
+def test_whole_dict_access_switches_to_full_compare(whole: Any) -> None:
+    """Handing out every value at once makes the next checkpoint compare every key."""
+    state = _state()
+    whole(state)
+    assert state.full
+    assert state.suspects() is None
+
+
+def test_deepcopy_and_equality_hand_out_nothing() -> None:
+    """A deep copy shares no value and == compares in place: no key becomes suspect."""
+    state = _state()
+    clone = copy.deepcopy(state)
+    assert clone == state and type(clone) is dict
+    assert clone["tasks"] is not dict.__getitem__(state, "tasks")
+    assert state.escaped == set() and not state.full
+
+
+@pytest.mark.parametrize(
+    ("change", "keys"),
+    [
+        (lambda s: s.__setitem__("a", 1), {"a"}),
+        (lambda s: s.__delitem__("count"), {"count"}),
+        (lambda s: s.pop("count"), {"count"}),
+        (lambda s: s.pop("missing", None), {"missing"}),
+        (lambda s: s.setdefault("new", 1), {"new"}),
+        (lambda s: s.update({"a": 1}, b=2), {"a", "b"}),
+        (lambda s: s.update([("a", 1)]), {"a"}),
+        (lambda s: s.__ior__({"a": 1}), {"a"}),
+        (lambda s: s.clear(), {"tasks", "meta", "count", "name"}),
+    ],
+)
+def test_writes_mark_their_keys(change: Any, keys: set[str]) -> None:
+    """Set, delete, pop, setdefault, update, |= and clear mark exactly the keys they touch."""
+    state = _state()
+    change(state)
+    assert state.changed == keys
+
+
+def test_popitem_marks_its_key() -> None:
+    """popitem marks the key it removed."""
+    state = _state()
+    key, _ = state.popitem()
+    assert state.changed == {key}
+
+
+def test_a_set_mutable_value_stays_suspect() -> None:
+    """A value set from outside may be changed later through the caller's reference."""
+    state = _state()
+    tracker = _tracker(state)
+    mine: list[int] = []
+    state["mine"] = mine
+    tracker.checkpoint()
+    mine.append(1)
+    tracker.touched()
+    store = dict(codec.encode_state(dict(dict.items(state))))
+    store["mine"] = "[]"
+    changed, _ = tracker.delta()
+    assert changed["mine"] == "[1]"
+
+
+def test_checkpoint_encodes_only_touched_keys() -> None:
+    """With nothing handed out, a checkpoint encodes the changed keys only."""
+    state = TrackedState({f"k{i}": [i] for i in range(1000)})
+    tracker = _tracker(state)
+    encoded: list[str] = []
+    real = codec.encode_value
+
+    def counting(key: str, value: Any) -> str:
+        encoded.append(key)
+        return real(key, value)
+
+    codec.encode_value = counting  # type: ignore[assignment]
+    try:
+        state["k5"].append(0)
+        state["new"] = 1
+        tracker.checkpoint()
+    finally:
+        codec.encode_value = real  # type: ignore[assignment]
+    assert sorted(encoded) == ["k5", "new"]
+    assert tracker.delta() == ({"k5": "[5,0]", "new": "1"}, set())
+
+
+def test_rollback_restores_only_touched_keys_in_place() -> None:
+    """A rollback puts changed keys back from their texts and leaves the others' objects."""
+    state = _state()
+    tracker = _tracker(state)
+    untouched = dict.__getitem__(state, "meta")
+    point = tracker.checkpoint()
+    state["tasks"].append(99)
+    del state["count"]
+    state["extra"] = {"a": 1}
+    tracker.rollback(point)
+    assert dict(dict.items(state)) == {
+        "tasks": [1],
+        "meta": {"n": 1},
+        "count": 3,
+        "name": "x",
+    }
+    assert dict.__getitem__(state, "meta") is untouched
+    assert tracker.delta() == ({}, set())
+
+
+def test_rollback_past_a_save_writes_the_undo() -> None:
+    """Rolling back past a save makes the next delta put the saved keys back."""
+    state = _state()
+    tracker = _tracker(state)
+    store = dict(codec.encode_state(dict(dict.items(state))))
+    before = tracker.checkpoint()
+    state["count"] = 4
+    _saved_equals_live(tracker, store)
+    assert store["count"] == "4"
+    tracker.rollback(before)
+    _saved_equals_live(tracker, store)
+    assert store["count"] == "3"
+
+
+def test_non_json_value_names_the_key_and_rolls_back() -> None:
+    """A value that is not JSON fails the checkpoint naming the key; rollback undoes it."""
+    state = _state()
+    tracker = _tracker(state)
+    point = tracker.checkpoint()
+    state["bad"] = {1, 2}
+    with pytest.raises(codec.StateValueError, match="'bad'"):
+        tracker.checkpoint()
+    tracker.rollback(point)
+    assert "bad" not in state
+    assert tracker.delta() == ({}, set())
+
+
+def test_transient_keys_are_never_encoded() -> None:
+    """current_session_id and friends stay in the live dict and out of every delta."""
+    state = _state()
+    tracker = _tracker(state)
+    state["current_session_id"] = "s"
+    assert tracker.delta() == ({}, set())
+    tracker.rollback(tracker.checkpoint())
+    assert state["current_session_id"] == "s"
