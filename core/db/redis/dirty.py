@@ -15,6 +15,7 @@ from typing import Literal
 
 from core.db.base import QuarantineEntry, SessionRecord
 from core.db.redis import scripts
+from core.db.redis.batch import Call, run_scripts
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of
 from core.db.redis.records import record_from_hashes
@@ -34,7 +35,7 @@ class DirtyQueue:
     async def count(self) -> int:
         """Sessions waiting for a snapshot."""
         with self._clients.unavailable("count dirty sessions"):
-            pipe = self._clients.get().pipeline(transaction=False)
+            pipe = self._clients.client().pipeline(transaction=False)
             for bucket in self._buckets:
                 pipe.scard(bucket.dirty)
             return sum(await pipe.execute())
@@ -42,7 +43,7 @@ class DirtyQueue:
     async def abatch(self, limit: int) -> list[SessionRecord]:
         """Up to ``limit`` dirty sessions, each read atomically (state and meta agree)."""
         with self._clients.unavailable("list dirty sessions"):
-            pipe = self._clients.get().pipeline(transaction=False)
+            pipe = self._clients.client().pipeline(transaction=False)
             for bucket in self._buckets:
                 pipe.srandmember(bucket.dirty, limit)
             members: list[list[str]] = await pipe.execute()
@@ -66,7 +67,7 @@ class DirtyQueue:
 
     async def read_many(self, picked: dict[int, list[str]]) -> dict[str, SessionRecord]:
         """Records of hashed sessions, one atomic read script per bucket, one round trip."""
-        calls: list[tuple[scripts.LuaScript, list[str], list[object]]] = []
+        calls: list[Call] = []
         groups: list[list[SessionKeys]] = []
         for hashes in picked.values():
             keys = [SessionKeys(self._prefix, "", h) for h in hashes]
@@ -76,7 +77,7 @@ class DirtyQueue:
             calls.append((scripts.READ, flat, []))
             groups.append(keys)
         with self._clients.unavailable("read sessions"):
-            replies = await scripts.run_many(self._clients.get(), calls)
+            replies = await run_scripts(self._clients.client(), calls)
         found: dict[str, SessionRecord] = {}
         for keys, reply in zip(groups, replies, strict=True):
             for i, k in enumerate(keys):
@@ -107,7 +108,7 @@ class DirtyQueue:
         by_bucket: dict[int, list[int]] = defaultdict(list)
         for i, (keys, _, _) in enumerate(entries):
             by_bucket[keys.bucket.bucket].append(i)
-        calls: list[tuple[scripts.LuaScript, list[str], list[object]]] = []
+        calls: list[Call] = []
         for bucket_no, idx in by_bucket.items():
             bucket = self._buckets[bucket_no]
             keys_arg = [bucket.dirty, bucket.quarantine]
@@ -118,7 +119,7 @@ class DirtyQueue:
                 args += [keys.hashed, version, save_id]
             calls.append((scripts.MARK_CLEAN, keys_arg, args))
         with self._clients.unavailable("mark sessions clean"):
-            replies = await scripts.run_many(self._clients.get(), calls)
+            replies = await run_scripts(self._clients.client(), calls)
         codes = [0] * len(entries)
         for idx, reply in zip(by_bucket.values(), replies, strict=True):
             for i, code in zip(idx, reply, strict=True):
@@ -148,7 +149,7 @@ class DirtyQueue:
     async def quarantined(self) -> list[QuarantineEntry]:
         """Sessions parked because the durable store refused them, oldest first."""
         with self._clients.unavailable("list quarantined sessions"):
-            pipe = self._clients.get().pipeline(transaction=False)
+            pipe = self._clients.client().pipeline(transaction=False)
             for bucket in self._buckets:
                 pipe.hvals(bucket.quarantine)
             replies: list[list[str]] = await pipe.execute()
@@ -158,7 +159,7 @@ class DirtyQueue:
     async def list_recent(self, *, owner_id: str | None, limit: int) -> list[SessionRecord]:
         """Sessions in Redis, most recently updated first (expired ones skipped)."""
         with self._clients.unavailable("list sessions"):
-            pipe = self._clients.get().pipeline(transaction=False)
+            pipe = self._clients.client().pipeline(transaction=False)
             for bucket in self._buckets:
                 pipe.zrevrange(bucket.index, 0, -1 if owner_id else limit - 1, withscores=True)
             replies = await pipe.execute()
