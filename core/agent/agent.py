@@ -39,6 +39,13 @@ def check_history_runs(value: int | None) -> int | None:
     return value
 
 
+def history_runs(add_history_to_context: bool, num_history_runs: int | None) -> int | None:
+    """How many earlier runs a model call is sent (None: no history)."""
+    if not add_history_to_context:
+        return None
+    return DEFAULT_HISTORY_RUNS if num_history_runs is None else num_history_runs
+
+
 class Agent(RunMethods, DirectToolMethods, SessionStateApi):
     """An Agno-compatible agent (see the seed documents for usage)."""
 
@@ -137,13 +144,8 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         self, injected: Mapping[str, Any] | None = None, *, can_pause: bool = False
     ) -> LoopSpec:
         """How this agent runs the model loop (teams and workflows reuse it)."""
-        history_runs = None
-        if self.add_history_to_context:
-            history_runs = (
-                DEFAULT_HISTORY_RUNS if self.num_history_runs is None else (self.num_history_runs)
-            )
         return LoopSpec(
-            history_runs=history_runs,
+            history_runs=history_runs(self.add_history_to_context, self.num_history_runs),
             can_pause=can_pause,
             owner_id=self.id,
             model=self.model,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.agent.agent import DEFAULT_HISTORY_RUNS, check_history_runs
+from core.agent.agent import check_history_runs, history_runs
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.loop import ContentSink, LoopSpec, run_loop
@@ -156,13 +156,8 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         model: Model | None = None,
     ) -> LoopSpec:
         """How the leader runs the model loop with ``functions`` (team tools + delegation)."""
-        history_runs = None
-        if self.add_history_to_context:
-            history_runs = (
-                DEFAULT_HISTORY_RUNS if self.num_history_runs is None else (self.num_history_runs)
-            )
         return LoopSpec(
-            history_runs=history_runs,
+            history_runs=history_runs(self.add_history_to_context, self.num_history_runs),
             owner_id=self.id,
             model=model or self.model,
             functions=functions,
