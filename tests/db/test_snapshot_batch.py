@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import secrets
 from collections.abc import AsyncIterator, Sequence
@@ -150,3 +151,15 @@ async def test_an_empty_batch_and_an_all_invalid_batch_touch_nothing(sql_db: Sql
     assert await write(sql_db, []) == []
     [outcome] = await write(sql_db, [snap("bad\x00", 1)])
     assert isinstance(outcome, InvalidIdError)
+
+
+async def test_concurrent_batches_over_the_same_sessions_never_deadlock(sql_db: SqlDb) -> None:
+    """Two snapshotters writing the same sessions in opposite orders both complete."""
+    ids = [f"s{i:04d}" for i in range(3000)]
+    older = [snap(sid, 1, version=1) for sid in ids]
+    newer = [snap(sid, 2, version=2) for sid in reversed(ids)]
+    for _ in range(3):
+        first, second = await asyncio.gather(write(sql_db, older), write(sql_db, newer))
+        assert all(isinstance(o, bool) for o in first + second)
+    stored = await sql_db.aload_many(ids)
+    assert {r.version for r in stored.values()} == {2}

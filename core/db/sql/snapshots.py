@@ -199,7 +199,8 @@ def _merge_sql(conn: sa.Connection, tables: Tables, history_limit: int, *, trim:
     updates = ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[1:])
     sql = (
         f"WITH merged AS (INSERT INTO {sessions} AS s ({columns}) "
-        f"SELECT {columns} FROM {_STAGING} "
+        # in id order: concurrent snapshotters lock rows in one order, so never deadlock
+        f"SELECT {columns} FROM {_STAGING} ORDER BY session_id "
         f"ON CONFLICT (session_id) DO UPDATE SET {updates} "
         "WHERE s.version < excluded.version RETURNING s.session_id)"
     )
@@ -210,8 +211,8 @@ def _merge_sql(conn: sa.Connection, tables: Tables, history_limit: int, *, trim:
             "(session_id, version, state, user_id, saved_at, save_id) "
             "SELECT st.session_id, st.version, st.state, st.user_id, st.updated_at, st.save_id "
             f"FROM {_STAGING} st JOIN merged m ON m.session_id = st.session_id "
-            "ON CONFLICT (session_id, version) DO UPDATE SET state = excluded.state, "
-            "user_id = excluded.user_id, saved_at = excluded.saved_at, "
+            "ORDER BY st.session_id ON CONFLICT (session_id, version) DO UPDATE "
+            "SET state = excluded.state, user_id = excluded.user_id, saved_at = excluded.saved_at, "
             "save_id = excluded.save_id)"
         )
     if limit > 0 and trim:
