@@ -69,6 +69,19 @@ def build_store(settings: Settings, *, durable: BaseDb | None = None) -> BaseDb:
     )
 
 
+def start_snapshots(store: BaseDb) -> BaseDb:
+    """Start the background snapshotter of a RedisDb that may snapshot in this process.
+
+    Only a process serving chat does this (``build_app``); admin commands that build a
+    store flush what they wrote when they close it.
+    """
+    from core.db.redis import RedisDb
+
+    if isinstance(store, RedisDb) and store.run_snapshotter:
+        store.start_snapshotter()
+    return store
+
+
 @dataclass(frozen=True, slots=True)
 class App:
     """Everything an entry point needs, built once."""
@@ -88,7 +101,7 @@ def build_app(
     """Build the model, the store, the agents (the catalog's, or ``agents``) and the service."""
     settings = settings or Settings()
     model = build_model(settings)
-    store = db or build_store(settings)
+    store = db or start_snapshots(build_store(settings))
     if agents is None:
         from tools.catalog import COMMAND_ALIASES, create_agents
 

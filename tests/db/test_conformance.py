@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 
 import pytest
@@ -37,6 +38,40 @@ HOSTILE_IDS = [
 
 async def _create(store: BaseDb, session_id: str = "s", **state: object) -> int:
     return await store.asave(session_id, expected_version=0, changed=texts(state))
+
+
+async def _stored(store: BaseDb, session_id: str = "s") -> SessionRecord | None:
+    """The stored record without the epoch (which hot store incarnation served it)."""
+    record = await store.aload(session_id)
+    return None if record is None else dataclasses.replace(record, epoch="")
+
+
+#: key texts as the codec writes them, with what could go wrong in a splice: escapes,
+#: non-ASCII, nesting, numbers whose text matters (1.0 is not 1), empty containers
+AWKWARD_TEXTS = {
+    "plain": '"text"',
+    'quote"and\\slash': '"a \\"quoted\\" \\\\ value"',
+    "ünïcode ✓": '"日本語 and emoji 🎉"',
+    "nested": '{"a":[1,2.5,{"b":null}],"c":{"d":"}{]["}}',
+    "float": "1.0",
+    "exp": "1e+100",
+    "big": "123456789012345678901234567890",
+    "empty": '{"":[]}',
+    "control": '"line\\nbreak\\ttab\\u0000nul"',
+}
+
+
+async def test_key_texts_round_trip_byte_exactly(store: BaseDb) -> None:
+    """The texts a save is given are the texts a load returns, byte for byte."""
+    await store.asave("s", expected_version=0, changed=AWKWARD_TEXTS)
+    record = await store.aload("s")
+    assert record is not None and dict(record.texts) == AWKWARD_TEXTS
+    await store.asave("s", expected_version=1, changed={"plain": '"changed"'}, removed={"big"})
+    record = await store.aload("s")
+    expected = {**AWKWARD_TEXTS, "plain": '"changed"'}
+    del expected["big"]
+    assert record is not None and dict(record.texts) == expected
+    assert record.state["float"] == 1.0 and record.state["ünïcode ✓"] == "日本語 and emoji 🎉"
 
 
 async def test_missing_session_loads_as_none(store: BaseDb) -> None:
@@ -282,15 +317,15 @@ async def test_upsert_snapshot_writes_only_newer_versions(store: BaseDb) -> None
         "s", {"a": 1, "b": 2}, 5, owner_id="board", user_id="u1", created_at=10.0, updated_at=20.0
     )
     assert await store.aupsert_snapshot(snap) is True
-    assert await store.aload("s") == snap
+    assert await _stored(store) == snap
     assert await store.aupsert_snapshot(SessionRecord.from_state("s", {"a": "old"}, 4)) is False
     assert await store.aupsert_snapshot(SessionRecord.from_state("s", {"a": "same"}, 5)) is False
-    assert await store.aload("s") == snap
+    assert await _stored(store) == snap
     newer = SessionRecord.from_state(
         "s", {"c": 3}, 7, owner_id="board", user_id="u2", created_at=10.0, updated_at=30.0
     )
     assert await store.aupsert_snapshot(newer) is True
-    assert await store.aload("s") == newer  # the whole record, so "a" and "b" are gone
+    assert await _stored(store) == newer  # the whole record, so "a" and "b" are gone
     assert [(e.version, e.state) for e in await store.ahistory("s")] == [
         (7, {"c": 3}),
         (5, {"a": 1, "b": 2}),

@@ -306,7 +306,7 @@ class _WaitRoom:
                         wake.set()
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.aclose()
+                await pubsub.aclose()  # type: ignore[no-untyped-call]
 
     async def _beat(self) -> None:
         by_session: dict[str, tuple[SessionKeys, list[str]]] = {}

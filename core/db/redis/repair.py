@@ -31,7 +31,8 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from core.db.base import BaseDb, SessionRecord
+from core.db.base import SessionRecord
+from core.db.protocols import SessionStore
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import SessionKeys
 from core.db.redis.scripts import RUN_ID, LuaScript
@@ -108,7 +109,7 @@ async def check_against_durable(
     keys: SessionKeys,
     hot: SessionRecord,
     dirty: bool,
-    durable_store: BaseDb,
+    durable_store: SessionStore,
     ttl_ms: int,
 ) -> Verdict | None:
     """Apply the verdict for ``hot``; None when the session changed meanwhile."""

@@ -1,17 +1,19 @@
 """RedisDb: the hot store. One hash per session, one atomic script per save.
 
-Loads take one round trip (a MULTI of two HGETALLs); saves take one (the SAVE script).
-On a miss the session is read back from ``snapshot_to`` (the durable store) and
-seeded into Redis, so an empty or flushed Redis continues from the durable version.
-A background :class:`~core.db.snapshot.Snapshotter` copies dirty sessions to the
-durable store. See docs/redis.md for the key schema, scripts and failure modes.
+A run takes two round trips: ``open_run`` takes the lease and loads the session in
+one script (OPEN; or learns it is unchanged since the version the caller caches), and
+its last save gives the lease back in the same script (SAVE_RELEASE). A plain load is
+one round trip (LOAD), a save one (SAVE). On a miss the session is read back from
+``snapshot_to`` (the durable store) and seeded into Redis, so an empty or flushed Redis
+continues from the durable version. The process that builds the store starts the
+background snapshotter explicitly (:meth:`RedisDb.start_snapshotter`). See
+docs/redis.md for the key schema, scripts and failure modes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -36,6 +38,7 @@ from core.db.base import (
 from core.db.lease_holding import holding
 from core.db.limits import StateLimits
 from core.db.redis import lease_scripts, scripts
+from core.db.redis.background import SnapshotThread
 from core.db.redis.client import RedisClients, RoundTripCounter
 from core.db.redis.dirty import DirtyQueue
 from core.db.redis.eviction import check_eviction_policy
@@ -128,9 +131,8 @@ class RedisDb(BaseDb):
         )
         self.dirty = DirtyQueue(self._clients, self.key_prefix)
         self._memories = RedisMemories(self._clients, self.key_prefix)
-        self._snapshotter: Snapshotter | None = None
         self._server_checked = False
-        self._snapshot_task: asyncio.Task[None] | None = None
+        self._snapshot_thread: SnapshotThread | None = None
 
     @property
     def location(self) -> str:
@@ -325,8 +327,6 @@ class RedisDb(BaseDb):
             )
         if self.write_through:
             await self._write_through(keys, value, save_id)
-        else:
-            self._ensure_snapshotter()
         return int(value)
 
     async def _run_save(
@@ -356,12 +356,8 @@ class RedisDb(BaseDb):
 
     async def _write_through(self, keys: SessionKeys, version: int, save_id: str) -> None:
         assert self.snapshot_to is not None
-        try:
-            await copy_through(
-                self._clients, self.dirty, self.snapshot_to, keys, version, save_id
-            )
-        finally:
-            self._ensure_snapshotter()  # anything left dirty is copied in the background
+        # what this leaves dirty (the durable store failed) the snapshotter copies later
+        await copy_through(self._clients, self.dirty, self.snapshot_to, keys, version, save_id)
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
         """Write a whole record into Redis if it is newer (imports, restores)."""
@@ -390,8 +386,6 @@ class RedisDb(BaseDb):
         ]
         with self._clients.unavailable(f"write a snapshot of session {record.session_id!r}"):
             written = await scripts.UPSERT(self._clients.get(), session_keys, args)
-        if written:
-            self._ensure_snapshotter()
         return bool(written)
 
     async def adelete(self, session_id: str, *, upto_version: int | None = None) -> bool:
@@ -476,23 +470,31 @@ class RedisDb(BaseDb):
         return await self._memories.delete(user_id, memory_id)
 
     # -- snapshots and lifecycle ------------------------------------------------------
-    def _ensure_snapshotter(self) -> None:
-        """Start the in-process snapshotter on first save (in the saving loop)."""
-        if not self.run_snapshotter or self.snapshot_to is None:
+    def start_snapshotter(self) -> None:
+        """Copy dirty sessions to the durable store in the background from now on.
+
+        Called once by the process that builds the store (``bots/app.py``); nothing
+        starts it implicitly. Runs in a thread with its own event loop (see
+        ``background.py``) until :meth:`aclose`. ValueError when there is no durable
+        store or ``run_snapshotter`` is False (this process must not snapshot).
+        """
+        if self.snapshot_to is None:
+            raise ValueError("this RedisDb has no durable store (snapshot_to) to snapshot to")
+        if not self.run_snapshotter:
+            raise ValueError(
+                "run_snapshotter=False: another process (statebot snapshotter) snapshots"
+            )
+        if self._snapshot_thread is not None and self._snapshot_thread.running:
             return
-        task = self._snapshot_task
-        if task is not None and not task.done() and task.get_loop() is asyncio.get_running_loop():
-            return
-        if task is not None and not task.done():
-            return  # running in another loop (e.g. the sync API's loop)
-        self._snapshotter = Snapshotter(self.dirty, self.snapshot_to)
-        # an empty context: the first save happens inside some event, whose bound log
-        # ids (event_id, session_id) must not follow every later snapshot pass
-        self._snapshot_task = asyncio.create_task(
-            self._snapshotter.run(self.snapshot_interval),
-            name="statebot-snapshotter",
-            context=contextvars.Context(),
+        self._snapshot_thread = SnapshotThread(
+            self.db_url, self.key_prefix, self.snapshot_to, self.snapshot_interval
         )
+        self._snapshot_thread.start()
+
+    @property
+    def snapshotting(self) -> bool:
+        """Whether the background snapshotter of :meth:`start_snapshotter` runs."""
+        return self._snapshot_thread is not None and self._snapshot_thread.running
 
     async def aflush(self) -> int:
         """Copy every dirty session to the durable store now; returns how many."""
@@ -510,15 +512,9 @@ class RedisDb(BaseDb):
 
     async def aclose(self) -> None:
         """Stop the snapshotter, flush what is dirty, close this loop's connections."""
-        task, self._snapshot_task = self._snapshot_task, None
-        snapshotter = self._snapshotter
-        if task is not None and snapshotter is not None and not task.done():
-            if task.get_loop() is asyncio.get_running_loop():
-                snapshotter.stop()
-                with contextlib.suppress(Exception):
-                    await task
-            else:
-                task.get_loop().call_soon_threadsafe(snapshotter.stop)
+        thread, self._snapshot_thread = self._snapshot_thread, None
+        if thread is not None:
+            await asyncio.to_thread(thread.stop)
         try:
             if self.run_snapshotter:
                 await self.aflush()

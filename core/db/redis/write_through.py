@@ -22,7 +22,8 @@ from tenacity import (
     wait_exponential,
 )
 
-from core.db.base import BaseDb, OutcomeUnknownError, StoreUnavailableError
+from core.db.base import OutcomeUnknownError, StoreUnavailableError
+from core.db.protocols import SnapshotTarget
 from core.db.redis.client import RedisClients
 from core.db.redis.dirty import DirtyQueue
 from core.db.redis.keys import SessionKeys
@@ -74,7 +75,7 @@ _CONFIRM = AsyncRetrying(
 async def copy_through(
     clients: RedisClients,
     dirty: DirtyQueue,
-    durable: BaseDb,
+    durable: SnapshotTarget,
     keys: SessionKeys,
     version: int,
     save_id: str,

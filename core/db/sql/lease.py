@@ -96,7 +96,7 @@ class SqlLeases:
 
     def _interval(self, ahead: int, polls: int) -> float:
         """Seconds to sleep before the next look: short for the first in line."""
-        return min(self.poll * (ahead + 1), self.stale / 3, _FIRST_POLL * 2**polls)
+        return float(min(self.poll * (ahead + 1), self.stale / 3, _FIRST_POLL * 2**polls))
 
     def _oldest_here(self, session_id: str, ticket: str) -> bool:
         with self._lock:

@@ -1,0 +1,123 @@
+"""The storage seam, split by job: what each caller needs, and nothing more.
+
+``BaseDb`` (``core/db/base.py``) is the convenient concrete base that offers all four;
+code that needs one job types its parameter with that job's protocol, so a test or a
+new backend can provide just that part:
+
+* :class:`SessionStore` — sessions: load, save a delta, delete, list, history, and a
+  run's ``open_run`` (lease plus load in one step);
+* :class:`RunLocks` — a session's run lock on its own;
+* :class:`SnapshotTarget` — what the snapshotter writes into (a durable store);
+* :class:`MemoryStore` — facts remembered about a user across sessions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from core.db.base import (
+    BaseDb,
+    HistoryEntry,
+    KnownVersion,
+    Lease,
+    OpenedRun,
+    SessionMeta,
+    SessionRecord,
+    UserMemory,
+)
+
+__all__ = ["MemoryStore", "RunLocks", "SessionStore", "SnapshotTarget"]
+
+
+class SessionStore(Protocol):
+    """Sessions as JSON text per top-level key, versioned (see ``BaseDb``)."""
+
+    async def aload(self, session_id: str) -> SessionRecord | None:
+        """The stored session, or None."""
+        ...
+
+    async def asave(
+        self,
+        session_id: str,
+        *,
+        expected_version: int,
+        changed: Mapping[str, str],
+        removed: frozenset[str] | set[str] = ...,
+        meta: SessionMeta = ...,
+        lease: Lease | None = ...,
+        data: str | None = ...,
+        release: bool = ...,
+    ) -> int:
+        """Write a delta of key texts atomically; the new version."""
+        ...
+
+    async def adelete(self, session_id: str, *, upto_version: int | None = None) -> bool:
+        """Delete a session and its history; True when it existed."""
+        ...
+
+    async def alist_sessions(
+        self, *, owner_id: str | None = None, limit: int = 100
+    ) -> list[SessionRecord]:
+        """Sessions, most recently updated first."""
+        ...
+
+    async def ahistory(self, session_id: str, *, limit: int = 20) -> list[HistoryEntry]:
+        """Saved versions, newest first."""
+        ...
+
+    def open_run(
+        self,
+        session_id: str,
+        *,
+        timeout: float | None = None,
+        known: KnownVersion | None = None,
+    ) -> contextlib.AbstractAsyncContextManager[OpenedRun]:
+        """The session's lease for the block, with the stored session (or "unchanged")."""
+        ...
+
+
+class RunLocks(Protocol):
+    """Runs of one session one at a time, FIFO."""
+
+    def session_lock(
+        self, session_id: str, timeout: float | None = None
+    ) -> contextlib.AbstractAsyncContextManager[Lease]:
+        """Hold the session's run lock for the block."""
+        ...
+
+
+class SnapshotTarget(Protocol):
+    """A durable store the snapshotter copies whole records into."""
+
+    async def aupsert_snapshot(self, record: SessionRecord) -> bool:
+        """Write a record if newer than the stored one; True when written."""
+        ...
+
+    async def aupsert_snapshots(self, records: Sequence[SessionRecord]) -> list[bool | Exception]:
+        """A batch of upserts; one outcome per record, in order."""
+        ...
+
+
+class MemoryStore(Protocol):
+    """Facts about a user, across all of their sessions."""
+
+    async def aget_memories(self, user_id: str) -> list[UserMemory]:
+        """Everything remembered about a user, oldest first."""
+        ...
+
+    async def aadd_memory(self, memory: UserMemory) -> UserMemory:
+        """Remember a fact."""
+        ...
+
+    async def adelete_memory(self, user_id: str, memory_id: str) -> bool:
+        """Forget one fact; True when it existed."""
+        ...
+
+
+def _base_offers_every_job(
+    db: BaseDb,
+) -> tuple[SessionStore, RunLocks, SnapshotTarget, MemoryStore]:
+    """Never called: mypy checks here that BaseDb (so every store) fits each protocol."""
+    return db, db, db, db
