@@ -45,6 +45,7 @@ __all__ = [
 #: a dirty session is recent by nature, so its newer version is among them)
 HOT_SCAN = 2_000
 _ALL = sys.maxsize
+_IDS_PER_QUERY = 500  # well below SQLite's bound-parameter limit
 
 Status = Literal["clean", "dirty", "quarantined"]
 
@@ -121,13 +122,19 @@ async def search_sessions(
     db: BaseDb, query: SessionQuery, *, limit: int = 50, after: Cursor | None = None
 ) -> SessionPage:
     """One page of sessions matching ``query``, most recently updated first."""
+    from core.db.redis import RedisDb  # imported here: SQL-only deployments need no redis
+
     if limit < 1:
         raise ValueError(f"limit must be at least 1, not {limit}")
     quarantined = await _quarantined(db)
     want = limit + 1  # one more tells whether a next page exists
-    if query.status is not None:
-        want = _ALL  # status is not a column: filter after reading
-    rows = await _rows(db, query, want, after)
+    only: frozenset[str] | None = None
+    if query.status == "quarantined":
+        only = frozenset(quarantined)  # a handful: read just those
+    elif query.status == "clean":
+        # status is not a column: read enough that the others cannot crowd out a page
+        want += len(quarantined) + (HOT_SCAN if isinstance(db, RedisDb) else 0)
+    rows = await _rows(db, query, want, after, only)
     rows = [_with_status(r, quarantined) for r in rows]
     if query.status is not None:
         rows = [r for r in rows if r.status == query.status]
@@ -149,17 +156,38 @@ def _with_status(row: SessionRow, quarantined: set[str]) -> SessionRow:
 
 
 async def _rows(
-    db: BaseDb, query: SessionQuery, want: int, after: Cursor | None
+    db: BaseDb,
+    query: SessionQuery,
+    want: int,
+    after: Cursor | None,
+    only: frozenset[str] | None = None,
 ) -> list[SessionRow]:
-    from core.db.redis import RedisDb  # imported here: SQL-only deployments need no redis
+    """Rows matching ``query`` (and among ``only``, when given), in list order."""
+    from core.db.redis import RedisDb
     from core.db.sql.store import SqlDb
 
+    if only is not None and not only:
+        return []
     if isinstance(db, SqlDb):
-        return await _sql_rows(db, query, want, after)
+        if only is None:
+            return await _sql_rows(db, query, want, after, None)
+        found: list[SessionRow] = []
+        ids = sorted(only)
+        for start in range(0, len(ids), _IDS_PER_QUERY):
+            chunk = frozenset(ids[start : start + _IDS_PER_QUERY])
+            found += await _sql_rows(db, query, want, after, chunk)
+        return _ordered(found)[:want]
     if isinstance(db, RedisDb):
-        return await _redis_rows(db, query, want, after)
+        return await _redis_rows(db, query, want, after, only)
     records = await db.alist_sessions(limit=_ALL)
+    if only is not None:
+        records = [r for r in records if r.session_id in only]
     return _filtered(records, query, after)[:want]
+
+
+def _ordered(rows: Iterable[SessionRow]) -> list[SessionRow]:
+    """List order: most recently updated first, then session id descending."""
+    return sorted(rows, key=lambda r: (r.updated_at, r.session_id), reverse=True)
 
 
 # -- SQL ---------------------------------------------------------------------------------
@@ -173,8 +201,12 @@ def _starts(column: Any, prefix: str) -> Any:
     return sa.and_(column >= prefix, column < prefix_upper(prefix))
 
 
-async def _sql_rows(db: Any, query: SessionQuery, want: int, after: Cursor | None) -> list[Any]:
+async def _sql_rows(
+    db: Any, query: SessionQuery, want: int, after: Cursor | None, only: frozenset[str] | None
+) -> list[SessionRow]:
     statement = _sql_statement(db, query, want, after)
+    if only is not None:
+        statement = statement.where(db._tables.sessions.c.session_id.in_(sorted(only)))
 
     def fetch() -> list[SessionRow]:
         with db._engine.connect() as conn:
@@ -239,23 +271,28 @@ def _sql_row(row: Any) -> SessionRow:
 
 # -- Redis -------------------------------------------------------------------------------
 async def _redis_rows(
-    db: Any, query: SessionQuery, want: int, after: Cursor | None
+    db: Any, query: SessionQuery, want: int, after: Cursor | None, only: frozenset[str] | None
 ) -> list[SessionRow]:
     hot = await db.dirty.list_recent(owner_id=query.agent, limit=HOT_SCAN)
+    if only is not None:
+        hot = [r for r in hot if r.session_id in only]
     hot_rows = {r.session_id: r for r in _filtered(hot, query, after)}
-    durable_rows: dict[str, SessionRow] = {}
-    if db.snapshot_to is not None:
-        durable_rows = {r.session_id: r for r in await _rows(db.snapshot_to, query, want, after)}
-    merged = dict(durable_rows)
+    if db.snapshot_to is None:
+        # Redis alone is the only copy, by choice: nothing waits for a snapshot
+        return _ordered(hot_rows.values())[:want]
+    # the durable versions of the hot sessions: a session is dirty when Redis is ahead
+    everywhere = SessionQuery(scope=query.scope)
+    durable_hot = await _rows(db.snapshot_to, everywhere, _ALL, None, frozenset(hot_rows))
+    durable_version = {r.session_id: r.version for r in durable_hot}
+    merged: dict[str, SessionRow] = {}
+    if query.status != "dirty":  # a dirty session is always among the hot ones
+        page = await _rows(db.snapshot_to, query, want, after, only)
+        merged = {r.session_id: r for r in page}
     for session_id, row in hot_rows.items():
-        durable = durable_rows.get(session_id)
-        if durable is None or durable.version < row.version:
-            # ahead of its durable copy: the snapshot is pending (without a durable
-            # store Redis is the only copy, by choice, and nothing is pending)
-            pending = db.snapshot_to is not None
-            merged[session_id] = replace(row, status="dirty") if pending else row
-    rows = sorted(merged.values(), key=lambda r: (r.updated_at, r.session_id), reverse=True)
-    return rows[:want]
+        durable = durable_version.get(session_id)
+        if durable is None or durable < row.version:
+            merged[session_id] = replace(row, status="dirty")
+    return _ordered(merged.values())[:want]
 
 
 # -- in memory ---------------------------------------------------------------------------
@@ -278,8 +315,7 @@ def _filtered(
         if after is not None and not after.before(record.updated_at, sid):
             continue
         rows.append(_record_row(record))
-    rows.sort(key=lambda r: (r.updated_at, r.session_id), reverse=True)
-    return rows
+    return _ordered(rows)
 
 
 def _has_components(session_id: str, id_prefix: str) -> bool:

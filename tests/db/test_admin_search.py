@@ -160,3 +160,21 @@ async def test_redis_marks_pending_snapshots_dirty(
         assert [r.status for r in page.rows] == ["clean"]
     finally:
         await db.aclose()
+
+
+async def test_status_filters(db: BaseDb) -> None:
+    """Status filters: nothing is dirty or quarantined in a durable store; with Redis a
+    parked session is listed as quarantined and left out of the clean ones."""
+    if isinstance(db, RedisDb):
+        record = await db.aload("slack:T1:C2")
+        assert record is not None
+        assert await db.dirty.aquarantine(record, "refused by the durable store")
+        await db.aflush()  # the others reach the durable store
+        page = await search_sessions(db, SessionQuery(status="quarantined"))
+        assert ids(page) == ["slack:T1:C2"]
+        assert page.rows[0].status == "quarantined"
+    else:
+        assert ids(await search_sessions(db, SessionQuery(status="quarantined"))) == []
+    assert ids(await search_sessions(db, SessionQuery(status="dirty"))) == []
+    clean = ids(await search_sessions(db, SessionQuery(status="clean")))
+    assert ("slack:T1:C2" in clean) is not isinstance(db, RedisDb)
