@@ -334,11 +334,14 @@ class Settings(BaseSettings):
     )
     statebot_web_oidc_client_id: str | None = Field(
         default=None,
-        description="Slack app client id for Sign in with Slack (unset: one-time admin tokens)",
+        description=(
+            "client id for the console's Sign in with Slack (unset: `SLACK_CLIENT_ID` when "
+            "`STATEBOT_WEB_URL` is set, else one-time admin tokens only)"
+        ),
     )
     statebot_web_oidc_client_secret: SecretStr | None = Field(
         default=None,
-        description="Slack app client secret for Sign in with Slack",
+        description="client secret for the console's Sign in with Slack (or `SLACK_CLIENT_SECRET`)",
     )
     statebot_web_tokens_file: str = Field(
         default="statebot-web-tokens.json",

@@ -74,18 +74,26 @@ class WebConfig:
 
 
 def _slack_sign_in(settings: Settings) -> SlackSignIn | None:
+    """Sign in with Slack: the console's own client, else the Slack app's install-flow
+    client (``SLACK_CLIENT_ID``/``SECRET``) once the console has a public URL."""
     client_id = settings.statebot_web_oidc_client_id
     secret = settings.statebot_web_oidc_client_secret
-    if client_id is None and secret is None:
-        return None
-    if client_id is None or secret is None:
+    explicit = client_id is not None or secret is not None
+    if explicit and (client_id is None or secret is None):
         raise WebConfigError(
             "Sign in with Slack needs both STATEBOT_WEB_OIDC_CLIENT_ID and "
             "STATEBOT_WEB_OIDC_CLIENT_SECRET (or neither: one-time admin tokens)"
         )
+    if not explicit:
+        if settings.statebot_web_url is None:
+            return None  # the app's client alone does not turn it on: tokens only
+        client_id, secret = settings.slack_client_id, settings.slack_client_secret
+        if client_id is None or secret is None:
+            return None
     if settings.statebot_web_url is None:
         raise WebConfigError(
             "Sign in with Slack needs STATEBOT_WEB_URL, the console's public URL: Slack "
             "sends the browser back to it"
         )
+    assert client_id is not None and secret is not None
     return SlackSignIn(client_id, secret.get_secret_value(), settings.slack_api_url)

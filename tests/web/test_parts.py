@@ -135,3 +135,16 @@ def test_viewer_scope_follows_the_admin_id() -> None:
     assert everywhere is not None and everywhere.covers("slack:T9:C1")
     assert not everywhere.covers("discord:G1:C1")
     assert viewer_for("slack:T1:U9", ids, ()) is None
+
+
+def test_slack_sign_in_falls_back_to_the_install_flow_client() -> None:
+    """With a public URL, the Slack app's own client id and secret sign admins in."""
+    base = {
+        "statebot_web_secret": SecretStr("s" * 32),
+        "slack_client_id": "9.9",
+        "slack_client_secret": SecretStr("app-secret"),
+    }
+    assert WebConfig.from_settings(Settings(**base)).slack is None  # type: ignore[arg-type]
+    with_url = Settings(**base, statebot_web_url="https://ops.example.com")  # type: ignore[arg-type]
+    slack = WebConfig.from_settings(with_url).slack
+    assert slack is not None and (slack.client_id, slack.client_secret) == ("9.9", "app-secret")
