@@ -11,8 +11,9 @@ worker threads, as ``core.db.sql.store`` does.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -115,6 +116,34 @@ class InstallationDb:
                         conn.execute(sa.text(f"CREATE SCHEMA IF NOT EXISTS {schema}"))
                 upgrade_to_head(conn, self._names)
             self._migrated = True
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self, key: str) -> AsyncIterator[None]:
+        """Hold a cross-process lock named ``key`` for the block (PostgreSQL).
+
+        A transaction-scoped advisory lock on a connection of its own, so the block
+        may write through the pool meanwhile. SQLite has no such lock; one machine's
+        processes rely on the caller's in-process lock (see ``bots.slack.rotation``).
+        """
+        if self.dialect != "postgresql":
+            yield
+            return
+        conn = await asyncio.to_thread(self._lock_connection, key)
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(conn.close)  # ends the transaction: the lock is released
+
+    def _lock_connection(self, key: str) -> sa.Connection:
+        with unavailable_as_store_error(self._where):
+            self._ensure_schema()
+            conn = self._engine.connect()
+            try:
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": key})
+            except BaseException:
+                conn.close()
+                raise
+            return conn
 
     async def aping(self) -> None:
         """Reach the database and migrate it; StoreUnavailableError when it is down."""

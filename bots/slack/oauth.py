@@ -18,7 +18,6 @@ import logging
 from dataclasses import dataclass
 
 import structlog
-from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
 from slack_bolt.error import BoltError
 from slack_bolt.oauth.async_oauth_flow import AsyncOAuthFlow
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
@@ -33,6 +32,7 @@ from bots.slack.installation_db import InstallationDb
 from bots.slack.installations import SqlInstallationStore
 from bots.slack.names import ClientFor
 from bots.slack.oauth_state import DEFAULT_STATE_SECONDS, SqlOAuthStateStore
+from bots.slack.rotation import SerializedRotationAuthorize
 from bots.slack.token_cipher import GENERATE_HINT, EncryptionKeyError, TokenCipher
 from core.db.base import StoreUnavailableError
 
@@ -52,7 +52,7 @@ class SlackOAuth:
     """Everything the bolt app needs to serve many workspaces."""
 
     flow: AsyncOAuthFlow
-    authorize: AsyncInstallationStoreAuthorize
+    authorize: SerializedRotationAuthorize
     installations: SqlInstallationStore
     db: InstallationDb
     client_for: ClientFor
@@ -169,9 +169,10 @@ def build_oauth(settings: Settings, *, schema: str | None = None) -> SlackOAuth:
     )
     oauth_settings.callback_options = callback_options(oauth_settings)
     # bolt's default authorize refreshes tokens through slack.com; ours uses SLACK_API_URL
-    authorize = AsyncInstallationStoreAuthorize(
+    authorize = SerializedRotationAuthorize(
+        store=store,
+        db=db,
         logger=_bolt_log,
-        installation_store=store,
         client_id=settings.slack_client_id,
         client_secret=secret,
         token_rotation_expiration_minutes=ROTATE_MINUTES,

@@ -37,13 +37,17 @@ class OAuthSlackApi(FakeSlackApi):
 
     __slots__ = ("_codes", "_next", "_refresh", "_tokens", "rotate_seconds")
 
+    #: lifetime of a token handed out by a refresh (Slack's: 12 hours)
+    REFRESHED_SECONDS = 12 * 3600
+
     def __init__(self) -> None:
         super().__init__()
         self._codes: dict[str, Workspace] = {}
         self._tokens: dict[str, Workspace] = {}
         self._refresh: dict[str, Workspace] = {}
         self._next = itertools.count(1)
-        self.rotate_seconds: int | None = None  # set: tokens expire (token rotation on)
+        # set: tokens expire (token rotation on); the first pair lives this long
+        self.rotate_seconds: int | None = None
 
     def grant(self, code: str, workspace: Workspace) -> None:
         """Make ``code`` exchangeable for ``workspace``'s tokens (the consent screen)."""
@@ -74,14 +78,14 @@ class OAuthSlackApi(FakeSlackApi):
             }
         return super()._answer(method, params)
 
-    def _tokens_for(self, ws: Workspace) -> dict[str, Any]:
+    def _tokens_for(self, ws: Workspace, lifetime: int | None) -> dict[str, Any]:
         token = f"xoxb-{ws.team_id}-{next(self._next)}"
         self._tokens[token] = ws
         pair: dict[str, Any] = {"access_token": token, "token_type": "bot"}
-        if self.rotate_seconds is not None:
+        if lifetime is not None:
             refresh = f"xoxe-1-{ws.team_id}-{next(self._next)}"
-            self._refresh[refresh] = ws
-            pair.update(refresh_token=refresh, expires_in=self.rotate_seconds)
+            self._refresh[refresh] = ws  # single use: the exchange pops it
+            pair.update(refresh_token=refresh, expires_in=lifetime)
         return pair
 
     def _exchange(self, params: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
@@ -94,7 +98,7 @@ class OAuthSlackApi(FakeSlackApi):
             ws = self._refresh.pop(str(params.get("refresh_token")), None)
             if ws is None:
                 return {"ok": False, "error": "invalid_refresh_token"}
-            return {"ok": True, "app_id": APP_ID, **self._tokens_for(ws)}
+            return {"ok": True, "app_id": APP_ID, **self._tokens_for(ws, self.REFRESHED_SECONDS)}
         ws = self._codes.pop(str(params.get("code")), None)
         if ws is None:
             return {"ok": False, "error": "invalid_code"}
@@ -107,5 +111,5 @@ class OAuthSlackApi(FakeSlackApi):
             "team": {"id": ws.team_id, "name": ws.name},
             "enterprise": None,
             "is_enterprise_install": False,
-            **self._tokens_for(ws),
+            **self._tokens_for(ws, self.rotate_seconds),
         }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import aiohttp
 import pytest
 import sqlalchemy as sa
@@ -219,3 +221,43 @@ async def test_database_down_gets_a_page_not_a_500(fake: OAuthSlackApi, key: str
         await oauth.aclose()
     assert status == 503
     assert "database is unavailable" in page and "Nothing was installed" in page
+
+
+async def test_burst_at_expiry_refreshes_once(serve: Server, fake: OAuthSlackApi) -> None:
+    """Five events arriving together at expiry: one refresh (refresh tokens are single use)."""
+    fake.rotate_seconds = 60
+    server = await serve([f"Reply {n}" for n in range(5)])
+    await server.install(ACME, "code-acme")
+    bodies = [mention(ACME, "hi", event_id=f"Ev0B{n}", ts=f"17000001{n}0.000100") for n in range(5)]
+    assert await asyncio.gather(*(server.event(b) for b in bodies)) == [200] * 5
+    await fake.wait_for(lambda f: len(f.named("chat.postMessage")) == 5)
+    await settle()
+    refreshes = [c for c in fake.named("oauth.v2.access") if "grant_type" in c.params]
+    assert len(refreshes) == 1
+    after = await server.oauth.installations.async_find_bot(
+        enterprise_id=None, team_id=ACME.team_id
+    )
+    assert after is not None
+    assert {token for _, token in _tokens_posted(fake)} == {after.bot_token}
+
+
+@pytest.mark.parametrize("database", ["postgresql"], indirect=True)
+async def test_two_processes_refresh_once(serve: Server, fake: OAuthSlackApi) -> None:
+    """Two app instances sharing PostgreSQL, one event each at expiry: one refresh in all."""
+    fake.rotate_seconds = 60
+    first = await serve(["First"])
+    second = await serve(["Second"])
+    await first.install(ACME, "code-acme")
+    gate = fake.hold("oauth.v2.access")  # the first refresh stays in flight
+    one = mention(ACME, "hi", event_id="Ev0P1", ts="1700000210.000100")
+    two = mention(ACME, "hi", event_id="Ev0P2", ts="1700000220.000100")
+    sent = asyncio.gather(first.event(one), second.event(two))
+    await fake.wait_for(lambda f: any("grant_type" in c.params for c in f.calls))
+    # room for the other instance to reach Slack too, were it not waiting for the lock
+    await asyncio.sleep(0.5)
+    gate.set()
+    assert await sent == [200, 200]
+    await fake.wait_for(lambda f: len(f.named("chat.postMessage")) == 2)
+    await settle()
+    refreshes = [c for c in fake.named("oauth.v2.access") if "grant_type" in c.params]
+    assert len(refreshes) == 1
