@@ -332,6 +332,22 @@ async def test_upsert_snapshot_writes_only_newer_versions(store: BaseDb) -> None
     ]
 
 
+async def test_upsert_snapshots_gives_one_outcome_per_record(store: BaseDb) -> None:
+    """A batch: written, older than stored, refused (that record only), in order."""
+    await store.aupsert_snapshot(SessionRecord.from_state("kept", {"a": 1}, 5))
+    outcomes = await store.aupsert_snapshots(
+        [
+            SessionRecord.from_state("new", {"n": 1}, 1),
+            SessionRecord.from_state("kept", {"a": 0}, 3),
+            SessionRecord.from_state("bad\x00id", {"n": 1}, 1),
+        ]
+    )
+    assert outcomes[:2] == [True, False] and isinstance(outcomes[2], InvalidIdError)
+    new, kept = await _stored(store, "new"), await _stored(store, "kept")
+    assert new is not None and new.state == {"n": 1}
+    assert kept is not None and (kept.version, kept.state) == (5, {"a": 1})
+
+
 async def test_save_continues_from_snapshot_version(store: BaseDb) -> None:
     """After a snapshot at version 5 the next save expects 5 and writes 6."""
     await store.aupsert_snapshot(SessionRecord.from_state("s", {"a": 1}, 5))

@@ -17,7 +17,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import sqlalchemy as sa
@@ -41,6 +41,7 @@ from core.db.sql.engine import UNAVAILABLE_ERRORS, relaxed_writer, unavailable_a
 from core.db.sql.lease import SqlLeases, lease_waiters_here, wake_next
 from core.db.sql.lease_sql import LeaseStatements
 from core.db.sql.migrate import upgrade_to_head
+from core.db.sql.snapshots import upsert_snapshots
 from core.db.sql.tables import TableNames, build_tables
 from core.state import codec
 
@@ -317,6 +318,19 @@ class SqlDb(BaseDb):
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
         self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
         return await self._run(self._upsert_snapshot, record, codec.object_text(record.texts))
+
+    async def aupsert_snapshots(self, records: Sequence[SessionRecord]) -> list[bool | Exception]:
+        """The batch in one transaction (``core/db/sql/snapshots.py``)."""
+        batch = functools.partial(
+            upsert_snapshots,
+            self._writer,
+            self._tables,
+            list(records),
+            history_limit=self.history_limit,
+            limits=self.limits,
+            where=self._where,
+        )
+        return await self._run(batch)
 
     def _upsert_snapshot(self, record: SessionRecord, text: str) -> bool:
         s = self._tables.sessions
