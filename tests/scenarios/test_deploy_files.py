@@ -191,6 +191,10 @@ def test_slack_manifest_events_and_interactivity_match_the_listeners() -> None:
 
     source = inspect.getsource(listeners)
     assert 'app.event("app_mention")' in source and 'app.event("message")' in source
+    # the install flow's uninstall events, answered by bolt's revocation listeners
+    from bots.slack import server
+
+    assert "enable_token_revocation_listeners()" in inspect.getsource(server)
     settings = _manifest()["settings"]
     events = set(settings["event_subscriptions"]["bot_events"])
     assert events == {
@@ -199,6 +203,8 @@ def test_slack_manifest_events_and_interactivity_match_the_listeners() -> None:
         "message.groups",
         "message.im",
         "message.mpim",
+        "app_uninstalled",
+        "tokens_revoked",
     }
     scopes = set(_manifest()["oauth_config"]["scopes"]["bot"])
     # each message.* event needs its history scope, app_mention its read scope
