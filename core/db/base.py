@@ -137,6 +137,9 @@ class Lease:
     renew_until: float | None = None
     #: set by a save with ``release=True``: the lease went back with that save
     released: bool = False
+    #: set by every successful save under this lease: what the store now holds (so a
+    #: per-process cache can ask "unchanged?" next time without a load)
+    saved: KnownVersion | None = None
 
 
 @dataclass(frozen=True, slots=True)

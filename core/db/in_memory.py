@@ -17,6 +17,7 @@ from types import MappingProxyType
 from core.db.base import (
     BaseDb,
     HistoryEntry,
+    KnownVersion,
     Lease,
     SessionMeta,
     SessionRecord,
@@ -103,6 +104,7 @@ class InMemoryDb(BaseDb):
         texts.update(changed)
         self.limits.check_size(session_id, texts)
         now = time.time()
+        save_id = uuid.uuid4().hex
         self._put(
             session_id,
             _Stored(
@@ -113,12 +115,14 @@ class InMemoryDb(BaseDb):
                 user_id=meta.user_id,
                 created_at=current.created_at if current else now,
                 updated_at=now,
-                save_id=uuid.uuid4().hex,
+                save_id=save_id,
                 data=data if data is not None else (current.data if current else ""),
             ),
         )
-        if release and lease is not None:
-            self._locks.release(lease)
+        if lease is not None:
+            lease.saved = KnownVersion(actual + 1, save_id)
+            if release:
+                self._locks.release(lease)
         return actual + 1
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:

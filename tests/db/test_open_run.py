@@ -48,6 +48,20 @@ async def test_open_run_says_unchanged_for_the_known_version(store: BaseDb) -> N
         assert opened.record is not None and opened.record.state == {"n": 2}
 
 
+async def test_a_save_under_a_lease_tells_what_the_store_now_holds(store: BaseDb) -> None:
+    """lease.saved after a save is the stored identity: the next open_run says unchanged."""
+    await _create(store, n=1)
+    async with store.open_run("s") as opened:
+        await store.asave(
+            "s", expected_version=1, changed=texts({"n": 2}), lease=opened.lease, release=True
+        )
+        saved = opened.lease.saved
+    record = await store.aload("s")
+    assert record is not None and saved == KnownVersion.of(record)
+    async with store.open_run("s", known=saved) as again:
+        assert again.unchanged
+
+
 async def test_a_known_version_from_another_save_is_not_unchanged(store: BaseDb) -> None:
     """Same version number, other save id (content): the state is loaded, not trusted."""
     await _create(store, n=1)

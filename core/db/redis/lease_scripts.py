@@ -161,8 +161,8 @@ return 0
 # A run's last save and the release of its lease, in one step (one round trip): SAVE
 # (see scripts.py, fenced by the token in ARGV[2]), then, only if the save succeeded and
 # the lease is still the caller's, RELEASE with hand-off. KEYS: SAVE's eight, then queue
-# alive. ARGV: SAVE's, then grant_ms channel. Returns SAVE's reply plus a third element:
-# 1 released, 0 not held any more; a failed save releases nothing.
+# alive. ARGV: SAVE's, then grant_ms channel. Returns SAVE's reply, plus on success a
+# fourth element: 1 released, 0 not held any more; a failed save releases nothing.
 SAVE_RELEASE = LuaScript(
     RUN_ID
     + _HANDOFF
@@ -175,9 +175,9 @@ if result[1] == 1 then
   if redis.call('GET', KEYS[6]) == ARGV[2] then
     redis.call('DEL', KEYS[6])
     handoff(KEYS[6], KEYS[9], KEYS[10], channel, grant)
-    result[3] = 1
+    result[4] = 1
   else
-    result[3] = 0
+    result[4] = 0
   end
 end
 return result

@@ -70,7 +70,8 @@ LOAD = LuaScript(
 #       9 owner 10 has_owner 11 user 12 has_user 13 save_id 14 max_bytes 15 guard_dirty
 #       16 verify 17 has_data 18 data 19 n_changed, then (key, json, key_bytes) * n_changed,
 #       then (key, key_bytes) * removed
-# Returns {1, version} | {0, actual or -1} stale | {-1, version} lease lost | {-2, bytes}
+# Returns {1, version, ep} (``ep``: the run id of the Redis that holds the save) |
+# {0, actual or -1} stale | {-1, version} lease lost | {-2, bytes}
 # | {-3, version} written by another Redis incarnation: verify it first (``repair.py``).
 # A new session after a delete continues from the deleted version (kept in ``gone``), so
 # a version number never names two different contents.
@@ -81,7 +82,7 @@ local expected = tonumber(ARGV[1])
 local cur = redis.call('HGET', meta, 'v')
 local version = cur and tonumber(cur) or 0
 if cur and redis.call('HGET', meta, 'save') == ARGV[13] then
-  return {1, version}
+  return {1, version, redis.call('HGET', meta, 'ep') or ''}
 end
 if version ~= expected then return {0, cur and version or -1} end
 local ep = run_id()
@@ -159,7 +160,7 @@ for _, key in ipairs({state, meta, KEYS[3], KEYS[8]}) do
   if ARGV[15] == '1' or ttl <= 0 then redis.call('PERSIST', key)
   else redis.call('PEXPIRE', key, ttl) end
 end
-return {1, new_version}
+return {1, new_version, ep}
 end
 """
 SAVE = LuaScript(RUN_ID + SAVE_FUNCTION + "return save()\n")

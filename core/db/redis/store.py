@@ -305,17 +305,17 @@ class RedisDb(BaseDb):
             data=data,
         )
         token = lease.token if lease is not None else ""
-        releasing = release and lease is not None and bool(token)
-        status, value, released = await self._run_save(keys, args, releasing)
+        # write-through may still undo this save if the durable store fails, so the
+        # lease goes back only after it (the lock's exit), never with the save
+        releasing = release and bool(token) and not self.write_through
+        status, value, epoch, released = await self._run_save(keys, args, releasing)
         if self.snapshot_to is not None and (
             status == _UNVERIFIED_SAVE
             # expired or flushed while the run was busy: read back and try once more
             or (status == 0 and value == -1 and expected_version > 0)
         ):
             await self.aload(session_id)  # reads back or checks against the durable copy
-            status, value, released = await self._run_save(keys, args, releasing)
-        if released and lease is not None:
-            lease.released = True
+            status, value, epoch, released = await self._run_save(keys, args, releasing)
         if status == 0 or status == _UNVERIFIED_SAVE:
             raise StaleVersionError(session_id, expected_version, None if value == -1 else value)
         if status == -1:
@@ -327,12 +327,15 @@ class RedisDb(BaseDb):
             )
         if self.write_through:
             await self._write_through(keys, value, save_id)
-        return int(value)
+        if lease is not None:
+            lease.saved = KnownVersion(value, save_id, epoch)
+            lease.released = lease.released or released
+        return value
 
     async def _run_save(
         self, keys: SessionKeys, args: list[Any], release: bool
-    ) -> tuple[int, int, bool]:
-        """(status, value, released): SAVE, or SAVE_RELEASE when ``release``."""
+    ) -> tuple[int, int, str, bool]:
+        """(status, value, epoch, released): SAVE, or SAVE_RELEASE when ``release``."""
         save_keys = [
             keys.state,
             keys.meta,
@@ -344,15 +347,16 @@ class RedisDb(BaseDb):
             keys.data,
         ]
         with self._clients.unavailable(f"save session {keys.session_id!r}"):
-            if not release:
-                status, value = await scripts.SAVE(self._clients.get(), save_keys, args)
-                return int(status), int(value), False
-            reply = await lease_scripts.SAVE_RELEASE(
-                self._clients.get(),
-                [*save_keys, keys.queue, keys.alive],
-                [*args, *self.leases.handoff_args()],
-            )
-        return int(reply[0]), int(reply[1]), len(reply) > 2 and int(reply[2]) == 1
+            if release:
+                reply = await lease_scripts.SAVE_RELEASE(
+                    self._clients.get(),
+                    [*save_keys, keys.queue, keys.alive],
+                    [*args, *self.leases.handoff_args()],
+                )
+            else:
+                reply = await scripts.SAVE(self._clients.get(), save_keys, args)
+        epoch = str(reply[2]) if len(reply) > 2 else ""
+        return int(reply[0]), int(reply[1]), epoch, len(reply) > 3 and int(reply[3]) == 1
 
     async def _write_through(self, keys: SessionKeys, version: int, save_id: str) -> None:
         assert self.snapshot_to is not None

@@ -27,6 +27,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from core.db.base import (
     BaseDb,
     HistoryEntry,
+    KnownVersion,
     Lease,
     LeaseLostError,
     OutcomeUnknownError,
@@ -188,7 +189,7 @@ class SqlDb(BaseDb):
         # the lease goes back in the save's transaction; a private database holds an
         # in-process lock instead, given back once the save committed
         in_db = release and lease is not None and bool(token) and not self._private
-        version, head = await self._run(
+        version, save_id, head = await self._run(
             self._save,
             session_id,
             expected_version,
@@ -199,6 +200,8 @@ class SqlDb(BaseDb):
             data,
             in_db,
         )
+        if lease is not None:
+            lease.saved = KnownVersion(version, save_id)
         if lease is not None and release:
             if in_db:
                 lease.released = True
@@ -218,7 +221,7 @@ class SqlDb(BaseDb):
         token: str,
         data: str | None,
         release: bool,
-    ) -> tuple[int, str | None]:
+    ) -> tuple[int, str, str | None]:
         s = self._tables.sessions
         head = None
         try:
@@ -279,7 +282,7 @@ class SqlDb(BaseDb):
                     )
         except sa.exc.IntegrityError as exc:  # two creators raced; the other one won
             raise StaleVersionError(session_id, expected, None) from exc
-        return expected + 1, head
+        return expected + 1, save_id, head
 
     def _checked_text(self, session_id: str, texts: Mapping[str, str]) -> str:
         text = codec.object_text(texts)
