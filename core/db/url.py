@@ -2,8 +2,9 @@
 
 ``sqlite:///path.db`` or a bare path → SqliteDb; ``postgresql://…`` (any driver
 suffix, or ``postgres://``) → PostgresDb; ``memory://`` → InMemoryDb; ``redis://…``
-or ``rediss://…`` → RedisDb, snapshotting to the durable store named by
-``snapshot_to``.
+or ``rediss://…`` (one server), ``redis+cluster://host:port[,host:port…]/`` or
+``rediss+cluster://…`` (a Redis Cluster) → RedisDb, snapshotting to the durable store
+named by ``snapshot_to``.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from typing import Any
 
 from core.db.base import BaseDb
 
+#: one Redis server, or a Redis Cluster (``core/db/redis/cluster.py``)
+REDIS_SCHEMES = ("redis", "rediss", "redis+cluster", "rediss+cluster")
+
 
 def open_store(url: str, *, snapshot_to: str | None = None, **options: Any) -> BaseDb:
     """The store a URL names; ValueError for a scheme this project does not know."""
@@ -21,7 +25,7 @@ def open_store(url: str, *, snapshot_to: str | None = None, **options: Any) -> B
         raise ValueError("empty database URL; e.g. sqlite:///statebot.db")
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     if snapshot_to is not None and not scheme.startswith("redis"):
-        raise ValueError("snapshot_to only applies to redis:// URLs")
+        raise ValueError("snapshot_to only applies to redis:// and redis+cluster:// URLs")
     if scheme == "" or scheme.startswith("sqlite"):
         from core.db.sqlite import SqliteDb
 
@@ -34,7 +38,7 @@ def open_store(url: str, *, snapshot_to: str | None = None, **options: Any) -> B
         from core.db.in_memory import InMemoryDb
 
         return InMemoryDb(**options)
-    if scheme in ("redis", "rediss"):
+    if scheme in REDIS_SCHEMES:
         # imported by name: the Redis backend is optional for users of the durable stores
         redis_module = importlib.import_module("core.db.redis")
         durable = open_store(snapshot_to) if snapshot_to else None
@@ -42,5 +46,6 @@ def open_store(url: str, *, snapshot_to: str | None = None, **options: Any) -> B
         return store
     raise ValueError(
         f"unknown database URL scheme {scheme!r}; use sqlite:///file.db, "
-        "postgresql://user@host/db, redis://host:6379/0 or memory://"
+        "postgresql://user@host/db, redis://host:6379/0, "
+        "redis+cluster://host1:7000,host2:7000/ or memory://"
     )

@@ -70,6 +70,18 @@ def _counting(connection_class: type[Any], counter: RoundTripCounter) -> type[An
     )
 
 
+def connect(url: str, **settings: Any) -> RedisClient:
+    """A plain client (no counting, one pool) for any Redis URL this project accepts.
+
+    For single-key uses outside the stores (de-duplication flags, approvals):
+    ``redis://`` and ``rediss://`` give a Redis, ``redis+cluster://`` and
+    ``rediss+cluster://`` a RedisCluster. ``settings`` are client keyword arguments.
+    """
+    if is_cluster_url(url):
+        return cluster_client(parse_cluster_url(url), wrap=lambda cls: cls, **settings)
+    return Redis.from_url(url, **settings)
+
+
 async def _close(client: RedisClient) -> None:
     if isinstance(client, RedisCluster):
         await client.aclose()  # closes every node's connections

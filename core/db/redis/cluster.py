@@ -84,7 +84,9 @@ def parse_cluster_url(url: str) -> ClusterAddress:
     if not nodes:
         raise ValueError("a Redis Cluster URL names at least one node: redis+cluster://host:port/")
     options: dict[str, Any] = dict(parse_url(f"{plain}://{auth + '@' if auth else ''}x/?{query}"))
-    for name in ("host", "port", "db", "connection_class"):
+    if options.pop("db", 0):
+        raise ValueError("a Redis Cluster has one database: drop db= from the URL")
+    for name in ("host", "port", "connection_class"):
         options.pop(name, None)
     unknown = sorted(set(options) - _CLUSTER_OPTIONS)
     if unknown:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from redis.asyncio.cluster import RedisCluster
 
-from core.db.redis.cluster import cluster_client, parse_cluster_url
+from core.db.redis.client import connect
 from tests.db.cluster.harness import LocalCluster
 
 
@@ -31,7 +31,9 @@ def local_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalClu
 
 def raw_cluster(url: str) -> RedisCluster:
     """A plain cluster client (no counting) to look at or clean up what the store wrote."""
-    return cluster_client(parse_cluster_url(url), wrap=lambda cls: cls, decode_responses=True)
+    client = connect(url, decode_responses=True)
+    assert isinstance(client, RedisCluster)
+    return client
 
 
 @pytest.fixture
