@@ -7,6 +7,8 @@ batch reads or retires them with one pipeline per node.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 
 from core.db.in_memory import InMemoryDb
@@ -14,9 +16,7 @@ from core.db.redis import RedisDb
 from core.db.redis.keys import BUCKETS
 from core.db.snapshot import Snapshotter
 from core.state.codec import encode_delta as texts
-from tests.db.test_snapshot import (  # noqa: F401  (fixtures and tests, collected here)
-    db,
-    durable,
+from tests.db.test_snapshot import (  # noqa: F401  (the tests, collected here)
     test_background_snapshotter_runs_and_aclose_flushes,
     test_change_during_inflight_snapshot_is_not_lost,
     test_crash_between_commit_and_cleanup_loses_and_duplicates_nothing,
@@ -27,6 +27,22 @@ from tests.db.test_snapshot import (  # noqa: F401  (fixtures and tests, collect
 )
 
 pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def durable() -> InMemoryDb:
+    """The durable store."""
+    return InMemoryDb()
+
+
+@pytest.fixture
+async def db(redis_url: str, key_prefix: str, durable: InMemoryDb) -> AsyncIterator[RedisDb]:
+    """A RedisDb on the cluster snapshotting to ``durable``; tests drain by hand."""
+    store = RedisDb(
+        db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
+    )
+    yield store
+    await store.aclose()
 
 
 async def test_sessions_of_every_bucket_drain_across_all_primaries(
