@@ -168,6 +168,9 @@ async def test_diff_restore_and_the_next_run(
     eggs_row = page.locator(f"tr.version-row[data-version='{both}']")
     assert "slack:T1:U2" in (await eggs_row.text_content() or "")
     assert "items" in (await eggs_row.text_content() or "")
+    # the run history names who asked what
+    runs = await page.locator("details.run summary").all_text_contents()
+    assert any("slack:T1:U2" in r and "add eggs" in r for r in runs)
     # diff: the version that added eggs against the one before it
     await page.select_option("select[name=a]", str(milk_only))
     await page.select_option("select[name=b]", str(both))

@@ -168,3 +168,82 @@ def test_web_without_secret_says_what_to_set(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.delenv("STATEBOT_WEB_SECRET", raising=False)
     result = CliRunner().invoke(main, ["web"])
     assert result.exit_code != 0 and "STATEBOT_WEB_SECRET is not set" in result.output
+
+
+async def test_served_by_the_slack_http_process(tmp_path: Path, sqlite: BaseDb) -> None:
+    """The Slack HTTP server serves the console under /admin beside its own routes."""
+    from slack_bolt.async_app import AsyncApp
+
+    from bots.slack.server import SlackHttpServer
+
+    config = config_for(tmp_path)
+    bolt = AsyncApp(token="xoxb-test", signing_secret="secret")
+    server = SlackHttpServer(
+        bolt, host="127.0.0.1", port=0, mounts={"/admin": create_app(sqlite, config, base="/admin")}
+    )
+    await server.start()
+    try:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as http:
+            base = f"http://127.0.0.1:{server.port}"
+            async with http.get(f"{base}/healthz") as response:
+                assert response.status == 200
+            async with http.get(f"{base}/admin/", allow_redirects=False) as response:
+                assert response.status == 303
+                assert response.headers["Location"].startswith("/admin/login")
+            async with http.get(f"{base}/admin/login") as response:
+                assert response.status == 200 and "Sign in" in await response.text()
+    finally:
+        await server.stop()
+
+
+@pytest.mark.slow
+def test_statebot_web_serves_and_stops_on_sigterm(tmp_path: Path) -> None:
+    """`statebot web` as a real process answers the sign-in page and exits 0 on SIGTERM."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {
+        **os.environ,
+        "STATEBOT_ENV_FILE": "",
+        "STATEBOT_WEB_SECRET": SECRET,
+        "STATEBOT_ADMIN_IDS": ADMIN,
+        "STATEBOT_DB_URL": f"sqlite:///{tmp_path / 'web.db'}",
+        "STATEBOT_WEB_TOKENS_FILE": str(tmp_path / "tokens.json"),
+    }
+    env.pop("REDIS_URL", None)
+    statebot = str(Path(sys.executable).parent / "statebot")
+    process = subprocess.Popen(
+        [statebot, "web", "--port", str(port)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/login") as response:
+                    assert response.status == 200
+                    break
+            except OSError:
+                assert process.poll() is None, process.stdout.read()  # type: ignore[union-attr]
+                assert time.monotonic() < deadline, "statebot web did not start in 30 s"
+                time.sleep(0.1)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
