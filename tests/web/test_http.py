@@ -247,3 +247,21 @@ def test_statebot_web_serves_and_stops_on_sigterm(tmp_path: Path) -> None:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+async def test_operations_say_which_store_is_down(tmp_path: Path) -> None:
+    """With Redis unreachable the page says Redis is down and the database is up."""
+    durable = SqliteDb(db_file=tmp_path / "d.db")
+    db = RedisDb(db_url="redis://127.0.0.1:1/0", snapshot_to=durable, run_snapshotter=False)
+    config = config_for(tmp_path)
+    client = await signed_in_client(create_app(db, config), config)
+    try:
+        text = await (await client.get("/operations")).text()
+        cells = re.findall(r"<td[^>]*>([^<]*)</td>", text)
+        assert cells[0] == "Redis" and cells[1].startswith("down: ")
+        assert "Redis is down" in cells[1]
+        assert cells[4:6] == ["database", "up"]
+    finally:
+        await client.close()
+        await db.aclose()
+        await durable.aclose()
