@@ -171,7 +171,12 @@ async def firing_latency(
         )
         for _ in range(2)
     ]
-    outputs = [proc.communicate(timeout=until - time.time() + 120)[0] for proc in procs]
+    # logs go to stdout too: the result is the last line, the rest is shown as it is
+    outputs = []
+    for proc in procs:
+        *logged, last = proc.communicate(timeout=until - time.time() + 120)[0].splitlines()
+        print("\n".join(logged), file=sys.stderr) if logged else None
+        outputs.append(last)
     fired = [tuple(item) for out in outputs for item in json.loads(out)]
     ids = [item[0] for item in fired]
     expected = {s.schedule_id for s in made}

@@ -10,6 +10,8 @@ a SQL ``snapshot_to``.
   failed after the durable one): a marker key tells a wiped Redis, and the index is
   rebuilt from the durable table on the next poll; every ``resync_every`` seconds the
   durable due rows are mirrored again, so a lost write delays a run by at most that.
+  Both only write where Redis holds an older revision (or none): Redis ahead of the
+  durable row is another scheduler's change in flight, which a resync must not undo.
 """
 
 from __future__ import annotations
@@ -96,9 +98,7 @@ class LayeredScheduleStore(ScheduleStore):
             rows = await self.durable.aall_pending()
             for start in range(0, len(rows), _REBUILD_BATCH):
                 chunk = rows[start : start + _REBUILD_BATCH]
-                await asyncio.gather(
-                    *(self.hot.amirror(row.schedule_id, row.session_id, row) for row in chunk)
-                )
+                await asyncio.gather(*(self.hot.acatch_up(row) for row in chunk))
             with self._redis._clients.unavailable("mark the schedule index"):
                 await client.set(self._marker, "1")
             self._last_sync = self.clock()
@@ -108,9 +108,7 @@ class LayeredScheduleStore(ScheduleStore):
             return
         self._last_sync = moment
         for row in await self.durable.adue(now, limit):
-            held = await self.hot.aget(row.session_id, row.schedule_id)
-            if held is None or held.rev != row.rev:
-                await self.hot.amirror(row.schedule_id, row.session_id, row)
+            await self.hot.acatch_up(row)
 
     async def acas(
         self, old: Schedule, new: Schedule | None, *, lease: Lease | None = None

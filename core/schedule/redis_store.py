@@ -25,13 +25,18 @@ from core.schedule.errors import ScheduleLimitError
 from core.schedule.model import Schedule, Status
 from core.schedule.store import ScheduleStore
 
-# KEYS: hash due set lease  ARGV: expected_rev ('0' absent, '*' any) token op id score
-# limit fields... Returns 1 written, 0 rev differs, -1 lease lost, -2 session full.
+# KEYS: hash due set lease  ARGV: expected_rev ('0' absent, '*' any, '<N' anything
+# older than N) token op id score limit fields...
+# Returns 1 written, 0 rev differs, -1 lease lost, -2 session full.
 _CAS = LuaScript(
     r"""
 if ARGV[2] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[2] then return -1 end
 local rev = redis.call('HGET', KEYS[1], 'rev') or '0'
-if ARGV[1] ~= '*' and rev ~= ARGV[1] then return 0 end
+if string.sub(ARGV[1], 1, 1) == '<' then
+  if tonumber(rev) >= tonumber(string.sub(ARGV[1], 2)) then return 0 end
+elseif ARGV[1] ~= '*' and rev ~= ARGV[1] then
+  return 0
+end
 if ARGV[6] ~= '' and rev == '0' and redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[6]) then
   return -2
 end
@@ -201,6 +206,12 @@ class RedisScheduleStore(ScheduleStore):
     async def amirror(self, schedule_id: str, session_id: str, stored: Schedule | None) -> None:
         """Make Redis hold exactly ``stored`` (None: nothing) for this schedule."""
         await self._cas(self._keys(session_id, schedule_id), "*", "", stored, schedule_id)
+
+    async def acatch_up(self, stored: Schedule) -> bool:
+        """Write ``stored`` only where Redis holds an older revision or none: a newer one
+        is a change on its way to the durable store, which a resync must not undo."""
+        keys = self._keys(stored.session_id, stored.schedule_id)
+        return await self._cas(keys, f"<{stored.rev}", "", stored, stored.schedule_id) == 1
 
     async def aget(self, session_id: str, schedule_id: str) -> Schedule | None:
         keys = self._keys(session_id, schedule_id)

@@ -157,9 +157,8 @@ class Scheduler:
             return False
         if self._after_claim is not None:
             await self._after_claim(claimed)
-        started = transitions.start(claimed, token=claimed.claim_token)
-        if started is None or not await self.store.acas(claimed, started):
-            log_info("scheduled run cancelled before it started", **_fields(schedule))
+        started = await self._start(claimed)
+        if started is None:
             return False
         late = self.clock() - started.nominal_at
         late_by = timedelta(seconds=late) if late > settings.late_tolerance else None
@@ -194,6 +193,22 @@ class Scheduler:
                 return claimed
         except (SessionBusyError, LockTimeoutError, LeaseLostError):
             return None  # the session is busy or the lease slipped: the next poll retries
+
+    async def _start(self, claimed: Schedule) -> Schedule | None:
+        """Claimed → firing; None (and a log line) when a cancel or another scheduler
+        came first."""
+        current: Schedule | None = claimed
+        while current is not None:
+            started = transitions.start(current, token=claimed.claim_token)
+            if started is None:
+                log_info("scheduled run taken over before it started", **_fields(claimed))
+                return None
+            if await self.store.acas(current, started):
+                return started
+            # the stored copy changed (or a hot index was behind): decide again from it
+            current = await self.store.aget(claimed.session_id, claimed.schedule_id)
+        log_info("scheduled run cancelled before it started", **_fields(claimed))
+        return None
 
     async def _settle(self, running: Schedule, error: str | None) -> None:
         """Record how the run ended (success when ``error`` is None)."""

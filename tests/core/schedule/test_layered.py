@@ -9,7 +9,7 @@ import pytest
 
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.schedule import Scheduler, Schedules, ScheduleSettings, schedule_store
+from core.schedule import Scheduler, Schedules, ScheduleSettings, schedule_store, transitions
 from core.schedule.layered import LayeredScheduleStore
 from tests.core.schedule.conftest import FakeClock
 from tests.core.schedule.helpers import AgentFirer
@@ -107,3 +107,25 @@ async def test_redis_and_durable_disagreeing_never_fires_twice(
     assert await Scheduler(db, fire, clock=clock).run_once() == 0
     assert fire.firings == []
     assert await store.hot.aget(SESSION, item.schedule_id) is None  # repaired from durable
+
+
+async def test_a_resync_never_undoes_a_claim_on_its_way_to_the_durable_store(
+    tmp_path: Path, private_redis: RedisServer, opened: list[RedisDb]
+) -> None:
+    """Redis ahead of the durable row (a claim in flight) is left alone by a resync."""
+    clock = FakeClock()
+    ticks = FakeClock(0.0)
+    db = layered(tmp_path, private_redis, opened)
+    store = schedule_store(db)
+    assert isinstance(store, LayeredScheduleStore)
+    store.clock = ticks
+    item = await Schedules(store, session_id=SESSION, clock=clock).aadd(in_=5, input="x")
+    claimed = transitions.claim(item, now=clock.now + 5, token="t", claim_ttl=600)
+    assert claimed is not None
+    assert await store.hot.acas(item, claimed)  # step one of the claim: Redis
+    ticks.advance(store.resync_every)
+    await store.adue(clock.now + 5, 10)  # another process's resync runs now
+    assert await store.hot.aget(SESSION, item.schedule_id) == claimed
+    assert await store.durable.acas(item, claimed)  # step two: the durable row
+    started = transitions.start(claimed, token="t")
+    assert started is not None and await store.acas(claimed, started)
