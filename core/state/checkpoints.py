@@ -32,7 +32,7 @@ class Checkpoint:
 class KeyTexts:
     """The JSON text per key of a live state, with undo back to any checkpoint."""
 
-    __slots__ = ("_journal", "_saved", "size", "texts")
+    __slots__ = ("_journal", "_saved", "size", "texts", "written")
 
     def __init__(
         self,
@@ -45,6 +45,8 @@ class KeyTexts:
         self.texts = texts
         #: characters of key and text, kept up to date (bounds the per-process cache)
         self.size = texts_size(texts) if size is None else size
+        #: every key whose text changed at some point (undone or not)
+        self.written: set[str] = set()
         self._journal: list[tuple[str, str | None]] = []
         #: key -> the text the store holds (ABSENT: not stored), for keys changed since
         #: the last save; keys missing here are stored exactly as in ``texts``
@@ -65,6 +67,7 @@ class KeyTexts:
         self._replace(key, old, text)
 
     def _replace(self, key: str, old: str | None, text: str | None) -> None:
+        self.written.add(key)
         if old is not None:
             self.size -= len(key) + len(old)
         if text is None:

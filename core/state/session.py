@@ -37,9 +37,8 @@ from core.run.output import StateTexts
 from core.state import codec
 from core.state.cache import CachedSession, cache_of
 from core.state.merge import deep_merge
-from core.state.tracked import TrackedState, raw_copy
+from core.state.tracked import TrackedState
 from core.state.tracker import StateTracker
-from core.state.values import TRANSIENT_KEYS
 from core.utils.observe import observe
 from core.utils.observe import record as record_event
 
@@ -56,6 +55,7 @@ class SessionHandle:
         "_data_text",
         "_failure",
         "_pending",
+        "_started_with",
         "db",
         "deadline",
         "epoch",
@@ -106,6 +106,9 @@ class SessionHandle:
         self._pending: _BatchSave | None = None
         #: the first save that failed: the state is no longer known to match the store
         self._failure: BaseException | None = None
+        #: the decoded values the run started from, when they are exactly the stored
+        #: texts (a plain dict the live dict was copied from; None: not known)
+        self._started_with: dict[str, Any] | None = None
 
     @property
     def data(self) -> SessionData:
@@ -270,7 +273,11 @@ class SessionHandle:
 
     # -- the per-process cache ----------------------------------------------------------
     def cache_entry(self) -> CachedSession | None:
-        """The session as the store now holds it, when that is exactly the live state."""
+        """The session as the store now holds it, when that is exactly the live state.
+
+        Called once, when the run is over: values the entry keeps are detached from
+        the live dict.
+        """
         if self._failure is not None or self._data_changed or self.version <= 0:
             return None
         if self._pending is not None:
@@ -279,18 +286,21 @@ class SessionHandle:
         if changed or removed:
             return None
         tracker = self.tracker
-        state = tracker.state
         known = _saved_identity(self)
-        if tracker.exposed or state.full:
-            values: dict[str, Any] = {}
-            stale: set[str] | frozenset[str] = frozenset(tracker.keys.texts)
+        values = self._started_with
+        stale = tracker.stale_keys()
+        if values is None or stale is None:
+            values, stale = {}, set(tracker.keys.texts)
         else:
-            values = raw_copy(state)
-            stale = state.escaped | state.changed
+            # the values the run started with, minus those that changed or escaped:
+            # every one left is the object decoded from its (unchanged) text, held by
+            # nothing outside the runtime
             for key in stale:
                 values.pop(key, None)
-            for key in TRANSIENT_KEYS:
-                values.pop(key, None)
+            # the run is over: a tool that kept the live dict itself must not reach
+            # values the next run reuses
+            dict.clear(tracker.state)
+        self._started_with = None
         return CachedSession(
             known=known,
             texts=tracker.keys.texts,
@@ -395,6 +405,7 @@ async def open_session(
         record = opened.record
         reused = _reusable(cached, record) if not opened.unchanged else cached
         stored: dict[str, Any] | None
+        pristine: dict[str, Any] | None
         if cached is not None:
             if reused is not None:
                 cache.hits += 1
@@ -402,6 +413,7 @@ async def open_session(
                 cache.misses += 1
         if reused is not None:
             texts, stored = reused.texts, reused.live_values()
+            pristine = stored
             version, data, owner_id = reused.known.version, reused.data, reused.owner_id
             known: KnownVersion | None = (
                 KnownVersion.of(record) if record is not None else reused.known
@@ -415,6 +427,7 @@ async def open_session(
             owner_id = record.owner_id if record is not None else None
             known = KnownVersion.of(record) if record is not None else None
             size = None
+            pristine = stored
         other_owner = version > 0 and owner_id not in (None, meta.owner_id)
         # with nothing merged in, the state to use is the stored one: its texts hold
         unchanged = run_state is None and stored is not None and not other_owner
@@ -422,6 +435,7 @@ async def open_session(
             assert stored is not None
             tracker = StateTracker(TrackedState(stored), texts, texts, size=size)
         else:
+            pristine = None
             state = resolve_state(
                 stored, default, run_state, overwrite=overwrite, fill_missing=other_owner
             )
@@ -443,6 +457,7 @@ async def open_session(
             epoch=known.epoch if known is not None else "",
         )
         handle.loaded = known
+        handle._started_with = pristine
         try:
             yield handle
         finally:

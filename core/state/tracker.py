@@ -129,10 +129,9 @@ class StateTracker:
                     dict.pop(state, key, None)
                 else:
                     dict.__setitem__(state, key, codec.decode_value(text))
-            if not state.full:
-                # restored values are fresh objects nobody holds; others stay suspect
-                state.escaped.difference_update(undone.union(suspects))
         if suspects is None:
+            # every value was replaced: none is the object the run started with
+            self.exposed = True
             state.reset_tracking()
         state.forget_changes()
         self._fresh = True
@@ -158,17 +157,16 @@ class StateTracker:
         self.exposed = True
         return {k: v for k, v in dict.items(self.state) if k not in TRANSIENT_KEYS}
 
-    def reusable_values(self) -> dict[str, Any]:
-        """Values no code outside the runtime may hold (for the next run to reuse)."""
-        state = self.state
-        if self.exposed or state.full:
-            return {}
-        held = state.escaped
-        return {
-            k: v
-            for k, v in dict.items(state)
-            if k not in held and k not in TRANSIENT_KEYS and k not in state.changed
-        }
+    def stale_keys(self) -> set[str] | None:
+        """Keys whose live value may differ from the value the run started with, or may
+        be held by code outside the runtime; None: any key may.
+
+        A value handed out stays suspect for the whole run (also after a rollback
+        replaced it), and so does every key whose text changed.
+        """
+        if self.exposed or self.state.full:
+            return None
+        return self.state.escaped | self.state.changed | self.keys.written
 
 
 _ABSENT: Any = object()

@@ -39,6 +39,12 @@ async def keep_reference(session_state: dict[str, Any]) -> str:
     return "kept"
 
 
+async def keep_state(session_state: dict[str, Any]) -> str:
+    """Keep the live state dict itself beyond the run."""
+    KEPT.append(session_state)
+    return "kept"
+
+
 def _agent(db: BaseDb, *calls: Any, tools: list[Any] | None = None) -> Agent:
     script: list[Any] = []
     for call in calls:
@@ -46,7 +52,7 @@ def _agent(db: BaseDb, *calls: Any, tools: list[Any] | None = None) -> Agent:
     return Agent(
         ScriptedModel(script or ["ok"]),
         db=db,
-        tools=tools or [add, add_async, keep_reference],
+        tools=tools or [add, add_async, keep_reference, keep_state],
         session_id="s",
     )
 
@@ -106,6 +112,22 @@ async def test_a_reference_kept_by_a_tool_cannot_reach_the_next_run(db: BaseDb) 
     KEPT[0].append("changed after the run")
     third = await agent.arun("three")
     assert third.session_state == {"items": ["a"]}
+
+
+async def test_a_live_dict_kept_by_a_tool_cannot_reach_the_next_run(db: BaseDb) -> None:
+    """Changing a kept live dict after its run changes nothing the next run sees."""
+    KEPT.clear()
+    agent = _agent(db, tool_call("add_async", item="a"), tool_call("keep_state"), "ok", "ok")
+    await agent.arun("one")
+    await agent.arun("two")
+    await agent.arun("three")  # reuses the cache
+    kept = KEPT[0]
+    for value in list(kept.values()) + list(dict(kept).values()):
+        if isinstance(value, list):
+            value.append("changed after the run")
+    kept["junk"] = 1
+    fourth = await agent.arun("four")
+    assert fourth.session_state == {"items": ["a"]}
 
 
 async def test_a_failed_run_leaves_the_session_out_of_the_cache(db: BaseDb) -> None:
@@ -183,3 +205,53 @@ def test_cache_is_bounded_least_recently_used_first_out() -> None:
     assert cache.take("e") is None
     taken = cache.take("d")
     assert taken is not None and cache.take("d") is None and cache.size == 10
+
+
+async def append_then_fail(session_state: dict[str, Any]) -> str:
+    """Change a value in place, then fail (the runtime rolls the call back)."""
+    session_state["items"].append("undone")
+    raise RuntimeError("boom")
+
+
+async def count_visit(session_state: dict[str, Any]) -> str:
+    """Change one small key."""
+    session_state["visits"] = session_state.get("visits", 0) + 1
+    return "counted"
+
+
+async def _turn(db: BaseDb, *calls: Any) -> dict[str, Any]:
+    """One turn the way the runtime runs it (the loop, then the final save and release)."""
+    from core.agent.loop import LoopSpec, run_loop
+    from core.agent.prompt import PromptSpec
+    from core.db.base import SessionMeta
+    from core.state.session import open_session
+    from core.tools.function import Function
+
+    tools = [add, add_async, append_then_fail, count_visit]
+    spec = LoopSpec(
+        owner_id="a",
+        model=ScriptedModel([*calls, "ok"]),
+        functions={f.__name__: Function.from_callable(f) for f in tools},
+        hooks=(),
+        prompt=PromptSpec(),
+    )
+    async with open_session(
+        db, session_id="s", user_id="u", run_id="r", meta=SessionMeta(owner_id="a"), default={}
+    ) as handle:
+        output = await run_loop(spec, handle, "go", dependencies={}, metadata={})
+        await handle.persist_final()
+    return output.session_state
+
+
+async def test_reused_values_survive_rollbacks_and_small_changes(db: BaseDb) -> None:
+    """Turns that reuse cached values see exactly what the store holds, whatever ran."""
+    assert await _turn(db, tool_call("add", item="a")) == {"items": ["a"]}
+    cache = cache_of(db)
+    state = await _turn(db, tool_call("append_then_fail"), tool_call("count_visit"))
+    assert state == {"items": ["a"], "visits": 1}
+    state = await _turn(db, tool_call("count_visit"), tool_call("add_async", item="b"))
+    assert state == {"items": ["a", "b"], "visits": 2}
+    state = await _turn(db, tool_call("append_then_fail"))
+    assert state == {"items": ["a", "b"], "visits": 2}
+    assert cache.hits == 3
+    assert (await db.aload("s")).state == state  # type: ignore[union-attr]
