@@ -165,7 +165,11 @@ async def export_one(request: web.Request) -> web.StreamResponse:
 
 
 async def export_all(request: web.Request) -> web.StreamResponse:
-    """Every session the viewer may see, as a JSON Lines file (skips reported in a header)."""
+    """Every session the viewer may see, as a JSON Lines file.
+
+    A session whose stored values JSON cannot carry is never left out silently: the
+    page names those sessions first, and ``?skip=yes`` downloads the others.
+    """
     who = viewer(request)
     db = console(request).db
     lines: list[str] = []
@@ -187,6 +191,11 @@ async def export_all(request: web.Request) -> web.StreamResponse:
         if found.next_cursor is None:
             break
         after = found.next_cursor
+    if skipped and request.query.get("skip") != "yes":
+        log.warning("web_export_incomplete", admin_id=who.admin_id, skipped=skipped[:20])
+        return page(
+            request, "export_skipped.html", status=409, skipped=skipped, exported=len(lines)
+        )
     log.info(
         "web_action",
         action="export_all",
@@ -195,10 +204,7 @@ async def export_all(request: web.Request) -> web.StreamResponse:
         sessions=len(lines),
         skipped=len(skipped),
     )
-    response = _download("".join(line + "\n" for line in sorted(lines)), "sessions.jsonl")
-    if skipped:
-        response.headers["X-Statebot-Skipped"] = ",".join(skipped[:20])
-    return response
+    return _download("".join(line + "\n" for line in sorted(lines)), "sessions.jsonl")
 
 
 def _download(text: str, name: str) -> web.Response:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import structlog
 from aiohttp import web
 
@@ -57,10 +59,10 @@ def check_scope(request: web.Request, viewer: Viewer, session_id: str, action: s
 
 
 @web.middleware
-async def refusal_middleware(request: web.Request, handler: object) -> web.StreamResponse:
+async def refusal_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
     """Answer a Refusal with its page."""
     try:
-        response: web.StreamResponse = await handler(request)  # type: ignore[operator]
+        response: web.StreamResponse = await handler(request)
     except Refusal as refused:
         return refused.response
     return response

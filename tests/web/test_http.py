@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -265,3 +266,34 @@ async def test_operations_say_which_store_is_down(tmp_path: Path) -> None:
         await client.close()
         await db.aclose()
         await durable.aclose()
+
+
+async def test_export_names_sessions_it_cannot_write(tmp_path: Path, sqlite: BaseDb) -> None:
+    """A session whose stored value JSON cannot carry (NaN in an old row) is named before
+    anything is downloaded; ?skip=yes downloads the others."""
+    import sqlalchemy as sa
+
+    await seed(
+        sqlite,
+        [
+            {"session_id": "slack:T1:C1", "state": {"n": 1}},
+            {"session_id": "slack:T1:C2", "state": {"n": 2}},
+        ],
+    )
+    with sqlite.connection() as conn:  # type: ignore[attr-defined]
+        conn.execute(
+            sa.text("UPDATE sessions SET state = '{\"n\": NaN}' WHERE session_id = 'slack:T1:C2'")
+        )
+        conn.commit()
+    config = config_for(tmp_path)
+    client = await signed_in_client(create_app(sqlite, config), config)
+    try:
+        response = await client.get("/export")
+        assert response.status == 409
+        assert "slack:T1:C2" in await response.text()
+        response = await client.get("/export?skip=yes")
+        assert response.status == 200
+        lines = (await response.text()).splitlines()
+        assert [json.loads(line)["session_id"] for line in lines] == ["slack:T1:C1"]
+    finally:
+        await client.close()
