@@ -5,7 +5,9 @@ a tool name or an alias. Positional words bind to the tool's model-visible
 parameters in declaration order; ``key=value`` binds by name. Values are coerced by
 the parameter's JSON-schema type (integer, number, boolean; arrays and objects as
 JSON). A tool whose only parameter is a string takes all positional words as one
-text, so ``/shopping add green apples`` needs no quotes.
+text, so ``/shopping add green apples`` needs no quotes; likewise a tool whose last
+required parameter is a string takes the remaining words as that text, so
+``/taskboard remind 3 in 2 hours`` binds ``when="in 2 hours"``.
 
 Everything here is pure: it never runs a tool, so bad input changes nothing.
 """
@@ -102,6 +104,7 @@ def bind_arguments(tool: ToolLike, words: list[str]) -> dict[str, Any]:
     if len(order) == 1 and _types(properties[order[0]]) == ["string"] and len(positional) > 1:
         positional = [" ".join(positional)]
     free = [p for p in order if p not in raw]
+    positional = _rest_as_text(positional, free, properties, tool.parameters.get("required", []))
     if len(positional) > len(free):
         extra = " ".join(positional[len(free) :])
         raise CommandError(f"too many values: {extra!r} (quote text that has spaces)")
@@ -111,6 +114,19 @@ def bind_arguments(tool: ToolLike, words: list[str]) -> dict[str, Any]:
     if missing:
         raise CommandError(f"missing {', '.join(missing)}")
     return {key: coerce(key, raw[key], properties[key]) for key in order if key in raw}
+
+
+def _rest_as_text(
+    positional: list[str], free: list[str], properties: Mapping[str, Any], required: list[str]
+) -> list[str]:
+    """Join surplus words into the last free parameter when it is a required string."""
+    if not free or len(positional) <= len(free):
+        return positional
+    last = free[-1]
+    if last not in required or _types(properties[last]) != ["string"]:
+        return positional
+    cut = len(free) - 1
+    return [*positional[:cut], " ".join(positional[cut:])]
 
 
 def _types(schema: Mapping[str, Any]) -> list[str]:

@@ -16,7 +16,7 @@ BOARD = {
 
 
 def _tool(toolkit: object, name: str) -> object:
-    return next(f for f in toolkit.functions.values() if f.name == name)  # type: ignore[attr-defined]
+    return toolkit.get_async_functions()[name]  # type: ignore[attr-defined]
 
 
 def test_board_card_honours_list_filters() -> None:

@@ -11,7 +11,7 @@ import pytest
 from core.db.base import BaseDb
 from core.exceptions import ToolArgumentError, UnknownToolError
 from core.testing import ScriptedModel, tool_call
-from tools.taskboard import create_agent
+from tools.taskboard import TOOL_NAMES, create_agent
 from tools.taskboard.agent import default_state
 
 SESSION = "console:local:taskboard:main"
@@ -122,17 +122,13 @@ async def test_bad_model_arguments_give_error_result_and_change_nothing(
 
 
 async def test_schema_hides_session_state_and_documents_arguments() -> None:
-    """The model sees the five tools with documented arguments and no session_state."""
+    """The model sees the board's tools with documented arguments and no injected ones."""
     agent = create_agent()
-    assert list(agent.functions) == [
-        "add_task",
-        "update_task_status",
-        "list_tasks",
-        "remove_task",
-        "get_summary",
-    ]
+    assert sorted(agent.functions) == sorted(TOOL_NAMES)
+    assert {"set_due", "remind", "list_overdue"} <= set(agent.functions)
     for function in agent.functions.values():
-        assert "session_state" not in function.parameters["properties"]
+        for injected in ("session_state", "run_context", "agent"):
+            assert injected not in function.parameters["properties"]
         assert function.description
     add = agent.functions["add_task"].parameters
     assert add["required"] == ["title"]

@@ -12,13 +12,18 @@ from tools.taskboard.tools import DEFAULT_CATEGORIES
 
 AGENT_ID = "taskboard"
 
-DESCRIPTION = "A task board for this conversation: add, update, list, remove and summarise tasks."
+DESCRIPTION = (
+    "A task board for this conversation: add, update, list, remove and summarise tasks; "
+    "due dates, reminders and overdue tasks."
+)
 
 INSTRUCTIONS = [
     "You keep the task board of this conversation.",
     "Change the board only through your tools, and report exactly what the tool said.",
     "Categories: {categories}. Statuses: open, in_progress, done.",
     "Refer to tasks by their number, e.g. #3.",
+    'For due dates and reminders pass the user\'s own words ("friday 5pm", "in 2 hours") '
+    "to set_due, remind or add_task's due: the tools read them in the user's timezone.",
     "Current tasks: {tasks}",
 ]
 

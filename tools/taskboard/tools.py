@@ -2,9 +2,15 @@
 
 State shape::
 
-    {"tasks": [{"id": 1, "title": "...", "category": "work", "status": "open"}],
+    {"tasks": [{"id": 1, "title": "...", "category": "work", "status": "open",
+                "owner": "slack:T1:U1", "due": "2026-11-27T09:00:00+01:00",
+                "reminders": [{"rid": "a1b2c3d4", "schedule_id": "...", "at": "..."}]}],
      "categories": ["general", "work", "personal"],
      "next_task_id": 2}
+
+``owner``, ``due`` and ``reminders`` are optional (boards written before them have
+none). Times are ISO 8601 with their offset; reading user text into them is
+``tools.taskboard.dates``'s job, scheduling reminders ``tools.taskboard.timed``'s.
 
 Every tool validates before it touches the state: an unknown category, status or
 task id returns a message listing the valid choices and changes nothing. Ids come
@@ -15,7 +21,10 @@ the task that had it was removed.
 from __future__ import annotations
 
 from collections import Counter
+from datetime import datetime
 from typing import Any
+
+from tools.taskboard.dates import show
 
 STATUSES: tuple[str, ...] = ("open", "in_progress", "done")
 DEFAULT_CATEGORIES: tuple[str, ...] = ("general", "work", "personal")
@@ -23,8 +32,15 @@ DEFAULT_CATEGORIES: tuple[str, ...] = ("general", "work", "personal")
 _UNCHANGED = "Nothing was changed."
 
 
-def add_task(session_state: dict[str, Any], title: str, category: str = "general") -> str:
-    """Add a task to the board.
+def add_task(
+    session_state: dict[str, Any],
+    title: str,
+    category: str = "general",
+    *,
+    due: datetime | None = None,
+    owner: str | None = None,
+) -> str:
+    """Add a task to the board (``due``: when it is due; ``owner``: the user key it is for).
 
     Args:
         title: What needs doing, e.g. "Review the Q2 roadmap".
@@ -44,9 +60,20 @@ def add_task(session_state: dict[str, Any], title: str, category: str = "general
         )
     tasks = session_state.setdefault("tasks", [])
     task_id = _next_id(session_state)
-    tasks.append({"id": task_id, "title": clean_title, "category": matched, "status": "open"})
+    task: dict[str, Any] = {
+        "id": task_id,
+        "title": clean_title,
+        "category": matched,
+        "status": "open",
+    }
+    if owner:
+        task["owner"] = owner
+    if due is not None:
+        task["due"] = due.isoformat()
+    tasks.append(task)
     session_state["next_task_id"] = task_id + 1
-    return f"Added task #{task_id}: {clean_title} ({matched}, open)."
+    when = f", due {show(due)}" if due is not None else ""
+    return f"Added task #{task_id}: {clean_title} ({matched}, open{when})."
 
 
 def update_task_status(session_state: dict[str, Any], task_id: int, status: str) -> str:
@@ -138,6 +165,51 @@ def get_summary(session_state: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def set_due(session_state: dict[str, Any], task_id: object, due: datetime) -> str:
+    """Give a task a due date (replacing any earlier one)."""
+    task = _find(session_state, task_id)
+    if task is None:
+        return _no_such_task(session_state, task_id)
+    task["due"] = due.isoformat()
+    return f"Task #{task['id']} ({task['title']}) is due {show(due)}."
+
+
+def overdue_tasks(session_state: dict[str, Any], now: datetime) -> list[dict[str, Any]]:
+    """Tasks not done whose due time is before ``now``, the most overdue first."""
+    late = [
+        t
+        for t in _tasks(session_state)
+        if t.get("status") != "done" and (due := due_of(t)) is not None and due < now
+    ]
+    return sorted(late, key=lambda t: due_of(t) or now)
+
+
+def list_overdue_text(session_state: dict[str, Any], now: datetime) -> str:
+    """The overdue listing as a reply."""
+    late = overdue_tasks(session_state, now)
+    if not late:
+        return "Nothing is overdue."
+    return "\n".join([f"Overdue ({len(late)}):", *(_format(t) for t in late)])
+
+
+def due_of(task: dict[str, Any]) -> datetime | None:
+    """A task's due time, or None (none set, or not a time this board wrote)."""
+    try:
+        return datetime.fromisoformat(str(task["due"])) if task.get("due") else None
+    except ValueError:
+        return None
+
+
+def find_task(session_state: dict[str, Any], task_id: object) -> dict[str, Any] | None:
+    """The task with number ``task_id`` ("3", "#3" or 3), or None."""
+    return _find(session_state, task_id)
+
+
+def no_such_task(session_state: dict[str, Any], task_id: object) -> str:
+    """The reply for a task number that is not on the board (lists the ones that are)."""
+    return _no_such_task(session_state, task_id)
+
+
 def categories_of(session_state: dict[str, Any]) -> list[str]:
     """The board's categories: ``state["categories"]`` or the defaults."""
     configured = session_state.get("categories")
@@ -207,4 +279,7 @@ def _describe_filters(category: str | None, status: str | None) -> str:
 
 
 def _format(task: dict[str, Any]) -> str:
-    return f"- #{task['id']} [{task.get('status')}] {task.get('title')} ({task.get('category')})"
+    due = due_of(task)
+    when = f", due {show(due)}" if due is not None else ""
+    category = f"{task.get('category')}{when}"
+    return f"- #{task['id']} [{task.get('status')}] {task.get('title')} ({category})"
