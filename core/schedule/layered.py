@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from core.db.base import Lease, LeaseLostError
+from core.db.base import Lease
 from core.db.redis.store import RedisDb
 from core.schedule.model import Schedule
 from core.schedule.redis_store import RedisScheduleStore
@@ -75,9 +75,16 @@ class LayeredScheduleStore(ScheduleStore):
                 error=str(exc),
             )
 
-    async def _repair(self, schedule: Schedule) -> None:
+    async def _repair(self, schedule: Schedule, *, ours: bool) -> None:
+        """Copy the durable row over Redis. ``ours``: Redis is ahead by our own change,
+        which the durable store refused, so it is undone whatever Redis holds; else
+        Redis is only brought forward, never back over another scheduler's change
+        still on its way to the durable store."""
         row = await self.durable.aget(schedule.session_id, schedule.schedule_id)
-        await self._mirror_quietly(schedule.schedule_id, schedule.session_id, row)
+        if ours or row is None:
+            await self._mirror_quietly(schedule.schedule_id, schedule.session_id, row)
+        else:
+            await self.hot.acatch_up(row)
 
     async def aget(self, session_id: str, schedule_id: str) -> Schedule | None:
         return await self.durable.aget(session_id, schedule_id)
@@ -113,18 +120,15 @@ class LayeredScheduleStore(ScheduleStore):
     async def acas(
         self, old: Schedule, new: Schedule | None, *, lease: Lease | None = None
     ) -> bool:
-        try:
-            hot_ok = await self.hot.acas(old, new, lease=lease)
-        except LeaseLostError:
-            raise
-        if not hot_ok:
+        # LeaseLostError from Redis (where the lease lives) ends it here, nothing written
+        if not await self.hot.acas(old, new, lease=lease):
             # Redis holds another revision (or none): it may be behind; the durable row
-            # decides, so copy it over and let the caller decide again from fresh data
-            await self._repair(old)
+            # decides, so bring Redis forward and let the caller decide again
+            await self._repair(old, ours=False)
             return False
         # the lease was checked in Redis just now, where the lease lives
         if not await self.durable.acas(old, new):
-            await self._repair(old)
+            await self._repair(old, ours=True)
             return False
         return True
 

@@ -129,3 +129,22 @@ async def test_a_resync_never_undoes_a_claim_on_its_way_to_the_durable_store(
     assert await store.durable.acas(item, claimed)  # step two: the durable row
     started = transitions.start(claimed, token="t")
     assert started is not None and await store.acas(claimed, started)
+
+
+async def test_a_claim_that_died_between_redis_and_the_durable_store_is_undone(
+    tmp_path: Path, private_redis: RedisServer, opened: list[RedisDb]
+) -> None:
+    """Redis ahead of the durable row for good (its scheduler died): the run still fires."""
+    clock = FakeClock()
+    db = layered(tmp_path, private_redis, opened)
+    store = schedule_store(db)
+    assert isinstance(store, LayeredScheduleStore)
+    item = await Schedules(store, session_id=SESSION, clock=clock).aadd(in_=5, input="x")
+    claimed = transitions.claim(item, now=clock.now + 5, token="dead", claim_ttl=60)
+    assert claimed is not None and await store.hot.acas(item, claimed)  # then the crash
+    clock.advance(5 + 60)  # the dead claim expired
+    fire = AgentFirer(db)
+    loop = Scheduler(db, fire, clock=clock)
+    assert await loop.run_once() == 0  # the durable row refuses; Redis is set back
+    assert await loop.run_once() == 1
+    assert [f.schedule.schedule_id for f in fire.firings] == [item.schedule_id]
