@@ -3,7 +3,8 @@
 ``create_app(db, config)`` builds it; ``mount(parent, db, config, prefix="/admin")``
 adds it to another aiohttp application (the Slack HTTP server) as a sub-application
 under ``prefix``. Middlewares, outermost first: the signed session cookie, CSRF on
-every unsafe request, sign-in on every non-public route, scope refusals.
+every unsafe request, sign-in on every non-public route, scope refusals; security
+headers (``bots/web/headers.py``) around them all.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from bots.web.context import CONSOLE, Console
 from bots.web.cookies import SessionCookies, session_middleware
 from bots.web.csrf import csrf_middleware
 from bots.web.guard import refusal_middleware
+from bots.web.headers import security_headers
 from bots.web.render import environment
 from bots.web.tokens import AdminTokens
 from core.db.base import BaseDb
@@ -32,6 +34,7 @@ def create_app(db: BaseDb, config: WebConfig, *, base: str = "") -> web.Applicat
     cookies = SessionCookies(config.secret, max_age=config.session_seconds, path=base or "/")
     app = web.Application(
         middlewares=[
+            security_headers,
             session_middleware(cookies),
             csrf_middleware,
             signin.sign_in_middleware,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
-from playwright.async_api import Page
+from playwright.async_api import Page, expect
 
 from core.agent import Agent
 from core.db import admin
@@ -67,14 +67,14 @@ async def test_search_by_workspace_channel_and_agent(
     assert await rows.count() == 3
     await page.fill("input[name=platform]", "slack")
     await page.fill("input[name=workspace]", "T1")
-    await page.wait_for_function("document.querySelectorAll('tr.session-row').length == 2")
+    await expect(rows).to_have_count(2)
     await page.fill("input[name=channel]", "C1")
-    await page.wait_for_function("document.querySelectorAll('tr.session-row').length == 1")
+    await expect(rows).to_have_count(1)
     assert await rows.first.locator("a").text_content() == "slack:T1:C1:1.1"
     await page.fill("input[name=channel]", "")
-    await page.wait_for_function("document.querySelectorAll('tr.session-row').length == 2")
+    await expect(rows).to_have_count(2)
     await page.fill("input[name=agent]", "shopping")
-    await page.wait_for_function("document.querySelectorAll('tr.session-row').length == 1")
+    await expect(rows).to_have_count(1)
     assert await rows.first.locator("a").text_content() == "slack:T1:C2"
 
 

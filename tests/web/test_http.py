@@ -73,6 +73,10 @@ async def test_mounted_under_a_prefix(tmp_path: Path, sqlite: BaseDb) -> None:
         assert (await client.get("/healthz")).status == 200
         page = await client.get("/admin/")
         assert "slack:T1:C1" in await page.text()
+        # no other site may frame the console (its confirmation pages are one click away)
+        assert page.headers["X-Frame-Options"] == "DENY"
+        assert "frame-ancestors 'none'" in page.headers["Content-Security-Policy"]
+        assert page.headers["Referrer-Policy"] == "no-referrer"
         cookie = client.app_cookie.lower()  # type: ignore[attr-defined]
         for attribute in ("path=/admin;", "httponly", "secure", "samesite=lax"):
             assert attribute in cookie + ";"
