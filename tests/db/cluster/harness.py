@@ -147,6 +147,22 @@ class LocalCluster:
         if created.returncode != 0:
             raise RuntimeError(f"redis-cli --cluster create failed: {created.stdout[-2000:]}")
         self.wait_ok(timeout)
+        self.wait_synced(timeout)
+
+    def wait_synced(self, timeout: float = 30.0) -> None:
+        """Until every replica's link to its primary is up (a replica that never synced
+        refuses to fail over: its data would be too old)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            links = [
+                command(n.port, "info", "replication")
+                for n in self.nodes
+                if n.alive and command(n.port, "role").split()[:1] == ["slave"]
+            ]
+            if len(links) == NODES // 2 and all("master_link_status:up" in i for i in links):
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"the replicas of the local Redis Cluster did not sync in {timeout} s")
 
     def wait_ok(self, timeout: float = 30.0) -> None:
         """Until every live node says ``cluster_state:ok`` and sees 3 primaries with slots."""
