@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.redis_throughput [--sessions 1000] [--turns 10] [--concurrency 50]
 
 1. Snapshot throughput: N dirty sessions in Redis drained by the snapshotter into
-   PostgreSQL (sessions per second).
+   PostgreSQL (sessions per second; ``bench.snapshot_drain`` has the details).
 2. Run throughput: N sessions x T turns (one tool call, two model turns each), at most
    C sessions running at once, on RedisDb with a PostgreSQL snapshot target (turns/s).
 Uses the machine's Redis and PostgreSQL under a fresh key prefix / schema, removed after.
@@ -19,9 +19,9 @@ import uuid
 
 import sqlalchemy as sa
 
+from bench import snapshot_drain
 from bench.workload import ToolThenAnswer, add_task, initial_state
 from core.agent import Agent
-from core.db.base import SessionMeta
 from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
 
@@ -32,29 +32,8 @@ POSTGRES_URL = os.environ.get(
 
 
 async def snapshot_throughput(n_sessions: int, schema: str) -> None:
-    """Write N sessions to Redis without snapshotting, then time one full drain."""
-    durable = PostgresDb(db_url=POSTGRES_URL, schema=schema)
-    hot = RedisDb(
-        db_url=REDIS_URL,
-        key_prefix=f"bench-{uuid.uuid4().hex[:8]}:",
-        snapshot_to=durable,
-        run_snapshotter=False,
-    )
-    state = initial_state(10)
-    for i in range(n_sessions):
-        await hot.asave(
-            f"snap-{i}", expected_version=0, changed=state, meta=SessionMeta(owner_id="bench")
-        )
-    start = time.perf_counter()
-    drained = await hot.aflush()
-    elapsed = time.perf_counter() - start
-    stored = len(await durable.aload_many([f"snap-{i}" for i in range(n_sessions)]))
-    print(
-        f"| snapshot drain into PostgreSQL | {n_sessions:,} sessions | {elapsed:.2f} s "
-        f"| {n_sessions / elapsed:,.0f} sessions/s | drained {drained}, stored {stored} |"
-    )
-    await hot.aclose()
-    await durable.aclose()
+    """N dirty sessions drained into PostgreSQL, as ``bench.snapshot_drain`` measures it."""
+    print(await snapshot_drain.measure(n_sessions, 1000, "copy", False, schema))
 
 
 async def run_throughput(n_sessions: int, turns: int, concurrency: int, schema: str) -> None:
