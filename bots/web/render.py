@@ -43,12 +43,12 @@ def pretty(value: Any) -> str:
 
 
 def size(chars: int) -> str:
-    """A size for people."""
-    if chars < 1024:
-        return f"{chars} B"
-    if chars < 1024 * 1024:
-        return f"{chars / 1024:.1f} KiB"
-    return f"{chars / 1024 / 1024:.1f} MiB"
+    """A length in characters, for people."""
+    if chars < 1000:
+        return str(chars)
+    if chars < 1_000_000:
+        return f"{chars / 1000:.1f} k"
+    return f"{chars / 1_000_000:.1f} M"
 
 
 def page(request: web.Request, template: str, *, status: int = 200, **context: Any) -> web.Response:
