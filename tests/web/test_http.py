@@ -301,3 +301,74 @@ async def test_export_names_sessions_it_cannot_write(tmp_path: Path, sqlite: Bas
         assert [json.loads(line)["session_id"] for line in lines] == ["slack:T1:C1"]
     finally:
         await client.close()
+
+
+async def test_more_pages_the_list(tmp_path: Path, sqlite: BaseDb) -> None:
+    """Past 50 sessions the list offers "More", which brings the rest (htmx rows)."""
+    await seed(sqlite, [{"session_id": f"slack:T1:C{i:02d}", "state": {}} for i in range(60)])
+    config = config_for(tmp_path)
+    client = await signed_in_client(create_app(sqlite, config), config)
+    try:
+        first = await (await client.get("/")).text()
+        assert first.count('class="session-row"') == 50
+        more = re.search(r'hx-get="([^"]*after=[^"]*)"', first)
+        assert more is not None
+        url = more[1].replace("&amp;", "&")
+        rest = await (await client.get(url, headers={"HX-Request": "true"})).text()
+        assert rest.count('class="session-row"') == 10
+        assert "<html" not in rest and "hx-get" not in rest  # rows only, and the last page
+    finally:
+        await client.close()
+
+
+async def test_restore_on_redis_reaches_the_next_run_and_the_durable_store(
+    tmp_path: Path, redis_url: str, key_prefix: str
+) -> None:
+    """On Redis over SQLite, a restore is what the agent's next run sees, and the durable
+    store gets it at the next snapshot."""
+    from core.agent import Agent
+    from core.db import admin
+    from core.testing import ScriptedModel
+
+    durable = SqliteDb(db_file=tmp_path / "d.db")
+    db = RedisDb(
+        db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
+    )
+    sid = "slack:T1:C1"
+    model = ScriptedModel(["one", "two", "three"])
+    agent = Agent(model=model, db=db, instructions="Mood: {mood}")
+    await agent.arun("a", session_id=sid, session_state={"mood": "calm"})
+    await agent.arun("b", session_id=sid, session_state={"mood": "busy"})
+    calm = min(
+        v["version"]
+        for v in await admin.session_history(db, sid)
+        if v["state"].get("mood") == "calm"
+    )
+    config = config_for(tmp_path)
+    client = await signed_in_client(create_app(db, config), config)
+    try:
+        confirm = await (
+            await client.get(f"/session/confirm?action=restore&version={calm}&id={sid}")
+        ).text()
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', confirm)
+        assert csrf is not None
+        response = await client.post(
+            "/session/act",
+            data={
+                "id": sid,
+                "action": "restore",
+                "version": str(calm),
+                "confirmed": "yes",
+                "csrf_token": csrf[1],
+            },
+        )
+        assert f"Version {calm} restored" in await response.text()
+        await agent.arun("c", session_id=sid)
+        assert model.requests[-1].system == "Mood: calm"
+        await db.aflush()
+        stored = await durable.aload(sid)
+        assert stored is not None and stored.state["mood"] == "calm"
+    finally:
+        await client.close()
+        await db.aclose()
+        await durable.aclose()
