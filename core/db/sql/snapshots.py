@@ -52,14 +52,13 @@ _COLUMNS = (
 )
 _IDS_PER_QUERY = 500  # well below SQLite's bound-parameter limit
 
-# one staging table per connection, emptied by every commit; created on first use
+# one staging table per database session, emptied by every commit
 _STAGING = "pg_temp.statebot_snapshot_staging"
 _STAGING_DDL = (
     f"CREATE TEMPORARY TABLE IF NOT EXISTS {_STAGING} (session_id text, kind text, "
     "owner_id text, user_id text, state text, version bigint, created_at float8, "
     "updated_at float8, save_id text, data text) ON COMMIT DELETE ROWS"
 )
-_STAGING_READY = "statebot_snapshot_staging_ready"
 
 
 def state_text(record: SessionRecord) -> str:
@@ -105,8 +104,6 @@ def upsert_snapshots(
                 f"database {where} failed while committing a snapshot batch of "
                 f"{len(rows)} sessions; it may or may not have been applied"
             ) from exc
-        if writer.dialect.name == "postgresql":
-            conn.connection.info[_STAGING_READY] = True  # committed: the table exists
     return outcomes
 
 
@@ -141,10 +138,9 @@ def _merge(
     with _as_sqlalchemy_errors(conn, merge):
         cursor = dbapi.cursor()
         try:
-            if not first:
-                cursor.execute(f"TRUNCATE {_STAGING}")  # the rows of the round before
-            elif not dbapi.info.get(_STAGING_READY):
-                cursor.execute(_STAGING_DDL)
+            # created by every batch, not remembered per connection: a pooler (pgbouncer
+            # in transaction mode) may hand each transaction another server session
+            cursor.execute(_STAGING_DDL if first else f"TRUNCATE {_STAGING}")
             with cursor.copy(f"COPY {_STAGING} ({', '.join(_COLUMNS)}) FROM STDIN") as copy:
                 for _, r, text in rows:
                     copy.write_row(
