@@ -6,7 +6,7 @@ application. See docs/web-admin.md.
 
 from __future__ import annotations
 
-from bots.web.app import create_app, mount
+from bots.web.app import console_mounts, create_app, mount
 from bots.web.config import WebConfig, WebConfigError
 
-__all__ = ["WebConfig", "WebConfigError", "create_app", "mount"]
+__all__ = ["WebConfig", "WebConfigError", "console_mounts", "create_app", "mount"]

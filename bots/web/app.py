@@ -1,8 +1,9 @@
 """The console as an aiohttp application: standalone (``statebot web``) or mounted.
 
 ``create_app(db, config)`` builds it; ``mount(parent, db, config, prefix="/admin")``
-adds it to another aiohttp application (the Slack HTTP server) as a sub-application
-under ``prefix``. Middlewares, outermost first: the signed session cookie, CSRF on
+adds it to another aiohttp application as a sub-application under ``prefix``, and
+``console_mounts(settings, db)`` gives the ``{prefix: app}`` the Slack HTTP server's
+``mounts=`` takes. Middlewares, outermost first: the signed session cookie, CSRF on
 every unsafe request, sign-in on every non-public route, scope refusals; security
 headers (``bots/web/headers.py``) around them all.
 """
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from aiohttp import web
 
+from bots.settings import Settings
 from bots.web import actions, operations, sessions_pages, signin
 from bots.web.config import WebConfig
 from bots.web.context import CONSOLE, Console
@@ -65,3 +67,15 @@ def mount(
     console = create_app(db, config, base=prefix)
     parent.add_subapp(prefix, console)
     return console
+
+
+def console_mounts(
+    settings: Settings, db: BaseDb, *, prefix: str = "/admin"
+) -> dict[str, web.Application]:
+    """What another aiohttp server mounts to serve the console too: ``{prefix: app}``
+    when ``STATEBOT_WEB_SECRET`` is set, else nothing (WebConfigError when the console
+    settings are incomplete)."""
+    if settings.statebot_web_secret is None:
+        return {}
+    prefix = "/" + prefix.strip("/")
+    return {prefix: create_app(db, WebConfig.from_settings(settings), base=prefix)}

@@ -11,10 +11,12 @@ import pytest
 from aiohttp import CookieJar, web
 from aiohttp.test_utils import TestClient, TestServer
 from click.testing import CliRunner
+from pydantic import SecretStr
 from structlog.testing import capture_logs
 
 from bots.cli import main
-from bots.web import WebConfig, create_app, mount
+from bots.settings import Settings
+from bots.web import WebConfig, console_mounts, create_app, mount
 from bots.web.tokens import AdminTokens
 from core.db.base import BaseDb
 from core.db.redis import RedisDb
@@ -183,8 +185,14 @@ async def test_served_by_the_slack_http_process(tmp_path: Path, sqlite: BaseDb) 
 
     config = config_for(tmp_path)
     bolt = AsyncApp(token="xoxb-test", signing_secret="secret")
+    settings = Settings(
+        statebot_web_secret=SecretStr(SECRET),
+        statebot_admin_ids=ADMIN,  # type: ignore[arg-type]
+        statebot_web_tokens_file=str(config.tokens_file),
+    )
+    assert console_mounts(Settings(), sqlite) == {}  # no secret: no console
     server = SlackHttpServer(
-        bolt, host="127.0.0.1", port=0, mounts={"/admin": create_app(sqlite, config, base="/admin")}
+        bolt, host="127.0.0.1", port=0, mounts=console_mounts(settings, sqlite)
     )
     await server.start()
     try:
