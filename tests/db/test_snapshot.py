@@ -189,10 +189,11 @@ async def test_write_through_reaches_durable_store_before_returning(
 async def test_background_snapshotter_runs_and_aclose_flushes(
     redis_url: str, key_prefix: str, durable: InMemoryDb
 ) -> None:
-    """The in-process snapshotter starts on first save; aclose copies what is left."""
+    """The background snapshotter, once started, copies saves; aclose copies what is left."""
     store = RedisDb(
         db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, snapshot_interval=0.01
     )
+    store.start_snapshotter()
     await store.asave("a", expected_version=0, changed=texts({"n": 1}))
     for _ in range(500):
         if await durable.aload("a") is not None:
