@@ -184,6 +184,10 @@ class LazyState(TrackedState):
         self._texts = texts
         #: keys decoded, set or deleted here: their text no longer speaks for them
         self._resolved: set[Any] = set(loaded)
+        if not loaded and texts:
+            # C code that sees an empty dict stops there (json.dumps answers "{}"
+            # without calling items()): never look empty while keys are undecoded
+            self._load(next(iter(texts)))
 
     def _load(self, key: Any) -> None:
         if key not in self._resolved:

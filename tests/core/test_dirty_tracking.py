@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from core.state import codec
-from core.state.tracked import TrackedState, raw_copy
+from core.state.tracked import LazyState, TrackedState, raw_copy
 from core.state.tracker import StateTracker
 
 
@@ -215,3 +215,39 @@ def test_transient_keys_are_never_encoded() -> None:
     assert tracker.delta() == ({}, set())
     tracker.rollback(tracker.checkpoint())
     assert state["current_session_id"] == "s"
+
+
+def test_lazy_copy_decodes_only_what_is_read() -> None:
+    """A sync tool's private copy decodes a key when it is read, and adopts only changes."""
+    texts = {f"k{i}": f"[{i}]" for i in range(100)}
+    private = LazyState(texts, {"current_session_id": "s"})
+    assert "k5" in private and "nope" not in private
+    private["k5"].append(0)
+    private["new"] = 1
+    private.pop("k7")
+    assert set(dict.keys(private)) == {"current_session_id", "k5", "new"}  # k7 decoded, gone
+    assert private.touched_values() == ({"k5": [5, 0], "new": 1}, {"k7"})
+
+
+def test_lazy_copy_whole_dict_views_see_every_key() -> None:
+    """len, ==, iteration, dict(x), json.dumps and repr see every key, decoded."""
+    texts = {"a": "[1]", "b": '{"c":2}'}
+    for look in (
+        lambda p: len(p) == 2,
+        lambda p: p == {"a": [1], "b": {"c": 2}},
+        lambda p: sorted(p) == ["a", "b"],
+        lambda p: dict(p) == {"a": [1], "b": {"c": 2}},
+        lambda p: {**p} == {"a": [1], "b": {"c": 2}},
+        lambda p: json.loads(json.dumps(p)) == {"a": [1], "b": {"c": 2}},
+        lambda p: "'c': 2" in repr(p),
+        lambda p: copy.deepcopy(p) == {"a": [1], "b": {"c": 2}},
+    ):
+        assert look(LazyState(texts, {}))
+
+
+def test_lazy_copy_clear_removes_undecoded_keys() -> None:
+    """clear() removes keys never decoded, and reports them removed."""
+    private = LazyState({"a": "1", "b": "2"}, {})
+    private.clear()
+    assert len(private) == 0 and "a" not in private
+    assert private.touched_values() == ({}, {"a", "b"})
