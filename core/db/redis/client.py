@@ -61,7 +61,16 @@ def _counting(connection_class: type[Any], counter: RoundTripCounter) -> type[An
 
     async def send_packed_command(self: Any, command: Any, check_health: bool = True) -> None:
         counter.count += 1
-        await connection_class.send_packed_command(self, command, check_health)
+        try:
+            await connection_class.send_packed_command(self, command, check_health)
+        except AttributeError as exc:
+            # the cluster client resets every node's connections when the cluster
+            # reconfigures, also ones another command is opening; sending on one then
+            # meets a closed stream (None): a lost connection, which is retried, and
+            # the command was not sent
+            if getattr(self, "_writer", True) is not None:
+                raise
+            raise RedisConnectionError("connection closed while sending") from exc
 
     return type(
         f"Counting{connection_class.__name__}",
