@@ -125,6 +125,42 @@ async def poll_cost(db: BaseDb, polls: int) -> dict[str, float]:
     }
 
 
+async def fire_cost(db: BaseDb, n: int) -> dict[str, float]:
+    """Per fired schedule (in this process, nothing else due): CPU, round trips, SQL."""
+    statements = [0]
+
+    def count(*_: Any) -> None:
+        statements[0] += 1
+
+    store = schedule_store(db)
+    book = Schedules(store, session_id="bench:T1:fire-cost:1.0", owner_id="bench")
+    for i in range(n):
+        await book.aadd(in_=0.001, input=f"now #{i}")
+    await asyncio.sleep(0.01)
+
+    async def nothing(_: Firing) -> None:
+        return None
+
+    # one schedule per poll, so the count is the whole path: poll, lease, claim, start, finish
+    scheduler = Scheduler(db, nothing, settings=ScheduleSettings(batch=1))
+    engine = sql_engine(db)
+    event.listen(engine, "before_cursor_execute", count)
+    trips = db.round_trips if isinstance(db, RedisDb) else None
+    if trips is not None:
+        trips.reset()
+    cpu0 = time.process_time()
+    fired = 0
+    while fired < n:
+        fired += await scheduler.run_once()
+    cpu = time.process_time() - cpu0
+    event.remove(engine, "before_cursor_execute", count)
+    return {
+        "cpu_ms": 1000 * cpu / n,
+        "round_trips": (trips.count if trips is not None else 0) / n,
+        "sql": statements[0] / n,
+    }
+
+
 async def worker(spec: dict[str, str], until: float, poll_interval: float) -> None:
     """One scheduler process: poll until ``until`` (a time.time()), then print latencies."""
     db = open_db(spec)
@@ -246,6 +282,13 @@ async def main(args: argparse.Namespace) -> None:
                 f"| first poll (builds the Redis index from the durable rows) "
                 f"| {cost['first_s']:.2f} s |"
             )
+        per_fire = await fire_cost(db, args.fire_cost)
+        print(
+            f"| one fire, one process (poll + lease + claim + start + finish) | "
+            f"{args.fire_cost} fires | CPU {per_fire['cpu_ms']:.2f} ms/fire | "
+            f"{per_fire['round_trips']:.1f} Redis round trips/fire | "
+            f"{per_fire['sql']:.1f} SQL statements/fire |"
+        )
         latency = await firing_latency(db, spec, args.due, args.window, args.poll_interval, rate)
         print(
             f"| firing, 2 processes | {latency['fired']:,} due over {args.window:g} s, "
@@ -273,6 +316,7 @@ def cli() -> None:
     parser.add_argument("--schedules", type=int, default=10_000)
     parser.add_argument("--sessions", type=int, default=1_000)
     parser.add_argument("--polls", type=int, default=30)
+    parser.add_argument("--fire-cost", type=int, default=100)
     parser.add_argument("--due", type=int, default=1_000)
     parser.add_argument("--window", type=float, default=20.0)
     parser.add_argument("--poll-interval", type=float, default=1.0)
