@@ -13,10 +13,11 @@ and a resumed confirmation (``continue_run``) all take the same steps, in order:
    loop on the open session), or the body a direct call or a resume brings.
 5. **Record** — the run's entry in the session's bounded history (a failed run is
    recorded as failed; a run that never started is not recorded).
-6. **Save** — one final :meth:`SessionHandle.persist <core.state.session.SessionHandle.persist>`
-   with what changed (tool batches saved earlier stay saved), also after an error
-   once the run has started, never after the deadline. :func:`_save` is its only
-   call site.
+6. **Save** — one final save of what changed, releasing the run lease in the same
+   store call (:meth:`SessionHandle.persist_final
+   <core.state.session.SessionHandle.persist_final>`); tool batches saved earlier stay
+   saved. Also after an error once the run has started; never after the deadline.
+   :func:`_save` is its only call site.
 7. **Output** — the RunOutput, with the state as the run left it.
 
 Streaming (:mod:`core.agent.streaming`) wraps the same steps: the completed event is
@@ -95,8 +96,12 @@ async def execute(
 
 
 async def _save(handle: SessionHandle) -> None:
-    """Step 6, the run's final save: its only call site."""
-    await handle.persist()
+    """Step 6, the run's final save (the only one here), which also gives the lease back.
+
+    The save and the release are one store call (RedisDb: one script), so a turn on
+    RedisDb costs two round trips: open (lease + load) and this.
+    """
+    await handle.persist_final()
 
 
 def _record(
