@@ -26,12 +26,11 @@ sent only after step 6, so it never announces state that was not stored.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.agent.deadline import run_deadline
-from core.agent.loop import ContentSink
+from core.agent.loop import ContentSink, Resume
 from core.agent.pause import resume_of
 from core.exceptions import RunError
 from core.run.history import RunRecord, run_record
@@ -131,8 +130,9 @@ def model_turn(
     return RunBody(run, history_input=input)
 
 
-#: resumes a direct (slash command) call: (owner, handle, stored run, decisions) -> output
-DirectResume = Callable[[Any, SessionHandle, RunRecord, Any], Awaitable[RunOutput]]
+#: resumes a direct (slash command) call: (owner, handle, stored run, decisions) -> output;
+#: the owner is one with tools (core.agent.direct_tool), hence Any here
+DirectResume = Callable[[Any, SessionHandle, RunRecord, Resume], Awaitable[RunOutput]]
 
 
 def resumed_turn(
@@ -178,8 +178,3 @@ def resumed_turn(
         )
 
     return RunBody(run)
-
-
-def new_run_id() -> str:
-    """A fresh run id."""
-    return uuid.uuid4().hex
