@@ -156,6 +156,7 @@ async def _run_loop(
         run_context.messages = messages
         with observe("model_call", owner_id=spec.owner_id):
             response = await _call_model(spec.model, messages, tools, on_content)
+        handle.check_saves()  # a batch save that failed meanwhile ends the run here
         output.metrics.model_calls += 1
         output.metrics.input_tokens += response.usage.input_tokens
         output.metrics.output_tokens += response.usage.output_tokens

@@ -175,6 +175,7 @@ class SessionHandle:
         """
         if type(self).persist is not SessionHandle.persist:
             return  # a handle that never saves alone (a workflow branch) saves nothing here
+        self.check_saves()
         changed, removed = self.tracker.delta()
         previous = self._pending
         if previous is not None and not previous.started:
@@ -188,6 +189,11 @@ class SessionHandle:
             self._save_after(batch, grace, previous, changed, removed)
         )
         self._pending = batch
+
+    def check_saves(self) -> None:
+        """Raise the error of a batch save that failed in the background, if one did."""
+        if self._failure is not None:
+            raise self._failure
 
     async def _save_after(
         self,

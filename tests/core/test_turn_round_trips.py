@@ -107,3 +107,31 @@ async def test_a_slow_model_call_saves_the_batch_meanwhile(
     # went back at the block's end: 3
     assert not released
     assert db.round_trips.reset() == 3
+
+
+async def test_a_failed_batch_save_ends_the_run_with_its_error() -> None:
+    """A batch save that fails while the model works ends the run with that error."""
+    from core.agent import Agent
+    from core.db.in_memory import InMemoryDb
+    from core.exceptions import StoreUnavailableError
+
+    class FailingOnce(InMemoryDb):
+        saves = 0
+
+        async def asave(self, session_id: str, **kw: Any) -> int:  # type: ignore[override]
+            self.saves += 1
+            if self.saves == 2:  # the second run's batch save
+                raise StoreUnavailableError("the store went away")
+            return await super().asave(session_id, **kw)
+
+    class Slow(SlowSecondAnswer):
+        pass
+
+    db = FailingOnce()
+    agent = Agent(Slow(0.0), db=db, tools=[add], session_id="s")
+    await agent.arun("one")
+    agent.model = Slow(0.3)
+    with pytest.raises(StoreUnavailableError, match="went away"):
+        await agent.arun("two")
+    assert db.saves == 2  # nothing was saved after the failure
+    assert (await db.aload("s")).state == {"items": ["x"]}  # type: ignore[union-attr]
