@@ -59,7 +59,7 @@ class Step:
         if workflow is not None and not callable(getattr(workflow, "arun_as_step", None)):
             raise TypeError(f"step {name!r}: {workflow!r} is not a Workflow")
         runner = agent if agent is not None else team
-        if runner is not None and not callable(getattr(runner, "arun_on_session", None)):
+        if runner is not None and not isinstance(runner, SessionOwner):
             raise TypeError(f"step {name!r}: {runner!r} is not an Agent or a Team")
         if executor is not None and not callable(executor):
             raise TypeError(f"step {name!r}: executor must be a function")
@@ -68,9 +68,9 @@ class Step:
         self.executor = executor
         self.workflow = workflow
         default_name = (
-            getattr(executor, "__name__", None)
-            or getattr(runner, "name", None)
-            or getattr(workflow, "name", None)
+            getattr(executor, "__name__", None)  # any callable: a partial has no name
+            or (runner.name if runner is not None else None)
+            or (workflow.name if workflow is not None else None)
         )
         self.name: str | None = name or default_name or "step"
         self.description = description

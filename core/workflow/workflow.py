@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from core.agent.agent import Agent
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT
 from core.agent.loop import ContentSink
 from core.agent.run_methods import RunMethods
@@ -25,8 +26,9 @@ from core.exceptions import NoModelError, UnknownToolError
 from core.run.dependencies import resolve_dependencies
 from core.run.output import RunOutput
 from core.state.session import SessionHandle
+from core.team.team import Team
 from core.workflow.execution import WorkflowRun
-from core.workflow.step import as_step
+from core.workflow.step import Step, as_step
 from core.workflow.types import StepInput, StepOutput
 
 
@@ -158,8 +160,8 @@ class Workflow(RunMethods, SessionStateApi):
     def check_runnable(self) -> None:
         """Refuse before the session is opened when a top-level agent step has no model."""
         for step in self.steps:
-            agent = getattr(step, "agent", None)
-            if agent is not None and agent.model is None:
+            agent = step.agent if isinstance(step, Step) else None
+            if isinstance(agent, Agent | Team) and agent.model is None:
                 raise NoModelError(
                     f"workflow {self.id!r}: step {step.name!r} runs agent {agent.id!r}, "
                     "which has no model; set OPENAI_API_KEY or OPENAI_BASE_URL"
