@@ -14,6 +14,7 @@ uvicorn, the current directory is importable, so ``--app my_bot:agents`` finds
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import os
 import sys
@@ -22,10 +23,12 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from bots.registry import ChatAgent
+from bots.schedules import PlatformSchedules, ScheduledRuns
 from bots.service import ChatService
 from bots.settings import Settings
 from core.db.base import BaseDb
 from core.models.base import Model
+from core.schedule import Scheduler, ScheduleSettings, configure, schedule_store
 
 #: what ``build_app(agents=...)`` and ``serve()`` accept
 AgentSource: TypeAlias = Mapping[str, ChatAgent] | ChatAgent | Callable[[], object]
@@ -84,12 +87,49 @@ def start_snapshots(store: BaseDb) -> BaseDb:
 
 @dataclass(frozen=True, slots=True)
 class App:
-    """Everything an entry point needs, built once."""
+    """Everything an entry point needs, built once.
+
+    ``scheduler`` fires scheduled runs (reminders) through ``bots.schedules``; it is
+    started by ``build_app`` in a serving process (its own store, a running event
+    loop, ``STATEBOT_SCHEDULER`` on). ``await app.scheduler.stop()`` at shutdown.
+    """
 
     settings: Settings
     service: ChatService
     db: BaseDb
     model: Model | None
+    scheduler: Scheduler | None = None
+
+
+def schedule_settings(settings: Settings) -> ScheduleSettings:
+    """The scheduling knobs the environment sets (the rest keep core's defaults)."""
+    return ScheduleSettings(
+        default_tz=settings.statebot_default_tz, max_late=float(settings.statebot_schedule_max_late)
+    )
+
+
+def build_scheduler(
+    service: ChatService, db: BaseDb, *, clock: Callable[[], float] | None = None
+) -> Scheduler:
+    """The firing loop over ``db``: runs go through ``service``, replies to its deliveries.
+
+    Only schedules whose platform this process can post to are claimed (the adapters
+    register their deliveries on ``service.deliveries``).
+    """
+    runs = ScheduledRuns(service, service.deliveries)
+    due = PlatformSchedules(schedule_store(db), service.deliveries.accepts)
+    if clock is None:
+        return Scheduler(db, runs.fire, store=due)
+    return Scheduler(db, runs.fire, store=due, clock=clock)
+
+
+def _start_scheduler(scheduler: Scheduler) -> None:
+    """Start the loop when there is a running event loop (serving processes build there)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    scheduler.start()
 
 
 def build_app(
@@ -100,7 +140,9 @@ def build_app(
 ) -> App:
     """Build the model, the store, the agents (the catalog's, or ``agents``) and the service."""
     settings = settings or Settings()
+    configure(schedule_settings(settings))
     model = build_model(settings)
+    serving = db is None  # a process serving chat builds its own store; tests pass theirs
     store = db or start_snapshots(build_store(settings))
     if agents is None:
         from tools.catalog import COMMAND_ALIASES, create_agents
@@ -112,7 +154,10 @@ def build_app(
         mine = agents_from(agents, "agents")
         settings = _default_agent_among(settings, mine)
         service = ChatService(mine, settings=settings)
-    return App(settings=settings, service=service, db=store, model=model)
+    scheduler = build_scheduler(service, store)
+    if serving and settings.statebot_scheduler:
+        _start_scheduler(scheduler)
+    return App(settings=settings, service=service, db=store, model=model, scheduler=scheduler)
 
 
 def load_app_agents(spec: str) -> dict[str, ChatAgent]:

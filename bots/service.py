@@ -30,10 +30,14 @@ from bots.ops.metrics import count_tool_errors, timed_run
 from bots.registry import AgentRegistry, ChatAgent, scope_of, tools_of
 from bots.replies import Reply
 from bots.routing import default_agent_for, route
+from bots.schedules import Deliveries
 from bots.settings import Settings
 from bots.streaming import StreamSink, can_stream, stream_answer
+from bots.targets import target_of
+from bots.timezones import TimezoneCache, TimezoneSource
 from core.exceptions import RunError
 from core.run.output import RunOutput, content_as_text
+from core.schedule import TARGET_KEY, USER_TZ_KEY, Schedule
 
 log = structlog.get_logger("bots.service")
 
@@ -51,7 +55,10 @@ class ConfigError(ValueError):
 class ChatService:
     """Routes inbound messages and slash commands to the registered agents."""
 
-    __slots__ = ("_agents", "_aliases", "_names", "_settings")
+    __slots__ = ("_agents", "_aliases", "_names", "_settings", "deliveries")
+
+    #: the input prefix of a scheduled run that is a direct command (``/task_reminder 3``)
+    COMMAND_PREFIX = "/"
 
     def __init__(
         self,
@@ -82,11 +89,26 @@ class ChatService:
         for agent_id, agent in self._agents.items():
             scope_of(agent_id, agent, settings.statebot_agent_scopes)  # fail at startup
         self._names: dict[str, NameCache] = {}
+        #: where scheduled replies can be posted from this process (adapters register)
+        self.deliveries = Deliveries()
         _turn_history_on(self._agents.values(), settings.statebot_history_runs)
 
     def use_names(self, platform: str, source: NameSource) -> None:
-        """Resolve display names on ``platform`` through ``source`` (cached)."""
-        self._names[platform] = NameCache(source)
+        """Resolve display names (and timezones, when it knows them) through ``source``."""
+        if isinstance(source, TimezoneSource):
+            self._names[platform] = TimezoneCache(source, source)
+        else:
+            self._names[platform] = NameCache(source)
+
+    async def run_metadata(self, event: InboundMessage | SlashCommand) -> dict[str, Any]:
+        """What a run learns of its chat context: where replies go, the user's timezone."""
+        metadata: dict[str, Any] = {TARGET_KEY: target_of(event)}
+        names = self._names.get(event.platform)
+        if isinstance(names, TimezoneCache):
+            zone = await names.user_tz(event.workspace, event.user)
+            if zone:
+                metadata[USER_TZ_KEY] = zone
+        return metadata
 
     # -- lookups ------------------------------------------------------------------------
     @property
@@ -199,7 +221,10 @@ class ChatService:
                     )
                 else:
                     output = await agent.arun(
-                        question, session_id=keys.session_id, user_id=keys.user_id
+                        question,
+                        session_id=keys.session_id,
+                        user_id=keys.user_id,
+                        metadata=await self.run_metadata(msg),
                     )
                 count_tool_errors(output, agent=agent_id)
                 if output.is_paused:
@@ -209,6 +234,54 @@ class ChatService:
 
             timed = timed_run(run, agent=agent_id, kind="message")
             return await guarded(timed, agent_id=agent_id, offline_commands=offline)
+
+    # -- scheduled runs -----------------------------------------------------------------
+    def owner_of(self, schedule: Schedule) -> str | None:
+        """The registered agent that runs ``schedule`` (by its owner id), or None."""
+        for agent_id, agent in self._agents.items():
+            if getattr(agent, "id", None) == schedule.owner_id:
+                return agent_id
+        return self._agents.id_of(schedule.owner_id or "")
+
+    async def handle_scheduled(
+        self, schedule: Schedule, *, target: dict[str, Any], note: str | None = None
+    ) -> Reply:
+        """Run a due schedule on its session, as a message or a command would run.
+
+        An input starting with ``/`` is a direct command (``/task_reminder 3``), run
+        without the model like a slash command; anything else is a message to the
+        agent. Failures propagate: the scheduler retries with backoff, then drops the
+        run with a logged error, so no error text is posted as if it were an answer.
+        """
+        agent_id = self.owner_of(schedule)
+        if agent_id is None:
+            raise ConfigError(f"schedule owner {schedule.owner_id!r} is not a registered agent")
+        agent = self._agents[agent_id]
+        session_id, user_id = schedule.session_id, schedule.user_id
+        with bind_event(
+            platform=str(target.get("platform") or ""),
+            session_id=session_id,
+            user_id=user_id,
+            event_id=f"schedule:{schedule.schedule_id}",
+        ):
+            log.info("scheduled_run", agent=agent_id, attempt=schedule.attempts)
+            text = schedule.input.strip()
+            if text.startswith(self.COMMAND_PREFIX):
+                tools = tools_of(agent)
+                parsed = parse_command(text[1:], tools, self.aliases(agent_id))
+                output = await agent.arun_tool(
+                    parsed.tool, parsed.arguments, session_id=session_id, user_id=user_id
+                )
+            else:
+                question = text if note is None else f"{text} {note}"
+                metadata = {TARGET_KEY: target}
+                output = await agent.arun(
+                    question, session_id=session_id, user_id=user_id, metadata=metadata
+                )
+            count_tool_errors(output, agent=agent_id)
+            if output.is_paused:
+                return _ask_approval(agent_id, output, user_id or "")
+            return Reply(content_as_text(output.content) or "Done.")
 
     # -- approvals ----------------------------------------------------------------------
     async def handle_decision(self, decision: Decision) -> Reply:

@@ -16,6 +16,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import dotenv_values
 from pydantic import Field, SecretStr, field_validator, model_validator
@@ -259,6 +260,29 @@ class Settings(BaseSettings):
         gt=0,
         description='longer messages get a clear "too long" reply and run nothing',
     )
+    # -- scheduled runs (reminders): core/schedule, docs/scheduling.md --------------------
+    statebot_scheduler: bool = Field(
+        default=True,
+        description=(
+            "fire scheduled runs (reminders) from this bot process; any number of processes "
+            "may, each run fires once"
+        ),
+    )
+    statebot_default_tz: str = Field(
+        default="UTC",
+        description=(
+            "IANA timezone for reminders and due dates when the platform does not give the "
+            "user's (Slack's profile does)"
+        ),
+    )
+    statebot_schedule_max_late: int = Field(
+        default=86_400,
+        gt=0,
+        description=(
+            "seconds a scheduled run missed while every process was down may still fire "
+            "(late, with a note); older ones are skipped with a log line"
+        ),
+    )
     statebot_history_runs: int = Field(
         default=5,
         ge=0,
@@ -370,6 +394,16 @@ class Settings(BaseSettings):
         # chdir must be seen by every Settings() built afterwards
         dotenv = DotEnvSettingsSource(settings_cls, env_file=env_file_path())
         return init_settings, env_settings, dotenv, file_secret_settings
+
+    @field_validator("statebot_default_tz")
+    @classmethod
+    def _default_tz(cls, value: str) -> str:
+        # a typo here would only surface when the first reminder is read
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{value!r} is not an IANA timezone (e.g. Europe/Madrid)") from None
+        return value
 
     @field_validator("statebot_admin_ids", mode="before")
     @classmethod

@@ -34,6 +34,8 @@ COMMAND_ALIASES: dict[str, dict[str, str]] = {
         "status": "update_task_status",
         "remove": "remove_task",
         "summary": "get_summary",
+        "due": "set_due",
+        "overdue": "list_overdue",
     },
     shopping.AGENT_ID: {
         "add": "add_item",

@@ -32,10 +32,12 @@ from bots.ops.metrics import delivery_failed
 from bots.replies import Reply
 from bots.slack.addressing import THREAD_TTL, addressed, thread_key
 from bots.slack.blocks import card_blocks
-from bots.slack.interactions import approval_blocks, post_approval, register_interactions
+from bots.slack.interactions import approval_blocks, register_interactions
 from bots.slack.names import ClientFor, SlackNames, one_client
 from bots.slack.options import SlackOptions
 from bots.slack.parse import parse_command, parse_event
+from bots.slack.reply import send_reply
+from bots.slack.scheduled import slack_delivery
 from bots.slack.send import FAILED_REACTION, DeliveryError, SlackSender
 from bots.slack.shutdown import Shutdown
 from bots.slack.stream import finish_stream, slack_stream
@@ -177,12 +179,7 @@ async def _deliver(
 
 async def _send(sender: SlackSender, msg: InboundMessage, reply: Reply, thread: str | None) -> None:
     """Post the reply where the message was: ephemeral, top level of a DM, or in thread."""
-    if reply.approval is not None:
-        await post_approval(sender, msg.channel, thread, reply)
-    elif reply.ephemeral:
-        await sender.ephemeral(msg.channel, msg.user, reply.text, thread)
-    else:
-        await sender.post(msg.channel, reply.text, thread)
+    await send_reply(sender, msg.channel, msg.user, reply, thread)
 
 
 def command_listener(service: ChatService, options: SlackOptions) -> Callable[..., Awaitable[None]]:
@@ -274,3 +271,7 @@ def register(
     app.event("message")(ack=ack_now, lazy=[answer])
     app.command(re.compile(r"^/\S+$"))(ack=ack_now, lazy=[command_listener(service, options)])
     register_interactions(app, service)
+    # scheduled runs (reminders) post their replies through send_reply too
+    service.deliveries.register(
+        "slack", slack_delivery(client_for or one_client(app.client), options)
+    )

@@ -25,6 +25,8 @@ BOT_ID = "B0BOT0001"
 TEAM_ID = "T0TEAM001"
 #: display names users.info answers with (others get an empty display name)
 USER_NAMES: dict[str, str] = {"U0ALICE01": "Ana", "U0BOB0001": "Bo"}
+#: profile timezones users.info answers with (others get none)
+USER_TZ: dict[str, str] = {"U0ALICE01": "Europe/Madrid"}
 RESPONSE_URL_USES = 5
 
 
@@ -197,7 +199,10 @@ class FakeSlackApi:
         if method == "users.info":  # documented shape: user.name, user.profile.display_name
             user = str(params.get("user", ""))
             profile = {"display_name": USER_NAMES.get(user, ""), "real_name": ""}
-            return {"ok": True, "user": {"id": user, "name": user.lower(), "profile": profile}}
+            info = {"id": user, "name": user.lower(), "profile": profile}
+            if user in USER_TZ:
+                info["tz"] = USER_TZ[user]
+            return {"ok": True, "user": info}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
         return {"ok": True}
