@@ -15,7 +15,7 @@ from pathlib import Path
 from aiohttp import web
 
 from bots.settings import Settings
-from bots.web import actions, operations, sessions_pages, signin
+from bots.web import actions, operations, sessions_pages, signin, transfer
 from bots.web.config import WebConfig
 from bots.web.context import CONSOLE, Console
 from bots.web.cookies import SessionCookies, session_middleware
@@ -54,6 +54,7 @@ def create_app(db: BaseDb, config: WebConfig, *, base: str = "") -> web.Applicat
     signin.add_routes(app)
     sessions_pages.add_routes(app)
     actions.add_routes(app)
+    transfer.add_routes(app)
     operations.add_routes(app)
     app.router.add_static("/static", STATIC, name=f"{signin.PUBLIC}static")
     return app
