@@ -9,6 +9,8 @@ from aiohttp import web
 
 from bots.web.access import Viewer
 from bots.web.render import page
+from core.db.base import StoreError
+from core.redaction import redact_text
 
 log = structlog.get_logger("bots.web")
 
@@ -60,9 +62,25 @@ def check_scope(request: web.Request, viewer: Viewer, session_id: str, action: s
 
 @web.middleware
 async def refusal_middleware(request: web.Request, handler: Any) -> web.StreamResponse:
-    """Answer a Refusal with its page."""
+    """Answer a Refusal with its page, and a store that cannot answer with a 503 page."""
     try:
         response: web.StreamResponse = await handler(request)
     except Refusal as refused:
         return refused.response
+    except StoreError as exc:
+        reason = redact_text(str(exc))
+        log.error("web_store_error", path=request.path, method=request.method, error=reason)
+        after = (
+            "Nothing was changed."
+            if request.method in ("GET", "HEAD")
+            else "Look at the session before trying again: the change may or may not have "
+            "been made."
+        )
+        return page(
+            request,
+            "message.html",
+            status=503,
+            title="The store did not answer",
+            message=f"{reason}. {after}",
+        )
     return response

@@ -380,3 +380,21 @@ async def test_restore_on_redis_reaches_the_next_run_and_the_durable_store(
         await client.close()
         await db.aclose()
         await durable.aclose()
+
+
+async def test_store_down_gives_a_clear_page(tmp_path: Path) -> None:
+    """With the store unreachable the sessions page says so (503), naming no secret."""
+    from core.db.postgres import PostgresDb
+
+    db = PostgresDb(db_url="postgresql://statebot:hunter2@127.0.0.1:1/none", connect_timeout=1)
+    config = config_for(tmp_path)
+    client = await signed_in_client(create_app(db, config), config)
+    try:
+        response = await client.get("/")
+        text = await response.text()
+        assert response.status == 503
+        assert "The store did not answer" in text and "Nothing was changed." in text
+        assert "hunter2" not in text
+    finally:
+        await client.close()
+        await db.aclose()
