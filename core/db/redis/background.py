@@ -5,13 +5,16 @@ A bot process that snapshots (``run_snapshotter=True``) calls
 side effect of a save. The thread has its own loop and its own Redis connections, so
 it works whatever loop (or none) the caller runs, never shares a context with an event
 being handled (its log lines carry no event ids), and its round trips are not counted
-as the store's. Stopped by :meth:`SnapshotThread.stop`, which waits for the pass in
-flight; what is left dirty is then flushed by ``RedisDb.aclose``.
+as the store's. It stays silent until Redis first answers, so a process whose Redis
+is down at start fails with its startup check's one line. Stopped by
+:meth:`SnapshotThread.stop`, which waits for the pass in flight; what is left dirty is
+then flushed by ``RedisDb.aclose``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 
 from core.db.base import BaseDb
@@ -27,6 +30,7 @@ class SnapshotThread:
         "_loop",
         "_snapshotter",
         "_started",
+        "_stopping",
         "_thread",
         "interval",
         "prefix",
@@ -41,10 +45,9 @@ class SnapshotThread:
         self.interval = interval
         self._loop: asyncio.AbstractEventLoop | None = None
         self._snapshotter: Snapshotter | None = None
+        self._stopping: asyncio.Event | None = None
         self._started = threading.Event()
-        self._thread = threading.Thread(
-            target=self._main, name="statebot-snapshotter", daemon=True
-        )
+        self._thread = threading.Thread(target=self._main, name="statebot-snapshotter", daemon=True)
 
     def start(self) -> None:
         """Start the thread and return once its loop runs."""
@@ -58,10 +61,17 @@ class SnapshotThread:
 
     def stop(self) -> None:
         """Ask the snapshotter to stop after the pass in flight, and wait for the thread."""
-        loop, snapshotter = self._loop, self._snapshotter
-        if loop is not None and snapshotter is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(snapshotter.stop)
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                loop.call_soon_threadsafe(self._halt)
         self._thread.join()
+
+    def _halt(self) -> None:
+        assert self._stopping is not None
+        self._stopping.set()
+        if self._snapshotter is not None:
+            self._snapshotter.stop()
 
     def _main(self) -> None:
         loop = self._loop = asyncio.new_event_loop()
@@ -73,9 +83,25 @@ class SnapshotThread:
 
     async def _run(self) -> None:
         clients = RedisClients(self.url)
-        self._snapshotter = Snapshotter(DirtyQueue(clients, self.prefix), self.target)
+        self._stopping = asyncio.Event()
         self._started.set()
         try:
-            await self._snapshotter.run(self.interval)
+            # quiet until Redis first answers: a process whose Redis is down at start
+            # reports that once, through its startup check, and exits
+            while not await _answers(clients):
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), max(self.interval, 0.1))
+                    return
+            self._snapshotter = Snapshotter(DirtyQueue(clients, self.prefix), self.target)
+            if not self._stopping.is_set():
+                await self._snapshotter.run(self.interval)
         finally:
             await clients.aclose()
+
+
+async def _answers(clients: RedisClients) -> bool:
+    try:
+        await clients.get().ping()
+    except Exception:
+        return False
+    return True
