@@ -90,9 +90,18 @@ async def act(request: web.Request) -> web.Response:
     check_scope(request, who, session_id, action)
     db = console(request).db
     bound = log.bind(action=action, admin_id=who.admin_id, target_session=session_id)
+    version_text = str(form.get("version", ""))
+    if action == "restore" and not version_text.isdigit():
+        return page(
+            request,
+            "message.html",
+            status=400,
+            title="Which version?",
+            message="Nothing was done: restore needs the version number to restore.",
+        )
     try:
         if action == "restore":
-            version = int(str(form.get("version", "")))
+            version = int(version_text)
             new = await admin.restore_version(db, session_id, version, actor=who.admin_id)
             done = f"Version {version} restored as version {new}."
             bound.info("web_action", version=version, new_version=new)
@@ -113,13 +122,13 @@ async def act(request: web.Request) -> web.Response:
             title="Nothing to do",
             message=f"{exc}. Nothing was changed.",
         )
-    except (StoreError, ValueError) as exc:
+    except StoreError as exc:
         bound.error("web_action_failed", error=redact_text(str(exc)))
         return page(
             request,
             "message.html",
             status=503,
-            title="The store failed",
+            title="The action did not complete",
             message=f"{redact_text(str(exc))}. Look at the session before trying again.",
         )
     return redirect(_session_url(request, session_id, done))

@@ -398,3 +398,31 @@ async def test_store_down_gives_a_clear_page(tmp_path: Path) -> None:
     finally:
         await client.close()
         await db.aclose()
+
+
+async def test_restore_without_a_version_number_does_nothing(
+    tmp_path: Path, sqlite: BaseDb
+) -> None:
+    """A restore whose version is not a number is refused (400) and changes nothing."""
+    await seed(sqlite, [{"session_id": "slack:T1:C1", "state": {"n": 1}}])
+    config = config_for(tmp_path)
+    client = await signed_in_client(create_app(sqlite, config), config)
+    try:
+        login = await (await client.get("/session?id=slack:T1:C1")).text()
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', login)
+        assert csrf is not None
+        response = await client.post(
+            "/session/act",
+            data={
+                "id": "slack:T1:C1",
+                "action": "restore",
+                "version": "x",
+                "confirmed": "yes",
+                "csrf_token": csrf[1],
+            },
+        )
+        assert response.status == 400 and "Nothing was done" in await response.text()
+        record = await sqlite.aload("slack:T1:C1")
+        assert record is not None and record.version == 1
+    finally:
+        await client.close()
