@@ -16,7 +16,6 @@ a SQL ``snapshot_to``.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
 from typing import Any
@@ -29,8 +28,8 @@ from core.schedule.sql_store import SqlScheduleStore
 from core.schedule.store import ScheduleStore
 from core.utils.log import log_warning
 
-#: index entries rebuilt at once after Redis lost the index (concurrent scripts)
-_REBUILD_BATCH = 200
+#: index entries rebuilt per pipeline after Redis lost the index
+_REBUILD_BATCH = 500
 
 
 class LayeredScheduleStore(ScheduleStore):
@@ -104,8 +103,7 @@ class LayeredScheduleStore(ScheduleStore):
             # a Redis that never held the index, or lost it: rebuild it all
             rows = await self.durable.aall_pending()
             for start in range(0, len(rows), _REBUILD_BATCH):
-                chunk = rows[start : start + _REBUILD_BATCH]
-                await asyncio.gather(*(self.hot.acatch_up(row) for row in chunk))
+                await self.hot.acatch_up_many(rows[start : start + _REBUILD_BATCH])
             with self._redis._clients.unavailable("mark the schedule index"):
                 await client.set(self._marker, "1")
             self._last_sync = self.clock()
@@ -121,11 +119,14 @@ class LayeredScheduleStore(ScheduleStore):
         self, old: Schedule, new: Schedule | None, *, lease: Lease | None = None
     ) -> bool:
         # LeaseLostError from Redis (where the lease lives) ends it here, nothing written
-        if not await self.hot.acas(old, new, lease=lease):
-            # Redis holds another revision (or none): it may be behind; the durable row
-            # decides, so bring Redis forward and let the caller decide again
+        written = await self.hot.acas_or_behind(old, new, lease=lease)
+        if written is None:
+            # Redis holds an older revision (or none): the durable row decides, so bring
+            # Redis forward and let the caller decide again
             await self._repair(old, ours=False)
             return False
+        if not written:
+            return False  # another scheduler moved it on: nothing to repair
         # the lease was checked in Redis just now, where the lease lives
         if not await self.durable.acas(old, new):
             await self._repair(old, ours=True)

@@ -27,7 +27,8 @@ from core.schedule.store import ScheduleStore
 
 # KEYS: hash due set lease  ARGV: expected_rev ('0' absent, '*' any, '<N' anything
 # older than N) token op id score limit fields...
-# Returns 1 written, 0 rev differs, -1 lease lost, -2 session full.
+# Returns 1 written, 0 Redis holds a newer revision, 2 an older one (or none: Redis is
+# behind), -1 lease lost, -2 session full.
 _CAS = LuaScript(
     r"""
 if ARGV[2] ~= '' and redis.call('GET', KEYS[4]) ~= ARGV[2] then return -1 end
@@ -35,6 +36,7 @@ local rev = redis.call('HGET', KEYS[1], 'rev') or '0'
 if string.sub(ARGV[1], 1, 1) == '<' then
   if tonumber(rev) >= tonumber(string.sub(ARGV[1], 2)) then return 0 end
 elseif ARGV[1] ~= '*' and rev ~= ARGV[1] then
+  if tonumber(rev) < tonumber(ARGV[1]) then return 2 end
   return 0
 end
 if ARGV[6] ~= '' and rev == '0' and redis.call('SCARD', KEYS[3]) >= tonumber(ARGV[6]) then
@@ -144,6 +146,20 @@ def _from_hash(fields: dict[str, str]) -> Schedule | None:
     )
 
 
+def _cas_call(
+    keys: ScheduleKeys,
+    expected: str,
+    token: str,
+    new: Schedule | None,
+    schedule_id: str,
+    limit: int | None,
+) -> tuple[list[str], list[str]]:
+    """(KEYS, ARGV) of one CAS script call."""
+    op, score, fields = ("del", "0", []) if new is None else ("put", repr(new.due_at), _flat(new))
+    args = [expected, token, op, schedule_id, score, "" if limit is None else str(limit)]
+    return [keys.hash, keys.due, keys.session_set, keys.lease], [*args, *fields]
+
+
 class ScheduleKeys:
     """The keys of one schedule (and of its session and bucket)."""
 
@@ -184,17 +200,10 @@ class RedisScheduleStore(ScheduleStore):
         schedule_id: str,
         limit: int | None = None,
     ) -> int:
-        op, score, fields = (
-            ("del", "0", []) if new is None else ("put", repr(new.due_at), _flat(new))
-        )
-        args = [expected, token, op, schedule_id, score, "" if limit is None else str(limit)]
+        script_keys, args = _cas_call(keys, expected, token, new, schedule_id, limit)
         clients = self._db._clients
         with clients.unavailable(f"change schedule {schedule_id!r}"):
-            reply = await _CAS(
-                self._client(),
-                [keys.hash, keys.due, keys.session_set, keys.lease],
-                [*args, *fields],
-            )
+            reply = await _CAS(self._client(), script_keys, args)
         return int(reply)
 
     async def aadd(self, schedule: Schedule, *, max_per_session: int) -> None:
@@ -206,6 +215,22 @@ class RedisScheduleStore(ScheduleStore):
     async def amirror(self, schedule_id: str, session_id: str, stored: Schedule | None) -> None:
         """Make Redis hold exactly ``stored`` (None: nothing) for this schedule."""
         await self._cas(self._keys(session_id, schedule_id), "*", "", stored, schedule_id)
+
+    async def acatch_up_many(self, rows: list[Schedule]) -> None:
+        """:meth:`acatch_up` for many schedules in one pipeline (an index rebuild)."""
+        if not rows:
+            return
+        client = self._client()
+        with self._db._clients.unavailable("rebuild the schedule index"):
+            await client.script_load(_CAS.source)  # EVALSHA in a pipeline has no fallback
+            async with client.pipeline(transaction=False) as pipe:
+                for row in rows:
+                    keys = self._keys(row.session_id, row.schedule_id)
+                    script_keys, args = _cas_call(
+                        keys, f"<{row.rev}", "", row, row.schedule_id, None
+                    )
+                    pipe.evalsha(_CAS.sha, len(script_keys), *script_keys, *args)
+                await pipe.execute()
 
     async def acatch_up(self, stored: Schedule) -> bool:
         """Write ``stored`` only where Redis holds an older revision or none: a newer one
@@ -275,12 +300,19 @@ class RedisScheduleStore(ScheduleStore):
     async def acas(
         self, old: Schedule, new: Schedule | None, *, lease: Lease | None = None
     ) -> bool:
+        return await self.acas_or_behind(old, new, lease=lease) is True
+
+    async def acas_or_behind(
+        self, old: Schedule, new: Schedule | None, *, lease: Lease | None = None
+    ) -> bool | None:
+        """:meth:`acas`, telling apart a refusal because Redis is behind (None) from one
+        because it moved on (False)."""
         keys = self._keys(old.session_id, old.schedule_id)
         token = lease.token if lease is not None else ""
         result = await self._cas(keys, str(old.rev), token, new, old.schedule_id)
         if result == -1:
             raise LeaseLostError(old.session_id, old.rev)
-        return result == 1
+        return None if result == 2 else result == 1
 
     async def adelete_for_session(self, session_id: str) -> int:
         probe = self._keys(session_id, "-")

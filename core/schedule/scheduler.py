@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -88,6 +89,9 @@ class Scheduler:
         due = await self.store.adue(self.clock(), self.settings.batch)
         if not due:
             return 0
+        # schedulers polling together see the same list: each takes it in its own order,
+        # so they mostly claim different schedules instead of queueing on the same leases
+        random.shuffle(due)
         gate = asyncio.Semaphore(self.settings.concurrency)
 
         async def one(schedule: Schedule) -> bool:

@@ -58,12 +58,19 @@ async def test_a_redis_restart_that_lost_everything_loses_no_schedule(
     db = layered(tmp_path, private_redis, opened)
     book = Schedules(schedule_store(db), session_id=SESSION, owner_id="reminders", clock=clock)
     item = await book.aadd(in_=120, input="after the restart")
+    others = [
+        await Schedules(schedule_store(db), session_id=f"discord:G2:C{n}:T1", clock=clock).aadd(
+            in_=60, input="another session"
+        )
+        for n in range(5)
+    ]
     private_redis.restart()  # kill -9, back without data
     clock.advance(120)
     fresh = layered(tmp_path, private_redis, opened)
     fire = AgentFirer(fresh)
-    assert await Scheduler(fresh, fire, clock=clock).run_once() == 1
-    assert [f.schedule.schedule_id for f in fire.firings] == [item.schedule_id]
+    assert await Scheduler(fresh, fire, clock=clock).run_once() == 6
+    fired = {f.schedule.schedule_id for f in fire.firings}
+    assert fired == {item.schedule_id, *(s.schedule_id for s in others)}
     record = await fresh.aload(SESSION)
     assert record is not None and record.state["fired"] == ["after the restart"]
 
