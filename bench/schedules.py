@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -301,6 +302,7 @@ async def main(args: argparse.Namespace) -> None:
         if isinstance(db, RedisDb) and db.snapshot_to is not None:
             await db.snapshot_to.aclose()
         cleanup(spec)
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def cli() -> None:
