@@ -19,7 +19,25 @@ from core.db.redis.batch import Call, run_scripts
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of
 from core.db.redis.records import record_from_hashes
+from core.db.redis.scripts import LuaScript
 from core.db.snapshot import CleanResult
+
+# Read sessions of one bucket atomically, as ONE JSON text: [[state, meta, data], ...]
+# with state and meta as flat [field, value, ...] lists. KEYS: (state, meta, data) per
+# session. Field values come back exactly as stored (JSON strings round-trip any text).
+READ_PACKED = LuaScript(
+    r"""
+local out = {}
+for i = 1, #KEYS, 3 do
+  out[#out + 1] = {
+    redis.call('HGETALL', KEYS[i]),
+    redis.call('HGETALL', KEYS[i + 1]),
+    redis.call('GET', KEYS[i + 2]) or ''
+  }
+end
+return cjson.encode(out)
+"""
+)
 
 
 class DirtyQueue:
@@ -66,28 +84,34 @@ class DirtyQueue:
         return await self.read_many({bucket: hashes})
 
     async def read_many(self, picked: dict[int, list[str]]) -> dict[str, SessionRecord]:
-        """Records of hashed sessions, one atomic read script per bucket, one round trip."""
+        """Records of hashed sessions: one atomic read per bucket, one round trip per node.
+
+        Each bucket's reply is one JSON text (``READ_PACKED``), decoded by one C call:
+        parsing ~30 reply elements per session in redis-py's Python parser cost
+        several times more than the whole read.
+        """
         calls: list[Call] = []
-        groups: list[list[SessionKeys]] = []
+        groups: list[list[str]] = []
         for hashes in picked.values():
-            keys = [SessionKeys(self._prefix, "", h) for h in hashes]
             flat: list[str] = []
-            for k in keys:
-                flat += [k.state, k.meta, k.data]
-            calls.append((scripts.READ, flat, []))
-            groups.append(keys)
+            for h in hashes:
+                base = f"{self._buckets[bucket_of(h)].tag}:s:{h}"
+                flat += [f"{base}:state", f"{base}:meta", f"{base}:data"]
+            calls.append((READ_PACKED, flat, []))
+            groups.append(hashes)
         with self._clients.unavailable("read sessions"):
             replies = await run_scripts(self._clients.client(), calls)
         found: dict[str, SessionRecord] = {}
-        for keys, reply in zip(groups, replies, strict=True):
-            for i, k in enumerate(keys):
-                meta = _pairs(reply[3 * i + 1])
+        for hashes, reply in zip(groups, replies, strict=True):
+            # an empty Lua table encodes as {}: no fields
+            for h, (state, meta_flat, data) in zip(hashes, json.loads(reply), strict=True):
+                meta = _pairs(meta_flat) if meta_flat else {}
                 if "id" in meta:
                     record = record_from_hashes(
-                        meta["id"], _pairs(reply[3 * i]), meta, reply[3 * i + 2]
+                        meta["id"], _pairs(state) if state else {}, meta, data
                     )
                     if record is not None:
-                        found[k.hashed] = record
+                        found[h] = record
         return found
 
     async def amark_clean(self, records: Iterable[SessionRecord]) -> list[CleanResult]:

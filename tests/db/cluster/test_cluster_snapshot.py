@@ -77,3 +77,21 @@ async def test_listing_and_quarantine_read_every_bucket(db: RedisDb) -> None:
     assert [(e.session_id, e.reason) for e in parked] == [("l5", "refused by the durable store")]
     assert await db.dirty.count() == 299
     assert BUCKETS == 256  # the bucket count is part of the key schema
+
+
+async def test_batched_read_returns_every_text_byte_exactly(db: RedisDb) -> None:
+    """abatch hands the snapshotter each key's JSON text and the data exactly as saved."""
+    hostile = {
+        "ünï ☃": ["😀", 'a"b', "back\\slash", "/slash/", "\u0001\t\n", "\u2028"],
+        "empty": {},
+        "big": "x" * 100_000,
+        "": None,
+        "n": 1.5e300,
+    }
+    saved = texts(hostile)
+    await db.asave("h", expected_version=0, changed=saved, data='{"name": "ünï"}')
+    await db.asave("bare", expected_version=0, changed={})
+    by_id = {r.session_id: r for r in await db.dirty.abatch(10)}
+    assert dict(by_id["h"].texts) == saved and by_id["h"].data == '{"name": "ünï"}'
+    assert by_id["h"].state == hostile
+    assert dict(by_id["bare"].texts) == {}
