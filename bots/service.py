@@ -19,7 +19,7 @@ import structlog
 
 from bots import admin, help
 from bots.approvals import ALREADY, DECIDED, EXPIRED, NOT_YOURS, Approval, Decision
-from bots.cards import tool_card
+from bots.cards import Click, placed, stale, tool_card
 from bots.commands import CommandError, parse_command, resolve_tool, split_words, usage
 from bots.errors import guarded
 from bots.inbound import InboundMessage, SlashCommand
@@ -45,6 +45,8 @@ TOO_LONG = (
     "That message is too long ({length:,} characters; the limit is {limit:,}). "
     "Nothing was run; please shorten it or split it up."
 )
+CLICK_STALE = "That board was out of date: the item is no longer there, so nothing was done."
+CLICK_EXPIRED = "That button no longer works (its agent or command is gone); nothing was done."
 EMPTY = "Hi! Tell me what to do after the mention, e.g. `{agent} what is on my list?`. {commands}"
 
 
@@ -235,6 +237,56 @@ class ChatService:
             timed = timed_run(run, agent=agent_id, kind="message")
             return await guarded(timed, agent_id=agent_id, offline_commands=offline)
 
+    # -- buttons on cards ---------------------------------------------------------------
+    async def handle_click(self, click: Click) -> Reply:
+        """Run a card's button (or its add form) like a slash command, and redraw the card.
+
+        The reply's card is the list as the run left it; its text is what the tool said.
+        A click on a stale card (the item was removed meanwhile) is ephemeral and says so;
+        so is a button of an agent or tool that no longer exists. Nothing else changes.
+        """
+        clicker = user_key(click.platform, click.workspace, click.user)
+        with bind_event(
+            platform=click.platform,
+            session_id=click.session_id,
+            user_id=clicker,
+            event_id=click.event_id,
+        ):
+            agent_id = self._agents.id_of(click.agent_id)
+            if agent_id is None:
+                log.info("click_unknown", agent=click.agent_id, tool=click.tool)
+                return Reply(CLICK_EXPIRED, ephemeral=True)
+            agent = self._agents[agent_id]
+            tools = tools_of(agent)
+            if click.tool not in tools or click.view not in tools:
+                log.info("click_unknown", agent=click.agent_id, tool=click.tool)
+                return Reply(CLICK_EXPIRED, ephemeral=True)
+            log.info("chat_click", agent=agent_id, tool=click.tool)
+            view = tools[click.view]
+
+            async def run() -> Reply:
+                output = await agent.arun_tool(
+                    click.tool, click.arguments, session_id=click.session_id, user_id=clicker
+                )
+                count_tool_errors(output, agent=agent_id)
+                if output.is_paused:
+                    return _ask_approval(agent_id, output, clicker)
+                text = output.get_content_as_string() or "Done."
+                card = placed(
+                    tool_card(view, click.view_arguments, output.session_state),
+                    agent_id,
+                    click.session_id,
+                )
+                if stale(view, text):
+                    return Reply(f"{CLICK_STALE} {text}", ephemeral=True, card=card)
+                return Reply(text, card=card)
+
+            return await guarded(
+                timed_run(run, agent=agent_id, kind="click"),
+                agent_id=agent_id,
+                offline_commands=help.offline_commands(agent_id, agent),
+            )
+
     # -- scheduled runs -----------------------------------------------------------------
     def owner_of(self, schedule: Schedule) -> str | None:
         """The registered agent that runs ``schedule`` (by its owner id), or None."""
@@ -385,6 +437,7 @@ class ChatService:
                 if output.is_paused:
                     return _ask_approval(agent_id, output, keys.user_id)
                 card = tool_card(tools[parsed.tool], parsed.arguments, output.session_state)
+                card = placed(card, agent_id, keys.session_id)
                 return Reply(output.get_content_as_string() or "Done.", card=card)
 
             return await guarded(

@@ -31,7 +31,7 @@ from bots.keys import keys_for
 from bots.ops.metrics import delivery_failed
 from bots.replies import Reply
 from bots.slack.addressing import THREAD_TTL, addressed, thread_key
-from bots.slack.blocks import card_blocks
+from bots.slack.board import board_blocks, register_board
 from bots.slack.interactions import approval_blocks, register_interactions
 from bots.slack.names import ClientFor, SlackNames, one_client
 from bots.slack.options import SlackOptions
@@ -213,7 +213,7 @@ async def answer_command(
         return
     parts = sender.parts(reply.text)
     response_type = "ephemeral" if reply.ephemeral else "in_channel"
-    rendered = card_blocks(reply.card) if reply.card is not None else None
+    rendered = board_blocks(reply.card) if reply.card is not None else None
     if rendered is not None:  # one use; the text is what notifications show
         first = (parts or [""])[0]
         answer = await respond(text=first, blocks=rendered, response_type=response_type)
@@ -271,6 +271,7 @@ def register(
     app.event("message")(ack=ack_now, lazy=[answer])
     app.command(re.compile(r"^/\S+$"))(ack=ack_now, lazy=[command_listener(service, options)])
     register_interactions(app, service)
+    register_board(app, service)
     # scheduled runs (reminders) post their replies through send_reply too
     service.deliveries.register(
         "slack", slack_delivery(client_for or one_client(app.client), options)

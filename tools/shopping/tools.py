@@ -43,6 +43,14 @@ def remove_item(session_state: dict[str, Any], item: str) -> str:
     return f"Removed '{existing}' from the shopping list."
 
 
+def is_not_listed(reply: str) -> bool:
+    """True when ``remove_item``'s reply says the item was not on the list."""
+    return (
+        reply.startswith("The shopping list is empty, so ")
+        or " is not on the shopping list." in reply
+    )
+
+
 def list_items(session_state: dict[str, Any]) -> str:
     """Show everything on the shopping list."""
     items = _items(session_state)

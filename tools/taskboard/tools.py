@@ -250,6 +250,14 @@ def _find(session_state: dict[str, Any], task_id: object) -> dict[str, Any] | No
     return next((t for t in _tasks(session_state) if t.get("id") == wanted), None)
 
 
+def is_no_such_task(reply: str) -> bool:
+    """True when a tool's reply says the task it was given is not on the board."""
+    return reply.startswith(_NO_SUCH_TASK)
+
+
+_NO_SUCH_TASK = "There is no task #"
+
+
 def _no_such_task(session_state: dict[str, Any], task_id: object) -> str:
     ids = [f"#{t['id']}" for t in _tasks(session_state)]
     if not ids:

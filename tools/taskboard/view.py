@@ -35,3 +35,20 @@ def board_groups(
         if lines:
             groups.append((name, lines))
     return groups
+
+
+def board_tasks(
+    session_state: dict[str, Any], category: str | None = None, status: str | None = None
+) -> list[dict[str, Any]] | None:
+    """The tasks a board shows, grouped by status in board order (None: unknown filter)."""
+    groups = board_groups(session_state, category, status)
+    if groups is None:
+        return None
+    wanted_category = _match(category, categories_of(session_state)) if category else None
+    shown_statuses = [name for name, _ in groups]
+    return [
+        t
+        for name in shown_statuses
+        for t in _tasks(session_state)
+        if t.get("status") == name and wanted_category in (None, t.get("category"))
+    ]

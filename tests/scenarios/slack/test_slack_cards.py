@@ -36,26 +36,37 @@ def _texts(blocks: list[dict[str, Any]]) -> str:
     for block in blocks:
         if "text" in block:
             out.append(block["text"]["text"])
-        out.extend(e["text"] for e in block.get("elements", []))
+        for element in block.get("elements", []):  # context texts, button labels
+            text = element["text"]
+            out.append(text["text"] if isinstance(text, dict) else text)
     return "\n".join(out)
 
 
 async def test_task_board_posts_header_sections_and_context(
     make_bot: MakeBot, fake_slack: FakeSlackApi
 ) -> None:
-    """/taskboard list answers once with a header, a section per status and a count footer."""
+    """/taskboard list answers once: a header, each task with its buttons, a count, add."""
     bot = await make_bot()
     await _board(bot, [("Write report", "open"), ("Call Bo", "done"), ("Plan Q3", "in_progress")])
     answer = await _answer(bot, fake_slack, "/taskboard", "list")
     assert len(fake_slack.response_urls) == 1
     blocks = answer["blocks"]
-    assert [b["type"] for b in blocks] == ["header", "section", "section", "section", "context"]
+    assert [b["type"] for b in blocks] == [
+        "header",
+        *["section", "actions"] * 3,
+        "context",
+        "actions",
+    ]
     assert blocks[0]["text"] == {"type": "plain_text", "text": "Task board", "emoji": False}
     sections = [b["text"]["text"] for b in blocks if b["type"] == "section"]
-    assert sections[0] == "*Open*\n\n• #1 Write report (work)"
-    assert sections[1].startswith("*In progress*") and "#3 Plan Q3" in sections[1]
-    assert sections[2].startswith("*Done*") and "#2 Call Bo" in sections[2]
-    assert blocks[-1]["elements"][0]["text"] == "3 tasks"
+    assert sections == [  # grouped by status: open, in progress, done
+        "#1 Write report (work) · open",
+        "#3 Plan Q3 (work) · in progress",
+        "#2 Call Bo (work) · done",
+    ]
+    labels = [[e["text"]["text"] for e in b["elements"]] for b in blocks if b["type"] == "actions"]
+    assert labels == [["Start", "Done", "Delete"], ["Done", "Delete"], ["Delete"], ["Add task"]]
+    assert blocks[-2]["elements"][0]["text"] == "3 tasks"
     assert "Write report" in answer["text"]  # the plain-text fallback rides along
 
 
