@@ -15,7 +15,10 @@ sets in one pipeline (single-key commands, so a cluster client splits it by node
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, cast
+
+from redis.asyncio.cluster import RedisCluster
 
 from core.db.base import Lease, LeaseLostError
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys
@@ -221,6 +224,10 @@ class RedisScheduleStore(ScheduleStore):
         if not rows:
             return
         client = self._client()
+        if isinstance(client, RedisCluster):
+            # a cluster client refuses scripts in a pipeline: run them side by side
+            await asyncio.gather(*(self.acatch_up(row) for row in rows))
+            return
         with self._db._clients.unavailable("rebuild the schedule index"):
             await client.script_load(_CAS.source)  # EVALSHA in a pipeline has no fallback
             async with client.pipeline(transaction=False) as pipe:
