@@ -1,18 +1,19 @@
 """Snapshot drain: N dirty sessions in Redis copied into PostgreSQL by the snapshotter.
 
     .venv/bin/python -m bench.snapshot_drain [--sessions 10000] [--batch 1000]
-        [--writer copy|executemany|per-session] [--profile]
+        [--writer batch|executemany|per-session] [--profile] [--sqlite]
 
 Fills a fresh Redis key prefix with N sessions (5 top-level keys, ~1 KB of JSON each)
 without snapshotting them, then times one ``Snapshotter.drain()`` into a fresh
 PostgreSQL schema (sessions/s), and splits the wall time into reading the dirty
 sessions from Redis (``abatch``), writing them to PostgreSQL and retiring them from the
 dirty sets (``amark_clean``), with the CPU seconds of this process, of Redis and of
-PostgreSQL meanwhile. ``--writer``: ``copy`` is the store's batched upsert (COPY into a
+PostgreSQL meanwhile. ``--writer``: ``batch`` is the store's batched upsert (COPY into a
 staging table and one merge); ``executemany`` the alternative it was measured against
 (psycopg's pipelined executemany, same statements per row); ``per-session`` one upsert
 transaction per session, as before batching. ``--profile`` prints the top functions
-of this process by own time. Whether redis-py parses with hiredis is printed.
+of this process by own time. ``--sqlite`` drains into a new SQLite file instead
+(executemany in one transaction). Whether redis-py parses with hiredis is printed.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import cProfile
 import functools
 import os
 import pstats
+import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Sequence
@@ -39,7 +41,9 @@ from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
 from core.db.snapshot import CleanResult, DirtySource, Snapshotter
 from core.db.sql.snapshots import Outcome, state_text, upsert_snapshots
+from core.db.sql.store import SqlDb
 from core.db.sql.tables import Tables
+from core.db.sqlite import SqliteDb
 from core.state import codec
 
 REDIS_URL = os.environ.get("STATEBOT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -101,10 +105,10 @@ class TimedSource:
         return await self._queue.aquarantine(record, reason)
 
 
-def postgres_cpu() -> float:
-    """CPU seconds of every ``postgres`` process on this machine (shared with others)."""
+def postgres_cpu() -> dict[int, float]:
+    """CPU seconds of each ``postgres`` process on this machine, by pid."""
     ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    found: dict[int, float] = {}
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit():
             continue
@@ -115,8 +119,14 @@ def postgres_cpu() -> float:
         name = stat[stat.index("(") + 1 : stat.rindex(")")]
         if name == "postgres":
             fields = stat[stat.rindex(")") + 2 :].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / ticks
+            found[int(proc.name)] = (int(fields[11]) + int(fields[12])) / ticks  # utime+stime
+    return found
+
+
+def postgres_cpu_since(before: dict[int, float]) -> float:
+    """CPU seconds the ``postgres`` processes used since ``before`` (those still running;
+    shared with whatever else uses the server)."""
+    return sum(cpu - before.get(pid, 0.0) for pid, cpu in postgres_cpu().items())
 
 
 async def redis_cpu(client: aioredis.Redis) -> float:
@@ -187,7 +197,7 @@ def _times(record: SessionRecord) -> tuple[float, float]:
     return record.created_at, record.updated_at
 
 
-def batched(durable: PostgresDb, writer: str) -> Callable[..., Awaitable[list[Outcome]]]:
+def batched(durable: SqlDb, writer: str) -> Callable[..., Awaitable[list[Outcome]]]:
     """The batch write under test, run the way the store runs blocking calls."""
 
     async def write(records: Sequence[SessionRecord]) -> list[Outcome]:
@@ -234,9 +244,14 @@ async def fill(hot: RedisDb, n_sessions: int) -> None:
     await asyncio.gather(*(save(i) for i in range(n_sessions)))
 
 
-async def measure(n_sessions: int, batch: int, writer: str, profile: bool, schema: str) -> str:
-    """The table row of one drain of ``n_sessions`` into ``schema`` (profile printed)."""
-    durable = PostgresDb(db_url=POSTGRES_URL, schema=schema)
+async def measure(
+    n_sessions: int, batch: int, writer: str, profile: bool, schema: str, sqlite: Path | None = None
+) -> str:
+    """The table row of one drain of ``n_sessions`` into ``schema`` (or the SQLite file
+    ``sqlite``); the profile is printed."""
+    durable: SqlDb = (
+        PostgresDb(db_url=POSTGRES_URL, schema=schema) if sqlite is None else SqliteDb(sqlite)
+    )
     prefix = f"bench-{uuid.uuid4().hex[:8]}:"
     hot = RedisDb(db_url=REDIS_URL, key_prefix=prefix, snapshot_to=durable, run_snapshotter=False)
     client = aioredis.Redis.from_url(REDIS_URL)
@@ -246,7 +261,7 @@ async def measure(n_sessions: int, batch: int, writer: str, profile: bool, schem
         watch = Stopwatch()
         source = TimedSource(hot.dirty, watch)
         snapshotter = Snapshotter(source, durable, batch_size=batch)
-        durable.aupsert_snapshots = watch.wrap("write PostgreSQL", batched(durable, writer))  # type: ignore[method-assign,assignment]
+        durable.aupsert_snapshots = watch.wrap("write durable store", batched(durable, writer))  # type: ignore[method-assign,assignment]
         profiler = cProfile.Profile() if profile else None
         redis_before, pg_before, cpu_before = (
             await redis_cpu(client),
@@ -262,16 +277,18 @@ async def measure(n_sessions: int, batch: int, writer: str, profile: bool, schem
         elapsed = time.perf_counter() - start
         python = time.process_time() - cpu_before
         redis_used = await redis_cpu(client) - redis_before
-        pg_used = postgres_cpu() - pg_before
+        pg_used = postgres_cpu_since(pg_before)
         ids = [f"slack:T0001:C0001:{i}" for i in range(n_sessions)]
         stored = len(await durable.aload_many(ids))
         split = ", ".join(f"{k} {v:.2f} s" for k, v in watch.seconds.items())
         row = (
-            f"| snapshot drain, writer={writer}, batch {batch} | {n_sessions:,} sessions "
+            f"| snapshot drain into {'SQLite' if sqlite else 'PostgreSQL'}, writer={writer}, "
+            f"batch {batch} | {n_sessions:,} sessions "
             f"| {elapsed:.2f} s "
             f"| {n_sessions / elapsed:,.0f} sessions/s | drained {drained}, stored {stored}; "
-            f"{split}; CPU: Python {python:.2f} s, Redis {redis_used:.2f} s, "
-            f"PostgreSQL {pg_used:.2f} s; hiredis {'on' if HIREDIS_AVAILABLE else 'off'} |"
+            f"{split}; CPU: Python {python:.2f} s, Redis {redis_used:.2f} s"
+            f"{'' if sqlite else f', PostgreSQL {pg_used:.2f} s'}; "
+            f"hiredis {'on' if HIREDIS_AVAILABLE else 'off'} |"
         )
         if profiler is not None:
             pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
@@ -288,9 +305,14 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=10_000)
     parser.add_argument("--batch", type=int, default=1000)
-    parser.add_argument("--writer", choices=["copy", "executemany", "per-session"], default="copy")
+    parser.add_argument(
+        "--writer", choices=["batch", "executemany", "per-session"], default="batch"
+    )
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--sqlite", action="store_true", help="drain into a new SQLite file")
     args = parser.parse_args()
+    if args.sqlite and args.writer == "executemany":
+        parser.error("--writer executemany is PostgreSQL's pipeline mode; not with --sqlite")
     schema = f"bench_{uuid.uuid4().hex[:10]}"
     engine = sa.create_engine(POSTGRES_URL)
     with engine.begin() as conn:
@@ -298,7 +320,12 @@ async def main() -> None:
     try:
         print("| what | size | time | throughput | notes |")
         print("|---|---:|---:|---:|---|")
-        print(await measure(args.sessions, args.batch, args.writer, args.profile, schema))
+        with tempfile.TemporaryDirectory() as tmp:
+            sqlite = Path(tmp) / "snapshots.db" if args.sqlite else None
+            row = await measure(
+                args.sessions, args.batch, args.writer, args.profile, schema, sqlite
+            )
+        print(row)
     finally:
         with engine.begin() as conn:
             conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
