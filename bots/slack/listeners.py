@@ -32,6 +32,7 @@ from bots.ops.metrics import delivery_failed
 from bots.replies import Reply
 from bots.slack.addressing import THREAD_TTL, addressed, thread_key
 from bots.slack.board import board_blocks, register_board
+from bots.slack.home import register_home
 from bots.slack.interactions import approval_blocks, register_interactions
 from bots.slack.names import ClientFor, SlackNames, one_client
 from bots.slack.options import SlackOptions
@@ -272,6 +273,7 @@ def register(
     app.command(re.compile(r"^/\S+$"))(ack=ack_now, lazy=[command_listener(service, options)])
     register_interactions(app, service)
     register_board(app, service)
+    register_home(app, service, client_for or one_client(app.client))
     # scheduled runs (reminders) post their replies through send_reply too
     service.deliveries.register(
         "slack", slack_delivery(client_for or one_client(app.client), options)

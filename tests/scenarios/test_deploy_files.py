@@ -205,7 +205,11 @@ def test_slack_manifest_events_and_interactivity_match_the_listeners() -> None:
         "message.mpim",
         "app_uninstalled",
         "tokens_revoked",
+        "app_home_opened",
     }
+    from bots.slack import home
+
+    assert 'app.event("app_home_opened")' in inspect.getsource(home)
     scopes = set(_manifest()["oauth_config"]["scopes"]["bot"])
     # each message.* event needs its history scope, app_mention its read scope
     needed = {f"{e.split('.')[1]}:history" for e in events if e.startswith("message.")}
