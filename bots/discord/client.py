@@ -13,6 +13,7 @@ from bots.discord.components import ApprovalButton, ApprovalStore, MemoryApprova
 from bots.discord.delivery import answer_message
 from bots.discord.names import DiscordNames
 from bots.discord.parse import parse_message
+from bots.discord.scheduled import discord_delivery
 from bots.drain import Drain
 from bots.flags import Flags, MemoryFlags
 from bots.streaming import StreamOptions
@@ -64,6 +65,8 @@ class StatebotDiscord(discord.Client):
         self._sync_commands = sync_commands
         add_commands(self.tree, service, self.drain)
         service.use_names("discord", DiscordNames(self))  # the model reads names, not ids
+        # scheduled runs (reminders) of Discord sessions post through this client
+        service.deliveries.register("discord", discord_delivery(self))
 
     async def setup_hook(self) -> None:
         """Publish the app commands once logged in."""
