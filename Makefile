@@ -27,7 +27,13 @@ discord: $(STAMP)
 snapshotter: $(STAMP)
 	$(BIN)/statebot snapshotter $(ARGS)
 
-test: $(STAMP)
+# the web console's browser tests drive Debian's Chromium (no browser downloads here)
+CHROMIUM ?= /usr/bin/chromium
+
+$(CHROMIUM):
+	apt-get install -y chromium || (apt-get update && apt-get install -y chromium)
+
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/ruff check core bots tools tests bench
 	$(BIN)/mypy
 	$(BIN)/pytest $(PYTEST_ARGS)

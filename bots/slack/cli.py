@@ -36,6 +36,7 @@ from bots.slack.options import SlackOptions
 from bots.slack.send import web_client
 from bots.slack.server import SlackHttpServer, build_slack_app, socket_mode_handler
 from bots.slack.shutdown import Shutdown
+from bots.web import WebConfigError, console_mounts
 
 log = structlog.get_logger(__name__)
 
@@ -113,6 +114,10 @@ async def serve(
     if oauth is not None:
         await oauth.db.aping()  # the installations' tables migrated before the first install
     probe = store_probe(built.db)
+    try:  # the admin console under /admin when STATEBOT_WEB_SECRET is set (docs/web-admin.md)
+        mounts = {} if socket else console_mounts(settings, built.db)
+    except WebConfigError as exc:
+        raise click.UsageError(f"{exc}; see docs/web-admin.md") from exc
     bolt = build_slack_app(
         service=built.service,
         client=web_client(token, settings.slack_api_url),
@@ -131,7 +136,7 @@ async def serve(
             await handler.close_async()  # no new envelopes; runs in flight go on
             await shutdown.drain(options.shutdown_grace)
     else:
-        server = SlackHttpServer(bolt, port=port, probe=probe)
+        server = SlackHttpServer(bolt, port=port, probe=probe, mounts=mounts)
         await server.start()
         await stop.wait()
         log.info("slack_stopping", mode="http")
