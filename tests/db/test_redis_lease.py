@@ -211,24 +211,25 @@ async def test_waiter_process_killed_does_not_block_the_queue(
     db: RedisDb, redis_url: str, key_prefix: str
 ) -> None:
     """A process that died while queued is skipped; the waiters behind it still get the lease."""
-    holder = await db.leases.acquire("w", timeout=5)
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _hold_lease_script(redis_url, key_prefix, "w", wait=True)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "queued"
-    proc.kill()
-    proc.wait(timeout=10)
-    behind = asyncio.create_task(append_once(db, "w", "behind the dead waiter"))
-    # until the run behind has queued; on a slow machine the dead ticket may already be
-    # pruned by then (after ``stale`` seconds), so do not insist on seeing both
-    for _ in range(400):
-        if await db.leases.waiting("w") >= 2:
-            break
-        await asyncio.sleep(0.005)
-    await db.leases.release(holder)
+    # held with renewal (lock_ttl is short) for as long as the process takes to start
+    async with db.session_lock("w", timeout=5):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _hold_lease_script(redis_url, key_prefix, "w", wait=True)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdout is not None
+        assert (await asyncio.to_thread(proc.stdout.readline)).strip() == "queued"
+        proc.kill()
+        proc.wait(timeout=10)
+        behind = asyncio.create_task(append_once(db, "w", "behind the dead waiter"))
+        # until the run behind has queued; on a slow machine the dead ticket may already
+        # be pruned by then (after ``stale`` seconds), so do not insist on seeing both
+        for _ in range(400):
+            if await db.leases.waiting("w") >= 2:
+                break
+            await asyncio.sleep(0.005)
     await asyncio.wait_for(behind, timeout=20)
     record = await db.aload("w")
     assert record is not None and record.state == {"items": ["behind the dead waiter"]}
