@@ -5,8 +5,11 @@
 1. Snapshot throughput: N dirty sessions in Redis drained by the snapshotter into
    PostgreSQL (sessions per second; ``bench.snapshot_drain`` has the details).
 2. Run throughput: N sessions x T turns (one tool call, two model turns each), at most
-   C sessions running at once, on RedisDb with a PostgreSQL snapshot target (turns/s).
-Uses the machine's Redis and PostgreSQL under a fresh key prefix / schema, removed after.
+   C sessions running at once, on RedisDb with a PostgreSQL snapshot target: turns/s,
+   Redis round trips per turn, and this process's CPU against Redis's (which bounds
+   it), on a private Redis server and on a private local 6-node Redis Cluster.
+Uses the machine's PostgreSQL under a fresh schema (and its Redis for the snapshot
+row), removed after; the private Redis servers are started and killed here.
 """
 
 from __future__ import annotations
@@ -20,12 +23,12 @@ import uuid
 import sqlalchemy as sa
 
 from bench import snapshot_drain
+from bench.local_redis import private_redis
 from bench.workload import ToolThenAnswer, add_task, initial_state
 from core.agent import Agent
 from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
 
-REDIS_URL = os.environ.get("STATEBOT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 POSTGRES_URL = os.environ.get(
     "STATEBOT_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 )
@@ -36,37 +39,56 @@ async def snapshot_throughput(n_sessions: int, schema: str) -> None:
     print(await snapshot_drain.measure(n_sessions, 1000, "batch", False, schema))
 
 
-async def run_throughput(n_sessions: int, turns: int, concurrency: int, schema: str) -> None:
-    """N sessions x T turns, C at a time, through one Agent on RedisDb."""
-    durable = PostgresDb(db_url=POSTGRES_URL, schema=schema)
-    hot = RedisDb(
-        db_url=REDIS_URL, key_prefix=f"bench-{uuid.uuid4().hex[:8]}:", snapshot_to=durable
-    )
-    agent = Agent(model=ToolThenAnswer(), db=hot, tools=[add_task], session_state=initial_state(10))
-    gate = asyncio.Semaphore(concurrency)
+async def run_throughput(
+    n_sessions: int, turns: int, concurrency: int, schema: str, redis: str = "server"
+) -> None:
+    """N sessions x T turns, C at a time, through one Agent on RedisDb on a private
+    Redis ``redis`` ("server" or "cluster"): turns/s, round trips, and which CPU bounds it.
 
-    async def session(i: int) -> None:
-        async with gate:
-            for _ in range(turns):
-                await agent.arun("add", session_id=f"run-{i}")
+    Python CPU is this process's (``time.process_time``: every thread); Redis CPU is
+    ``INFO cpu`` used_cpu_sys + used_cpu_user, summed over a cluster's nodes. One
+    asyncio process uses at most one core, so Python CPU close to the wall time means
+    the run is bound by Python.
+    """
+    with private_redis(redis) as (url, redis_cpu):
+        durable = PostgresDb(db_url=POSTGRES_URL, schema=schema)
+        hot = RedisDb(db_url=url, key_prefix=f"bench-{uuid.uuid4().hex[:8]}:", snapshot_to=durable)
+        agent = Agent(
+            model=ToolThenAnswer(), db=hot, tools=[add_task], session_state=initial_state(10)
+        )
+        gate = asyncio.Semaphore(concurrency)
 
-    hot.round_trips.reset()
-    start = time.perf_counter()
-    await asyncio.gather(*(session(i) for i in range(n_sessions)))
-    elapsed = time.perf_counter() - start
-    trips = hot.round_trips.reset()
-    total = n_sessions * turns
-    sample = await agent.aget_session_state("run-0")
-    assert len(sample["tasks"]) == 10 + turns, "every turn must have added one task"
-    print(
-        f"| {n_sessions:,} sessions x {turns} turns, {concurrency} at once | {total:,} turns "
-        f"| {elapsed:.2f} s | {total / elapsed:,.0f} turns/s | "
-        f"{trips / total:.1f} Redis round trips/turn |"
-    )
-    await hot.aclose()
-    snapshotted = len(await durable.aload_many([f"run-{i}" for i in range(n_sessions)]))
-    print(f"|  after close: sessions in PostgreSQL | {snapshotted:,} | | | |")
-    await durable.aclose()
+        async def session(i: int) -> None:
+            async with gate:
+                for _ in range(turns):
+                    # ids of this Redis kind: an earlier run's sessions are in PostgreSQL
+                    await agent.arun("add", session_id=f"{redis}-run-{i}")
+
+        await session(-1)  # connections, scripts and slot map warm
+        hot.round_trips.reset()
+        redis_before, python_before = redis_cpu(), time.process_time()
+        start = time.perf_counter()
+        await asyncio.gather(*(session(i) for i in range(n_sessions)))
+        elapsed = time.perf_counter() - start
+        python = time.process_time() - python_before
+        redis_used = redis_cpu() - redis_before
+        trips = hot.round_trips.reset()
+        total = n_sessions * turns
+        sample = await agent.aget_session_state(f"{redis}-run-0")
+        assert len(sample["tasks"]) == 10 + turns, "every turn must have added one task"
+        bound = "Python" if python > redis_used else "Redis"
+        print(
+            f"| {n_sessions:,} sessions x {turns} turns, {concurrency} at once, Redis {redis} "
+            f"| {total:,} turns | {elapsed:.2f} s | {total / elapsed:,.0f} turns/s "
+            f"| {trips / total:.2f} round trips/turn; CPU: Python {python:.2f} s "
+            f"({python / elapsed:.0%} of wall), Redis {redis_used:.2f} s "
+            f"({redis_used / elapsed:.0%}): bound by {bound}; load {os.getloadavg()[0]:.1f} |"
+        )
+        await hot.aclose()
+        ids = [f"{redis}-run-{i}" for i in range(n_sessions)]
+        snapshotted = len(await durable.aload_many(ids))
+        print(f"|  after close: sessions in PostgreSQL | {snapshotted:,} | | | |")
+        await durable.aclose()
 
 
 async def main() -> None:
@@ -74,6 +96,13 @@ async def main() -> None:
     parser.add_argument("--sessions", type=int, default=1000)
     parser.add_argument("--turns", type=int, default=10)
     parser.add_argument("--concurrency", type=int, default=50)
+    parser.add_argument(
+        "--redis",
+        choices=["server", "cluster", "both"],
+        default="both",
+        help="run throughput on a private Redis server, a private 6-node cluster, or both",
+    )
+    parser.add_argument("--runs-only", action="store_true", help="skip the snapshot row")
     args = parser.parse_args()
     schema = f"bench_{uuid.uuid4().hex[:10]}"
     engine = sa.create_engine(POSTGRES_URL)
@@ -82,8 +111,10 @@ async def main() -> None:
     try:
         print("| what | size | time | throughput | notes |")
         print("|---|---:|---:|---:|---|")
-        await snapshot_throughput(args.sessions, schema)
-        await run_throughput(args.sessions, args.turns, args.concurrency, schema)
+        if not args.runs_only:
+            await snapshot_throughput(args.sessions, schema)
+        for redis in ("server", "cluster") if args.redis == "both" else (args.redis,):
+            await run_throughput(args.sessions, args.turns, args.concurrency, schema, redis)
     finally:
         with engine.begin() as conn:
             conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
