@@ -6,9 +6,11 @@ Run (Agno side by side needs the benchmark's own environment, see bench/README.m
     .venv/bin/python -m bench.turn_overhead --no-agno
 
 Part 1 times this runtime alone with an in-process model (no HTTP), so the numbers
-are the runtime's own overhead, and counts Redis round trips per turn. Part 2 runs
-this runtime and Agno on the same workload through the real ``openai`` client and one
-local OpenAI-compatible server, and reports the ratio per store.
+are the runtime's own overhead, and counts Redis round trips per turn. Part 1b does the
+same for a turn that changes ONE SMALL key of a large state (10 vs 10,000 keys, 10 vs
+10,000 list items): what a turn costs when it touches little of what is stored.
+Part 2 runs this runtime and Agno on the same workload through the real ``openai``
+client and one local OpenAI-compatible server, and reports the ratio per store.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
+from core.models.base import Message, Model, ModelResponse, ToolCall
 from core.tools import Function
 
 REDIS_URL = os.environ.get("STATEBOT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -52,6 +55,37 @@ def keyed_state(n_tasks: int) -> dict[str, Any]:
     }
     state["next_id"] = n_tasks
     return state
+
+
+def bump(run_context) -> str:  # type: ignore[no-untyped-def]
+    """Count one more visit (changes one small key).
+
+    Args: none.
+    """
+    state = run_context.session_state
+    state["visits"] = state.get("visits", 0) + 1
+    return "Counted."
+
+
+def big_keys_state(n: int) -> dict[str, Any]:
+    """``n`` top-level keys, each a small task."""
+    return {f"task:{i}": {"title": f"task {i}", "status": "open"} for i in range(n)}
+
+
+def big_list_state(n: int) -> dict[str, Any]:
+    """One list of ``n`` tasks."""
+    return {"tasks": [{"id": i, "title": f"task {i}", "status": "open"} for i in range(n)]}
+
+
+class BumpThenAnswer(Model):
+    """The in-process model of part 1b: a ``bump`` call, then an answer."""
+
+    id = "bump-then-answer"
+
+    async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        if messages[-1].role == "tool":
+            return ModelResponse(content="Done.")
+        return ModelResponse(tool_calls=(ToolCall(id="call_1", name="bump", arguments="{}"),))
 
 
 def run_once(agent: Any, session_id: str, _i: int) -> Awaitable[Any]:
@@ -106,6 +140,36 @@ async def part1(tmp: str, turns: int, big: int = 10_000) -> None:
                     await db.aclose()
 
 
+async def part1b(tmp: str, turns: int, big: int = 10_000) -> None:
+    """A turn that changes one small key: 10 vs ``big`` keys, 10 vs ``big`` list items."""
+    print("\n## One small key changes per turn (in-process model, no HTTP)\n")
+    print("| store | state | size | median ms | p95 ms | Redis round trips/turn |")
+    print("|---|---|---:|---:|---:|---:|")
+    layouts = {"keys": big_keys_state, "list items": big_list_state}
+    tool = Function(bump, name="bump")
+    for name, make in our_stores(tmp).items():
+        for layout, state_of in layouts.items():
+            for n in (10, big):
+                db = make()
+                agent = Agent(
+                    model=BumpThenAnswer(), db=db, tools=[tool], session_state=state_of(n)
+                )
+                session = f"s-{uuid.uuid4().hex}"
+                samples = await time_turns(partial(run_once, agent, session), turns)
+                trips = "-"
+                if isinstance(db, RedisDb):
+                    db.round_trips.reset()
+                    for _ in range(20):
+                        await agent.arun("add", session_id=session)
+                    trips = f"{db.round_trips.reset() / 20:.1f}"
+                state = await agent.aget_session_state(session)
+                assert state["visits"] == turns + 5 + (20 if trips != "-" else 0)
+                median, p95 = summary(samples)
+                print(f"| {name} | {layout} | {n:,} | {median:.2f} | {p95:.2f} | {trips} |")
+                if db is not None:
+                    await db.aclose()
+
+
 async def part2(tmp: str, turns: int, big: int = 10_000) -> None:
     """The same workload in this runtime and in Agno, through one fake OpenAI server."""
     try:
@@ -139,6 +203,7 @@ async def part2(tmp: str, turns: int, big: int = 10_000) -> None:
         prefix = f"bench-{uuid.uuid4().hex[:8]}"
         ours = our_stores(tmp)
         theirs: dict[str, Callable[[], Any]] = {
+            "no db": lambda: None,
             "InMemoryDb": AgnoInMemoryDb,
             "SqliteDb": lambda: AgnoSqliteDb(db_file=f"{tmp}/agno-{uuid.uuid4().hex}.db"),
             "RedisDb": lambda: AgnoRedisDb(db_url=REDIS_URL, db_prefix=prefix),
@@ -187,9 +252,16 @@ async def main() -> None:
     parser.add_argument("--turns", type=int, default=200, help="timed turns per cell")
     parser.add_argument("--no-agno", action="store_true", help="skip the side-by-side part")
     parser.add_argument("--tasks", type=int, default=10_000, help="tasks in the big board")
+    parser.add_argument(
+        "--only-small-change",
+        action="store_true",
+        help="part 1b only (and part 2 unless --no-agno)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        await part1(tmp, args.turns, args.tasks)
+        if not args.only_small_change:
+            await part1(tmp, args.turns, args.tasks)
+        await part1b(tmp, args.turns, args.tasks)
         if not args.no_agno:
             await part2(tmp, args.turns, args.tasks)
 
