@@ -269,23 +269,24 @@ async def test_thousand_waiters_on_one_session_do_not_starve_others(
     store = RedisDb(db_url=redis_url, key_prefix=key_prefix, lock_ttl=1.0, max_connections=50)
     store.leases.max_waiters = 2000
     try:
-        holder = await store.leases.acquire("hot", timeout=5)
-        queued = [
-            asyncio.create_task(store.leases.acquire("hot", timeout=120)) for _ in range(1000)
-        ]
-        while await store.leases.waiting("hot") < 1000:
-            await asyncio.sleep(0.05)
-        others = await asyncio.gather(
-            *(append_once(store, f"other-{n}", n) for n in range(20)), return_exceptions=True
-        )
-        assert [o for o in others if o is not None] == []
-        for n in range(20):
-            record = await store.aload(f"other-{n}")
-            assert record is not None and record.state == {"items": [n]}
-        for task in queued:
-            task.cancel()
-        await asyncio.gather(*queued, return_exceptions=True)
-        await store.leases.release(holder)
+        # held with renewal: queueing 1,000 tickets may take longer than lock_ttl
+        async with store.session_lock("hot", timeout=5):
+            queued = [
+                asyncio.create_task(store.leases.acquire("hot", timeout=120)) for _ in range(1000)
+            ]
+            while await store.leases.waiting("hot") < 1000:
+                await asyncio.sleep(0.05)
+            others = await asyncio.gather(
+                *(append_once(store, f"other-{n}", n) for n in range(20)),
+                return_exceptions=True,
+            )
+            assert [o for o in others if o is not None] == []
+            for n in range(20):
+                record = await store.aload(f"other-{n}")
+                assert record is not None and record.state == {"items": [n]}
+            for task in queued:
+                task.cancel()
+            await asyncio.gather(*queued, return_exceptions=True)
         assert await store.leases.waiting("hot") == 0
     finally:
         await store.aclose()
