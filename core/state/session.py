@@ -227,7 +227,9 @@ class SessionHandle:
             try:
                 await asyncio.shield(batch.task)
             except asyncio.CancelledError:
-                if not batch.task.done():  # we were cancelled: still let the save end
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    # we were cancelled (not the batch): still let a save under way end
                     with contextlib.suppress(BaseException):
                         await _wait_quietly(batch.task)
                     raise
