@@ -40,7 +40,10 @@ async def serve(settings: Settings, *, agents: AgentSource | None = None) -> Non
     from bots.discord.components import approvals_for
 
     approvals = approvals_for(settings)  # Approve / Reject clicks work in any process
-    client = StatebotDiscord(app.service, flags=flags, approvals=approvals)
+    from bots.discord.board import buttons_for
+
+    buttons = buttons_for(settings)  # board buttons too
+    client = StatebotDiscord(app.service, flags=flags, approvals=approvals, buttons=buttons)
     stopping: list[asyncio.Task[bool]] = []
 
     def stop(_signal: str) -> None:
@@ -57,8 +60,11 @@ async def serve(settings: Settings, *, agents: AgentSource | None = None) -> Non
                 finished = await stopping[0]
                 log.info("discord_stopped", platform="discord", drained=finished)
     finally:
+        if app.scheduler is not None:
+            await app.scheduler.stop()  # the run it is firing finishes first
         await flags.aclose()
         await approvals.aclose()
+        await buttons.aclose()
         await app.db.aclose()
 
 

@@ -8,6 +8,7 @@ import discord
 import structlog
 from discord import app_commands
 
+from bots.discord.board import ButtonStore, CardButton, MemoryButtons
 from bots.discord.commands import NO_MENTIONS, add_commands
 from bots.discord.components import ApprovalButton, ApprovalStore, MemoryApprovals
 from bots.discord.delivery import answer_message
@@ -39,7 +40,8 @@ class StatebotDiscord(discord.Client):
 
     ``flags`` de-duplicates deliveries across processes (``RedisFlags`` when several
     processes share a token); ``approvals`` keeps Approve / Reject questions for any
-    process to answer (``RedisApprovals`` likewise); ``shutdown(grace)`` drains work in
+    process to answer (``RedisApprovals`` likewise), and ``buttons`` what each board
+    button runs (``RedisButtons`` likewise); ``shutdown(grace)`` drains work in
     flight, then closes.
     """
 
@@ -49,6 +51,7 @@ class StatebotDiscord(discord.Client):
         *,
         flags: Flags | None = None,
         approvals: ApprovalStore | None = None,
+        buttons: ButtonStore | None = None,
         intents: discord.Intents | None = None,
         sync_commands: bool = True,
     ) -> None:
@@ -61,6 +64,9 @@ class StatebotDiscord(discord.Client):
         # Approve / Reject clicks are handled by whichever process receives them
         self.approvals: ApprovalStore = approvals or MemoryApprovals()
         self.add_dynamic_items(ApprovalButton)
+        # board buttons (done, delete, add …) likewise, from any process
+        self.buttons: ButtonStore = buttons or MemoryButtons()
+        self.add_dynamic_items(CardButton)
         self.tree: app_commands.CommandTree[StatebotDiscord] = app_commands.CommandTree(self)
         self._sync_commands = sync_commands
         add_commands(self.tree, service, self.drain)

@@ -26,6 +26,7 @@ from discord import app_commands
 
 from bots.chunking import DISCORD_LIMIT, chunk_text
 from bots.commands import CommandError, parse_command
+from bots.discord.board import card_view
 from bots.discord.components import approval_view
 from bots.discord.delivery import INTERRUPTED, RESTARTING
 from bots.discord.embeds import card_embed
@@ -131,8 +132,12 @@ async def follow_up(
         )
         return
     embed = card_embed(reply.card) if reply.card is not None else None
+    view = None
+    if embed is not None and reply.card is not None and not reply.ephemeral:
+        bot: StatebotDiscord = interaction.client  # type: ignore[assignment]
+        view = await card_view(bot.buttons, reply.card)
     messages: list[dict[str, Any]] = (
-        [{"embed": embed}]
+        [{"embed": embed, **({"view": view} if view is not None else {})}]
         if embed is not None
         else [{"content": part} for part in chunk_text(reply.text, DISCORD_LIMIT) or ["Done."]]
     )

@@ -12,6 +12,15 @@ from bots.discord.client import StatebotDiscord
 from core.agent import Agent
 from core.testing import ScriptedModel
 
+# tasks discord.py starts per event: handlers, app commands, button clicks, modal submits
+_HANDLER_TASKS = (
+    "discord.py: on_",
+    "CommandTree-invoker",
+    "discord-ui-dynamic-item-",
+    "discord-ui-view-dispatch-",
+    "discord-ui-modal-dispatch-",
+)
+
 
 class Harness:
     """A logged-in client, its service and model, and a way to feed gateway events."""
@@ -43,9 +52,7 @@ class Harness:
             busy = [
                 t
                 for t in asyncio.all_tasks()
-                if t is not me
-                and not t.done()
-                and t.get_name().startswith(("discord.py: on_", "CommandTree-invoker"))
+                if t is not me and not t.done() and t.get_name().startswith(_HANDLER_TASKS)
             ]
             if not busy:
                 return
