@@ -64,6 +64,14 @@ class TrackedState(dict[str, Any]):
         self.escaped = set()
         self.full = False
 
+    def peek(self, key: str, default: Any = None) -> Any:
+        """The value of ``key`` without marking it (for readers that copy or only look)."""
+        return dict.get(self, key, default)
+
+    def plain_copy(self) -> dict[str, Any]:
+        """A shallow plain copy that marks nothing (for readers that copy or only look)."""
+        return dict(dict.items(self))
+
     def _hand_out(self, key: Any, value: Any) -> Any:
         if type(value) not in _IMMUTABLE_TYPES:
             self.escaped.add(key)
@@ -164,7 +172,16 @@ def raw_copy(state: Mapping[str, Any]) -> dict[str, Any]:
     (``dict.copy`` would mark: with ``__iter__`` overridden it reads through
     ``__getitem__``; an items view is read in C without calling any method.)
     """
-    return dict(dict.items(state)) if isinstance(state, dict) else dict(state.items())
+    if isinstance(state, TrackedState):
+        return state.plain_copy()
+    return dict(state.items())
+
+
+def peek(state: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    """``state.get(key, default)`` without marking the key of a tracked state."""
+    if isinstance(state, TrackedState):
+        return state.peek(key, default)
+    return state.get(key, default)
 
 
 class LazyState(TrackedState):
@@ -207,6 +224,14 @@ class LazyState(TrackedState):
     def get(self, key: str, default: Any = None) -> Any:
         self._load(key)
         return super().get(key, default)
+
+    def peek(self, key: str, default: Any = None) -> Any:
+        self._load(key)
+        return super().peek(key, default)
+
+    def plain_copy(self) -> dict[str, Any]:
+        self._load_all()
+        return super().plain_copy()
 
     def __contains__(self, key: object) -> bool:
         if dict.__contains__(self, key):

@@ -11,7 +11,7 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from core.state.tracked import raw_copy
+from core.state.tracked import peek, raw_copy
 from core.state.values import TRANSIENT_KEYS
 
 
@@ -51,11 +51,8 @@ class AgentState:
 
     def get(self, key: str, default: Any = None) -> Any:
         """The value of ``key`` (a copy), or ``default``."""
-        state = self._backend.read()
         # a copy hands out nothing of the live state: read it without marking the key
-        value = (
-            dict.get(state, key, _MISSING) if isinstance(state, dict) else state.get(key, _MISSING)
-        )
+        value = peek(self._backend.read(), key, _MISSING)
         return default if value is _MISSING else copy.deepcopy(value)
 
     def set(self, key: str, value: Any) -> None:

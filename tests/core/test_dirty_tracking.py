@@ -251,3 +251,22 @@ def test_lazy_copy_clear_removes_undecoded_keys() -> None:
     private.clear()
     assert len(private) == 0 and "a" not in private
     assert private.touched_values() == ({}, {"a", "b"})
+
+
+def test_views_read_a_lazy_copy_in_full() -> None:
+    """AgentState over a sync tool's lazy copy sees keys not decoded yet."""
+    from core.state.view import AgentState
+
+    view = AgentState(LazyState({"a": "[1]", "b": "2", "c": '"x"'}, {}))
+    assert view.get("b") == 2 and view.get("c") == "x"
+    assert view.get_all() == {"a": [1], "b": 2, "c": "x"}
+
+
+def test_views_copy_without_marking() -> None:
+    """AgentState.get and get_all copy values, so the live state marks nothing."""
+    from core.state.view import AgentState
+
+    state = _state()
+    AgentState(state).get("tasks")
+    AgentState(state).get_all()
+    assert state.escaped == set() and not state.full
