@@ -28,7 +28,13 @@ from bots.service import ChatService
 from bots.settings import Settings
 from core.db.base import BaseDb
 from core.models.base import Model
-from core.schedule import Scheduler, ScheduleSettings, configure, schedule_store
+from core.schedule import (
+    Scheduler,
+    ScheduleSettings,
+    configure,
+    current_settings,
+    schedule_store,
+)
 
 #: what ``build_app(agents=...)`` and ``serve()`` accept
 AgentSource: TypeAlias = Mapping[str, ChatAgent] | ChatAgent | Callable[[], object]
@@ -117,7 +123,9 @@ def build_scheduler(
     register their deliveries on ``service.deliveries``).
     """
     runs = ScheduledRuns(service, service.deliveries)
-    due = PlatformSchedules(schedule_store(db), service.deliveries.accepts)
+    due = PlatformSchedules(
+        schedule_store(db), service.deliveries.accepts, max_late=current_settings().max_late
+    )
     if clock is None:
         return Scheduler(db, runs.fire, store=due)
     return Scheduler(db, runs.fire, store=due, clock=clock)

@@ -100,13 +100,20 @@ class ScheduledRuns:
 
 
 class PlatformSchedules(ScheduleStore):
-    """A schedule store whose due list holds only what this process can deliver."""
+    """A schedule store whose due list holds only what this process can deliver.
 
-    __slots__ = ("_accepts", "_inner")
+    Runs missed by more than ``max_late`` pass whatever their platform, so that some
+    scheduler skips them (with its log line) instead of their staying forever.
+    """
 
-    def __init__(self, inner: ScheduleStore, accepts: Callable[[Schedule], bool]) -> None:
+    __slots__ = ("_accepts", "_inner", "_max_late")
+
+    def __init__(
+        self, inner: ScheduleStore, accepts: Callable[[Schedule], bool], *, max_late: float
+    ) -> None:
         self._inner = inner
         self._accepts = accepts
+        self._max_late = max_late
 
     async def aadd(self, schedule: Schedule, *, max_per_session: int) -> None:
         """Store a new schedule (delegated)."""
@@ -121,8 +128,12 @@ class PlatformSchedules(ScheduleStore):
         return await self._inner.alist(session_id)
 
     async def adue(self, now: float, limit: int) -> list[Schedule]:
-        """The due schedules this process can deliver."""
-        return [s for s in await self._inner.adue(now, limit) if self._accepts(s)]
+        """The due schedules this process can deliver (and those too late for anyone)."""
+        return [
+            s
+            for s in await self._inner.adue(now, limit)
+            if self._accepts(s) or now - s.nominal_at > self._max_late
+        ]
 
     async def acas(
         self, old: Schedule, new: Schedule | None, *, lease: Lease | None = None
