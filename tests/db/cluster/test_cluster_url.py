@@ -6,10 +6,12 @@ import pytest
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
+from core.db.base import StoreUnavailableError
 from core.db.redis import RedisDb
 from core.db.redis.client import RedisClients, connect
 from core.db.redis.cluster import is_cluster_url, parse_cluster_url
 from core.db.url import open_store
+from tests.conftest import REDIS_URL, require_service
 
 
 def test_cluster_url_names_every_node_and_keeps_options() -> None:
@@ -74,3 +76,21 @@ def test_open_store_accepts_cluster_urls_with_a_durable_store() -> None:
     assert isinstance(store, RedisDb)
     assert store.location == "cluster 127.0.0.1:1,127.0.0.1:2"
     assert store.snapshot_to is not None
+
+
+async def test_unreachable_cluster_is_a_clear_store_unavailable_error() -> None:
+    """No node answers: StoreUnavailableError naming the nodes and the action."""
+    db = RedisDb(db_url="redis+cluster://127.0.0.1:1,127.0.0.1:2/", key_prefix="t:")
+    with pytest.raises(StoreUnavailableError, match=r"cluster 127\.0\.0\.1:1,127\.0\.0\.1:2"):
+        await db.aload("s")
+    await db.aclose()
+
+
+async def test_cluster_url_to_a_plain_server_says_cluster_mode_is_off() -> None:
+    """A +cluster URL naming a server without cluster mode: a clear error, nothing written."""
+    plain = REDIS_URL.replace("redis://", "redis+cluster://").rsplit("/", 1)[0] + "/"
+    require_service("Redis", "127.0.0.1", 6379)
+    db = RedisDb(db_url=plain, key_prefix="t:")
+    with pytest.raises(StoreUnavailableError, match="Cluster mode is not enabled"):
+        await db.asave("s", expected_version=0, changed={})
+    await db.aclose()
