@@ -162,7 +162,9 @@ async def fire_cost(db: BaseDb, n: int) -> dict[str, float]:
     }
 
 
-async def worker(spec: dict[str, str], until: float, poll_interval: float) -> None:
+async def worker(
+    spec: dict[str, str], until: float, poll_interval: float, lease_wait: float
+) -> None:
     """One scheduler process: poll until ``until`` (a time.time()), then print latencies."""
     db = open_db(spec)
     fired: list[tuple[str, float]] = []
@@ -170,7 +172,8 @@ async def worker(spec: dict[str, str], until: float, poll_interval: float) -> No
     async def fire(firing: Firing) -> None:
         fired.append((firing.schedule.schedule_id, time.time() - firing.schedule.nominal_at))
 
-    scheduler = Scheduler(db, fire, settings=ScheduleSettings(poll_interval=poll_interval))
+    settings = ScheduleSettings(poll_interval=poll_interval, lease_wait=lease_wait)
+    scheduler = Scheduler(db, fire, settings=settings)
     task = scheduler.start()
     await asyncio.sleep(max(0.0, until - time.time()))
     # a loaded machine may still have a backlog: go on (at most 2 minutes) until none is due
@@ -189,7 +192,13 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def firing_latency(
-    db: BaseDb, spec: dict[str, str], due: int, window: float, poll_interval: float, rate: float
+    db: BaseDb,
+    spec: dict[str, str],
+    due: int,
+    window: float,
+    poll_interval: float,
+    lease_wait: float,
+    rate: float,
 ) -> dict[str, float]:
     """D schedules due over W seconds, fired by two scheduler processes."""
     store = schedule_store(db)
@@ -203,7 +212,7 @@ async def firing_latency(
         at_ = start_at + window * i / due
         made.append(await books[i % 1000].aadd(in_=at_ - time.time(), input=f"due #{i}"))
     until = start_at + window + 10 * poll_interval + 5
-    args = [json.dumps(spec), str(until), str(poll_interval)]
+    args = [json.dumps(spec), str(until), str(poll_interval), str(lease_wait)]
     procs = [
         subprocess.Popen(
             [sys.executable, "-m", "bench.schedules", "--worker", *args],
@@ -290,10 +299,13 @@ async def main(args: argparse.Namespace) -> None:
             f"{per_fire['round_trips']:.1f} Redis round trips/fire | "
             f"{per_fire['sql']:.1f} SQL statements/fire |"
         )
-        latency = await firing_latency(db, spec, args.due, args.window, args.poll_interval, rate)
+        latency = await firing_latency(
+            db, spec, args.due, args.window, args.poll_interval, args.lease_wait, rate
+        )
         print(
             f"| firing, 2 processes | {latency['fired']:,} due over {args.window:g} s, "
-            f"poll every {args.poll_interval:g} s | p50 {latency['p50_ms']:.0f} ms | "
+            f"poll every {args.poll_interval:g} s, lease wait {args.lease_wait:g} s "
+            f"| p50 {latency['p50_ms']:.0f} ms | "
             f"p99 {latency['p99_ms']:.0f} ms | max {latency['max_ms']:.0f} ms | "
             f"split {latency['split']} | each fired once |"
         )
@@ -308,7 +320,7 @@ async def main(args: argparse.Namespace) -> None:
 def cli() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--worker", nargs=3, metavar=("SPEC", "UNTIL", "POLL"), help=argparse.SUPPRESS
+        "--worker", nargs=4, metavar=("SPEC", "UNTIL", "POLL", "WAIT"), help=argparse.SUPPRESS
     )
     parser.add_argument(
         "--store",
@@ -322,10 +334,11 @@ def cli() -> None:
     parser.add_argument("--due", type=int, default=1_000)
     parser.add_argument("--window", type=float, default=20.0)
     parser.add_argument("--poll-interval", type=float, default=1.0)
+    parser.add_argument("--lease-wait", type=float, default=ScheduleSettings().lease_wait)
     args = parser.parse_args()
     if args.worker:
-        spec, until, poll = args.worker
-        asyncio.run(worker(json.loads(spec), float(until), float(poll)))
+        spec, until, poll, wait = args.worker
+        asyncio.run(worker(json.loads(spec), float(until), float(poll), float(wait)))
     else:
         asyncio.run(main(args))
 
