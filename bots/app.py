@@ -131,13 +131,34 @@ def build_scheduler(
     return Scheduler(db, runs.fire, store=due, clock=clock)
 
 
-def _start_scheduler(scheduler: Scheduler) -> None:
-    """Start the loop when there is a running event loop (serving processes build there)."""
+def _start_scheduler(scheduler: Scheduler, db: BaseDb) -> None:
+    """Start the loop once the store answers, when there is a running event loop.
+
+    Serving processes build the app inside their loop and then check the stores; the
+    first poll waits for that, so a store down at start is the one line that check
+    prints, not a scheduler warning before it.
+    """
     try:
-        asyncio.get_running_loop()
+        loop = asyncio.get_running_loop()
     except RuntimeError:
         return
-    scheduler.start()
+
+    async def when_ready() -> None:
+        while True:
+            try:
+                await db.aping()
+                break
+            except Exception:  # the entry point reports it; retry quietly until it is up
+                await asyncio.sleep(scheduler.settings.poll_interval)
+        scheduler.start()
+
+    _starting.add(loop.create_task(when_ready(), name="scheduler-start"))
+    for task in [t for t in _starting if t.done()]:
+        _starting.discard(task)
+
+
+#: start tasks in flight (kept referenced so they are not collected)
+_starting: set[asyncio.Task[None]] = set()
 
 
 def build_app(
@@ -164,7 +185,7 @@ def build_app(
         service = ChatService(mine, settings=settings)
     scheduler = build_scheduler(service, store)
     if serving and settings.statebot_scheduler:
-        _start_scheduler(scheduler)
+        _start_scheduler(scheduler, store)
     return App(settings=settings, service=service, db=store, model=model, scheduler=scheduler)
 
 
