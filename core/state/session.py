@@ -339,14 +339,14 @@ async def _wait_quietly(task: asyncio.Future[None]) -> None:
 def _saved_identity(handle: SessionHandle) -> KnownVersion:
     """What the store holds after this run's last save (or load), for the cache.
 
-    A save reports only the new version, not the id the store gave it, so a version
-    this run saved is remembered without one: the store then answers with the whole
-    record and :func:`_reusable` compares the texts themselves before reusing anything.
-    A store that records the save's identity on the lease (``lease.saved``) lets the
-    next run skip the load altogether.
+    A save under the lease records what it wrote (``lease.saved``: version, save id
+    and, on Redis, the epoch), so the next run can ask the store "still exactly
+    that?" without reading the state. A store that does not record it leaves the
+    identity without a save id: the store then answers with the whole record and
+    :func:`_reusable` compares the texts themselves before reusing anything.
     """
-    saved = getattr(handle.lease, "saved", None)
-    if isinstance(saved, KnownVersion) and saved.version == handle.version:
+    saved = handle.lease.saved
+    if saved is not None and saved.version == handle.version:
         return saved
     if handle.loaded is not None and handle.loaded.version == handle.version:
         return handle.loaded

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -255,3 +256,21 @@ async def test_reused_values_survive_rollbacks_and_small_changes(db: BaseDb) -> 
     assert state == {"items": ["a", "b"], "visits": 2}
     assert cache.hits == 3
     assert (await db.aload("s")).state == state  # type: ignore[union-attr]
+
+
+async def test_after_its_own_save_a_process_is_told_unchanged(db: BaseDb) -> None:
+    """The store recognises the session this process last saved: no state is read."""
+    seen: list[bool] = []
+    real = db.open_run
+
+    @contextlib.asynccontextmanager
+    async def spy(session_id: str, **kw: Any) -> AsyncIterator[Any]:
+        async with real(session_id, **kw) as opened:
+            seen.append(opened.unchanged)
+            yield opened
+
+    db.open_run = spy  # type: ignore[method-assign]
+    await _turn(db, tool_call("add", item="a"))
+    state = await _turn(db, tool_call("count_visit"))
+    assert seen == [False, True]
+    assert state == {"items": ["a"], "visits": 1}
