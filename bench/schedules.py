@@ -211,7 +211,7 @@ async def firing_latency(
     for i in range(due):
         at_ = start_at + window * i / due
         made.append(await books[i % 1000].aadd(in_=at_ - time.time(), input=f"due #{i}"))
-    until = start_at + window + 10 * poll_interval + 5
+    until = start_at + window + poll_interval  # the last one is due; the backlog follows
     args = [json.dumps(spec), str(until), str(poll_interval), str(lease_wait)]
     procs = [
         subprocess.Popen(
@@ -330,12 +330,17 @@ def cli() -> None:
     parser.add_argument("--schedules", type=int, default=10_000)
     parser.add_argument("--sessions", type=int, default=1_000)
     parser.add_argument("--polls", type=int, default=30)
-    parser.add_argument("--fire-cost", type=int, default=100)
-    parser.add_argument("--due", type=int, default=1_000)
-    parser.add_argument("--window", type=float, default=20.0)
+    # the defaults below scale with --schedules (10,000: 100 fires, 1,000 due over 20 s),
+    # so a small run (bench.run_all --quick) is small throughout; 50 due per second
+    parser.add_argument("--fire-cost", type=int, default=None, help="default: schedules/100")
+    parser.add_argument("--due", type=int, default=None, help="default: schedules/10")
+    parser.add_argument("--window", type=float, default=None, help="default: due/50 s")
     parser.add_argument("--poll-interval", type=float, default=1.0)
     parser.add_argument("--lease-wait", type=float, default=ScheduleSettings().lease_wait)
     args = parser.parse_args()
+    args.fire_cost = args.fire_cost or max(1, args.schedules // 100)
+    args.due = args.due or max(1, args.schedules // 10)
+    args.window = args.window or args.due / 50
     if args.worker:
         spec, until, poll, wait = args.worker
         asyncio.run(worker(json.loads(spec), float(until), float(poll), float(wait)))
