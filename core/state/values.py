@@ -1,8 +1,12 @@
-"""Rules for state values: JSON only, checked key by key so errors name the key."""
+"""Rules for state values: JSON only, checked key by key so errors name the key.
+
+The encoding itself lives in :mod:`core.state.codec` (the one module that turns state
+into JSON text); ``dump_value`` and ``dump_state`` are its ``encode_value`` and
+``encode_state`` under their older names.
+"""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from core.exceptions import StateValueError as StateValueError  # re-exported
@@ -10,22 +14,13 @@ from core.exceptions import StateValueError as StateValueError  # re-exported
 #: visible to tools during a run, never stored
 TRANSIENT_KEYS = frozenset({"current_session_id", "current_user_id", "current_run_id"})
 
-
-# One encoder for every value: json.dumps with options builds a new encoder per call,
-# which dominates the cost of a state with thousands of small top-level values.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ALIASES = {"dump_value": "encode_value", "dump_state": "encode_state"}
 
 
-def dump_value(key: str, value: Any) -> str:
-    """The JSON text of one top-level value; StateValueError naming the key otherwise."""
-    if not isinstance(key, str):
-        raise StateValueError(str(key), "top-level keys must be strings")
-    try:
-        return _ENCODER.encode(value)
-    except (TypeError, ValueError) as exc:
-        raise StateValueError(key, str(exc)) from None
+def __getattr__(name: str) -> Any:
+    # resolved on use: the codec imports TRANSIENT_KEYS from here
+    if name in _ALIASES:
+        from core.state import codec
 
-
-def dump_state(state: dict[str, Any]) -> dict[str, str]:
-    """JSON text per top-level key (transient keys left out)."""
-    return {k: dump_value(k, v) for k, v in state.items() if k not in TRANSIENT_KEYS}
+        return getattr(codec, _ALIASES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
