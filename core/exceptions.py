@@ -31,7 +31,9 @@ The hierarchy::
     │   └── ScriptExhaustedError          ScriptedModel called past its script
     └── ValueError
         ├── StateValueError               a state value that cannot be stored (not JSON)
-        └── ToolRefusedError              a tool or hook refuses a call (message shown as is)
+        ├── ToolRefusedError              a tool or hook refuses a call (message shown as is)
+        └── ScheduleError                 a schedule request that cannot be accepted
+            └── ScheduleLimitError        a session already holds its maximum of schedules
 
 Modules that used to define these re-export them (``from core.db.base import
 StoreError`` still works and names the same class).
@@ -56,6 +58,8 @@ __all__ = [
     "RouterSelectionError",
     "RunError",
     "RunTimeoutError",
+    "ScheduleError",
+    "ScheduleLimitError",
     "ScriptExhaustedError",
     "SessionBusyError",
     "SessionNotFoundError",
@@ -324,3 +328,19 @@ class StateValueError(ValueError):
 
 class ToolRefusedError(ValueError):
     """Raised by a tool or hook to refuse a call; its message is reported as is (no class name)."""
+
+
+class ScheduleError(ValueError):
+    """A schedule request that cannot be accepted; nothing was stored."""
+
+
+class ScheduleLimitError(ScheduleError):
+    """A session already holds as many schedules as it may."""
+
+    def __init__(self, session_id: str, limit: int) -> None:
+        super().__init__(
+            f"session {session_id!r} already has {limit} schedules (the limit); cancel one "
+            "first. Nothing was scheduled."
+        )
+        self.session_id = session_id
+        self.limit = limit

@@ -1,19 +1,6 @@
-"""Errors of the scheduling API: bad requests, said plainly, with nothing stored."""
+"""Errors of the scheduling API (defined in core.exceptions, re-exported here)."""
 
 from __future__ import annotations
 
-
-class ScheduleError(ValueError):
-    """A schedule request that cannot be accepted; nothing was stored."""
-
-
-class ScheduleLimitError(ScheduleError):
-    """A session already holds as many schedules as it may."""
-
-    def __init__(self, session_id: str, limit: int) -> None:
-        super().__init__(
-            f"session {session_id!r} already has {limit} schedules (the limit); cancel one "
-            "first. Nothing was scheduled."
-        )
-        self.session_id = session_id
-        self.limit = limit
+from core.exceptions import ScheduleError as ScheduleError
+from core.exceptions import ScheduleLimitError as ScheduleLimitError
