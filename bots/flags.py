@@ -13,9 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-import redis.asyncio as aioredis
-
 from bots.settings import Settings
+from core.db.redis.client import RedisClient, connect
 
 
 class Flags(Protocol):
@@ -39,14 +38,14 @@ class RedisFlags:
 
     __slots__ = ("_prefix", "_redis")
 
-    def __init__(self, redis: aioredis.Redis, prefix: str = "statebot:") -> None:
+    def __init__(self, redis: RedisClient, prefix: str = "statebot:") -> None:
         self._redis = redis
         self._prefix = prefix
 
     @classmethod
     def from_url(cls, url: str, prefix: str = "statebot:") -> RedisFlags:
         """Connect lazily to ``url``."""
-        return cls(aioredis.Redis.from_url(url), prefix)
+        return cls(connect(url), prefix)  # plain or cluster URL
 
     async def claim(self, key: str, ttl: int) -> bool:
         """Atomic ``SET key 1 NX EX ttl``."""
