@@ -40,6 +40,7 @@ from bots.registry import tools_of
 from bots.replies import Reply
 from bots.slack.blocks import MAX_BLOCKS, card_blocks
 from bots.slack.format import to_mrkdwn
+from bots.slack.parse import workspace_of
 from bots.slack.send import DeliveryError, SlackSender
 
 if TYPE_CHECKING:
@@ -147,9 +148,12 @@ def form_view(form: Form, value: str, channel: str, ts: str) -> dict[str, Any]:
 
 
 def _who(body: dict[str, Any]) -> tuple[str, str]:
+    """(workspace, user) of an interaction, the workspace decided as for every payload."""
     user = body.get("user") or {}
-    team = (body.get("team") or {}).get("id") or user.get("team_id") or ""
-    workspace = str((body.get("enterprise") or {}).get("id") or team)
+    try:
+        workspace = workspace_of(body)
+    except ValueError:
+        workspace = str(user.get("team_id") or "")
     return workspace, str(user.get("id", ""))
 
 

@@ -18,6 +18,7 @@ from bots.home import HomeTask, home_tasks
 from bots.slack.blocks import MAX_BLOCKS
 from bots.slack.format import to_mrkdwn
 from bots.slack.names import ClientFor
+from bots.slack.parse import workspace_of
 from bots.slack.send import DeliveryError, SlackSender
 from tools.taskboard.dates import show
 from tools.taskboard.tools import due_of
@@ -67,8 +68,7 @@ def home_listener(service: ChatService, client_for: ClientFor) -> Callable[..., 
         event = body.get("event") or {}
         if event.get("tab", "home") != "home":
             return
-        workspace = str((body.get("authorizations") or [{}])[0].get("enterprise_id") or "")
-        workspace = workspace or str(body.get("team_id", ""))
+        workspace = workspace_of(body)
         user = str(event.get("user", ""))
         client = await client_for(workspace)
         if client is None or not user:
