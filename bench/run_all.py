@@ -27,6 +27,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "sql_lease": ([], ["--locks", "10", "--runs", "5", "--processes", "1", "2"]),
     "restart_check": ([], ["--turns", "50"]),
     "codec": ([], ["--quick"]),
+    "open_run": ([], ["--quick"]),
     "snapshot_drain": ([], ["--sessions", "500"]),
     "schedules": ([], ["--schedules", "200", "--sessions", "20", "--polls", "5"]),
     "web_sessions_list": ([], ["--sessions", "2000", "--repeat", "3", "--no-plans"]),

@@ -10,6 +10,7 @@ from structlog.testing import capture_logs
 
 from bots.inbound import SlashCommand
 from core.db.in_memory import InMemoryDb
+from core.state.codec import encode_delta
 from tests.bots.conftest import ServiceFactory, command
 
 CHANNEL_SESSION = "slack:T1:C1"
@@ -108,7 +109,7 @@ async def test_pinned_admin_is_refused_on_another_workspace(
     make_service: ServiceFactory, db: InMemoryDb, action: str, other: str
 ) -> None:
     """An admin pinned to T1 cannot dump, reset or list another workspace's session."""
-    await db.asave(other, expected_version=0, changed={"tasks": ["theirs"]})
+    await db.asave(other, expected_version=0, changed=encode_delta({"tasks": ["theirs"]}))
     service = make_service(None, statebot_admin_ids={"slack:T1:UADMIN"})
     with capture_logs() as logs:
         reply = await service.handle_command(command("state", f"{action} {other}", user="UADMIN"))
@@ -125,8 +126,8 @@ async def test_platform_wide_admin_acts_in_every_workspace_of_its_platform(
     make_service: ServiceFactory, db: InMemoryDb
 ) -> None:
     """`slack:*:U` may act on any Slack workspace's sessions, never on another platform's."""
-    await db.asave("slack:T2:C1", expected_version=0, changed={"tasks": ["t2"]})
-    await db.asave("discord:G1:C1", expected_version=0, changed={"tasks": ["g1"]})
+    await db.asave("slack:T2:C1", expected_version=0, changed=encode_delta({"tasks": ["t2"]}))
+    await db.asave("discord:G1:C1", expected_version=0, changed=encode_delta({"tasks": ["g1"]}))
     service = make_service(None, statebot_admin_ids={"slack:*:UADMIN"})
     dump = command("state", "dump slack:T2:C1", user="UADMIN")
     assert "t2" in (await service.handle_command(dump)).text

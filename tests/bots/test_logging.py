@@ -21,6 +21,7 @@ from core.db.base import SessionRecord
 from core.db.in_memory import InMemoryDb
 from core.db.redis import RedisDb
 from core.redaction import REDACTED
+from core.state.codec import encode_delta
 
 
 @pytest.mark.parametrize(
@@ -73,7 +74,7 @@ def json_log() -> Iterator[io.StringIO]:
 
 def test_state_values_never_reach_a_log_line(json_log: io.StringIO) -> None:
     """State fields, stored records and tracebacks are logged without state values."""
-    record = SessionRecord("slack:T1:C1", {"diary": "dear diary"}, 3)
+    record = SessionRecord.from_state("slack:T1:C1", {"diary": "dear diary"}, 3)
     log = structlog.get_logger("t")
     log.warning("snapshot failed", session_id="slack:T1:C1", state={"diary": "dear diary"})
     log.warning("bad record", record=record, records=[record])
@@ -212,7 +213,8 @@ async def test_background_snapshotter_never_inherits_an_event(
     try:
         with capture_logs(processors=[structlog.contextvars.merge_contextvars]) as logs:
             with bind_event(platform="slack", session_id="s1", user_id="u1", event_id="e1"):
-                await store.asave("s1", expected_version=0, changed={"n": 1})
+                store.start_snapshotter()  # started inside an event: must not inherit its ids
+                await store.asave("s1", expected_version=0, changed=encode_delta({"n": 1}))
             for _ in range(500):
                 if any(line["event"] == "snapshot pass" for line in logs):
                     break
@@ -259,6 +261,6 @@ def test_snapshotter_cli_honours_log_settings(
 
 async def _seed(store: RedisDb) -> None:
     try:
-        await store.asave("cli-s1", expected_version=0, changed={"n": 1})
+        await store.asave("cli-s1", expected_version=0, changed=encode_delta({"n": 1}))
     finally:
         await store.aclose()
