@@ -216,9 +216,13 @@ async def _find_version(db: BaseDb, session_id: str, version: int) -> HistoryEnt
 
 
 async def delete_session(db: BaseDb, session_id: str) -> None:
-    """Delete a session and its history (hot and durable copies), under its lease."""
+    """Delete a session, its history and its schedules (hot and durable copies), under its lease."""
+    from core.schedule.stores import erase_session_schedules  # core.schedule builds on core.db
+
     async with db.session_lock(session_id):
         existed = await db.adelete(session_id)
+        # a reminder must not fire into a session that no longer exists
+        await erase_session_schedules(db, session_id)
     if not existed:
         raise SessionNotFoundError(session_id)
 
