@@ -18,10 +18,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 
 from bots.chunking import chunk_text
 from bots.settings import Settings
+from core.agent.agent import Agent
+from core.exceptions import RunError
+from core.run.output import RunOutput
+from core.team.team import Team
 
 #: Agno's event names for "a chunk of answer text" and "a tool call starts / ends"
 CONTENT = {"RunContent": "agent", "TeamRunContent": "team"}
@@ -148,16 +152,16 @@ class PagedStream:
 
 
 async def stream_answer(
-    agent: Any, question: str, sink: StreamSink, *, session_id: str, user_id: str
-) -> Any:
+    agent: Agent | Team, question: str, sink: StreamSink, *, session_id: str, user_id: str
+) -> RunOutput:
     """Run ``agent`` streamed into ``sink``; return the run's RunOutput.
 
     Only the top run's text is shown (a team's members answer the leader, not the
     reader). Errors propagate after the stream ends, exactly as without streaming.
     """
-    wanted = "TeamRunContent" if hasattr(agent, "members") else "RunContent"
+    wanted = "TeamRunContent" if isinstance(agent, Team) else "RunContent"
     so_far: list[str] = []
-    output: Any = None
+    output: RunOutput | None = None
     events = agent.arun(
         question, stream=True, stream_events=True, session_id=session_id, user_id=user_id
     )
@@ -171,9 +175,11 @@ async def stream_answer(
             await sink.tool(getattr(tool, "tool_name", "") or "", name in TOOL_STARTED)
         if event.is_final:
             output = event.run_output
+    if output is None:  # the runtime always ends a stream with its output, or raises
+        raise RunError("the streamed run ended without its final output")
     return output
 
 
-def can_stream(agent: Any) -> bool:
+def can_stream(agent: object) -> TypeGuard[Agent | Team]:
     """Agents and teams stream; a workflow answers once (its steps' text is not the reply)."""
-    return hasattr(agent, "add_history_to_context")
+    return isinstance(agent, Agent | Team)

@@ -263,19 +263,6 @@ return existed
 """
 )
 
-# Read sessions of one bucket atomically. KEYS: (state, meta, data) per session.
-READ = LuaScript(
-    r"""
-local out = {}
-for i = 1, #KEYS, 3 do
-  out[#out + 1] = redis.call('HGETALL', KEYS[i])
-  out[#out + 1] = redis.call('HGETALL', KEYS[i + 1])
-  out[#out + 1] = redis.call('GET', KEYS[i + 2]) or ''
-end
-return out
-"""
-)
-
 # Leave the dirty set only if the version (and the save that made it) did not move.
 # KEYS: dirty quarantine, then (meta, state, hist, gone, data) per session.
 # ARGV: (hash, version, save_id) per session.
@@ -320,25 +307,3 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 return 1
 """
 )
-
-
-async def run_many(client: Redis, calls: list[tuple[LuaScript, list[str], list[Any]]]) -> list[Any]:
-    """Several script calls in one pipeline (one round trip); reloads lost scripts once.
-
-    Only for scripts that are safe to run twice (reads and compare-and-remove), since a
-    NOSCRIPT reply makes the whole batch run again.
-    """
-    if not calls:
-        return []
-    for attempt in range(2):
-        pipe = client.pipeline(transaction=False)
-        for script, keys, args in calls:
-            pipe.evalsha(script.sha, len(keys), *keys, *args)
-        try:
-            return list(await pipe.execute())
-        except NoScriptError:
-            if attempt:
-                raise
-            for script in {s.sha: s for s, _, _ in calls}.values():
-                await client.script_load(script.source)
-    raise AssertionError("unreachable")
