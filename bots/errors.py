@@ -12,22 +12,21 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from bots.replies import Reply
-from core.db.base import (
+from core.exceptions import (
     LockTimeoutError,
+    ModelError,
+    ModelTimeoutError,
+    NoModelError,
+    RunError,
+    RunTimeoutError,
     StaleVersionError,
     StateLimitError,
     StoreError,
     StoreUnavailableError,
-)
-from core.exceptions import (
-    NoModelError,
-    RunError,
-    RunTimeoutError,
     ToolArgumentError,
     ToolCallLimitError,
     UnknownToolError,
 )
-from core.models.base import ModelError, ModelTimeoutError
 
 log = structlog.get_logger("bots.errors")
 

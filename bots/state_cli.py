@@ -20,8 +20,9 @@ from sqlalchemy.engine import make_url
 
 from bots.cli_format import HELP_OPTIONS, iso_time, plural, with_iso_times
 from core.db import admin
-from core.db.base import BaseDb, StoreError
+from core.db.base import BaseDb
 from core.db.url import open_store
+from core.exceptions import StoreError
 from core.redaction import redact_text
 
 T = TypeVar("T")

@@ -16,7 +16,8 @@ import click
 
 from bots.ops import tracing
 from bots.settings import Settings
-from core.db.base import BaseDb, StoreError
+from core.db.base import BaseDb
+from core.exceptions import StoreError
 
 T = TypeVar("T")
 

@@ -20,7 +20,7 @@ from bots.web.context import console, viewer
 from bots.web.guard import check_scope, session_id_of
 from bots.web.render import page, redirect
 from core.db import admin
-from core.db.base import StoreError
+from core.exceptions import StoreError
 from core.redaction import redact_text
 
 log = structlog.get_logger("bots.web")

@@ -20,10 +20,11 @@ from typing import Any, cast
 
 from redis.asyncio.cluster import RedisCluster
 
-from core.db.base import Lease, LeaseLostError
+from core.db.base import Lease
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys
 from core.db.redis.scripts import LuaScript
 from core.db.redis.store import RedisDb
+from core.exceptions import LeaseLostError
 from core.schedule.errors import ScheduleLimitError
 from core.schedule.model import Schedule, Status
 from core.schedule.store import ScheduleStore

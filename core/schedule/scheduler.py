@@ -33,7 +33,8 @@ import uuid
 from collections.abc import Awaitable, Callable
 from datetime import timedelta
 
-from core.db.base import BaseDb, LeaseLostError, LockTimeoutError, SessionBusyError
+from core.db.base import BaseDb
+from core.exceptions import LeaseLostError, LockTimeoutError, SessionBusyError
 from core.schedule import transitions
 from core.schedule.api import current_settings
 from core.schedule.model import Firing, Schedule, Status

@@ -13,9 +13,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from core.db.base import Lease, LeaseLostError
+from core.db.base import Lease
 from core.db.sql.store import SqlDb
 from core.db.sql.tables import TableNames
+from core.exceptions import LeaseLostError
 from core.schedule.errors import ScheduleLimitError
 from core.schedule.model import Schedule, Status
 from core.schedule.store import ScheduleStore

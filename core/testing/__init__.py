@@ -1,6 +1,7 @@
 """Testing support shipped with the library: scripted models and a fake OpenAI server."""
 
-from core.models.scripted import ModelRequest, ScriptedModel, ScriptExhaustedError, tool_call
+from core.exceptions import ScriptExhaustedError
+from core.models.scripted import ModelRequest, ScriptedModel, tool_call
 from core.testing.openai_server import Delayed, FakeOpenAIServer, HTTPFailure, MalformedBody
 
 __all__ = [
