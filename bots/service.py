@@ -105,12 +105,16 @@ class ChatService:
     async def run_metadata(self, event: InboundMessage | SlashCommand) -> dict[str, Any]:
         """What a run learns of its chat context: where replies go, the user's timezone."""
         metadata: dict[str, Any] = {TARGET_KEY: target_of(event)}
-        names = self._names.get(event.platform)
+        return metadata | await self._user_tz(event.platform, event.workspace, event.user)
+
+    async def _user_tz(self, platform: str, workspace: str, user: str) -> dict[str, Any]:
+        """``{USER_TZ_KEY: zone}`` when the platform tells the user's timezone, else ``{}``."""
+        names = self._names.get(platform)
         if isinstance(names, TimezoneCache):
-            zone = await names.user_tz(event.workspace, event.user)
+            zone = await names.user_tz(workspace, user)
             if zone:
-                metadata[USER_TZ_KEY] = zone
-        return metadata
+                return {USER_TZ_KEY: zone}
+        return {}
 
     # -- lookups ------------------------------------------------------------------------
     @property
@@ -219,7 +223,12 @@ class ChatService:
                 output: RunOutput
                 if sink is not None and can_stream(agent):  # text shows as it is written
                     output = await stream_answer(
-                        agent, question, sink, session_id=keys.session_id, user_id=keys.user_id
+                        agent,
+                        question,
+                        sink,
+                        session_id=keys.session_id,
+                        user_id=keys.user_id,
+                        metadata=await self.run_metadata(msg),
                     )
                 else:
                     output = await agent.arun(
@@ -266,7 +275,12 @@ class ChatService:
 
             async def run() -> Reply:
                 output = await agent.arun_tool(
-                    click.tool, click.arguments, session_id=click.session_id, user_id=clicker
+                    click.tool,
+                    click.arguments,
+                    session_id=click.session_id,
+                    user_id=clicker,
+                    # times typed into the add form are read in the clicker's timezone
+                    metadata=await self._user_tz(click.platform, click.workspace, click.user),
                 )
                 count_tool_errors(output, agent=agent_id)
                 if output.is_paused:
@@ -322,7 +336,11 @@ class ChatService:
                 tools = tools_of(agent)
                 parsed = parse_command(text[1:], tools, self.aliases(agent_id))
                 output = await agent.arun_tool(
-                    parsed.tool, parsed.arguments, session_id=session_id, user_id=user_id
+                    parsed.tool,
+                    parsed.arguments,
+                    session_id=session_id,
+                    user_id=user_id,
+                    metadata={TARGET_KEY: target},
                 )
             else:
                 question = text if note is None else f"{text} {note}"
@@ -431,7 +449,11 @@ class ChatService:
 
             async def run() -> Reply:
                 output = await agent.arun_tool(
-                    parsed.tool, parsed.arguments, session_id=keys.session_id, user_id=keys.user_id
+                    parsed.tool,
+                    parsed.arguments,
+                    session_id=keys.session_id,
+                    user_id=keys.user_id,
+                    metadata=await self.run_metadata(cmd),  # "due 3 friday": whose friday
                 )
                 count_tool_errors(output, agent=agent_id)
                 if output.is_paused:

@@ -16,7 +16,7 @@ leaves the reply to the adapter's ordinary path.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard
 
@@ -152,7 +152,13 @@ class PagedStream:
 
 
 async def stream_answer(
-    agent: Agent | Team, question: str, sink: StreamSink, *, session_id: str, user_id: str
+    agent: Agent | Team,
+    question: str,
+    sink: StreamSink,
+    *,
+    session_id: str,
+    user_id: str,
+    metadata: Mapping[str, Any] | None = None,
 ) -> RunOutput:
     """Run ``agent`` streamed into ``sink``; return the run's RunOutput.
 
@@ -163,7 +169,12 @@ async def stream_answer(
     so_far: list[str] = []
     output: RunOutput | None = None
     events = agent.arun(
-        question, stream=True, stream_events=True, session_id=session_id, user_id=user_id
+        question,
+        stream=True,
+        stream_events=True,
+        session_id=session_id,
+        user_id=user_id,
+        metadata=metadata,
     )
     async for event in events:
         name = str(event.event)

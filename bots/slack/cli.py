@@ -142,6 +142,8 @@ async def serve(
         log.info("slack_stopping", mode="http")
         await shutdown.drain(options.shutdown_grace)
         await server.stop()
+    if built.scheduler is not None:
+        await built.scheduler.stop()
     await built.db.aclose()
     if oauth is not None:
         await oauth.aclose()

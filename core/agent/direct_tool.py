@@ -49,12 +49,16 @@ async def run_tool_on_session(
     injected: Mapping[str, Any],
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     confirmed: bool = False,
+    metadata: Mapping[str, Any] | None = None,
 ) -> RunOutput:
     """Run one tool call on an open session; the output carries its result (the runner saves).
 
     ``confirmed``: a person approved the call (needed by ``requires_confirmation`` tools).
+    ``metadata``: the run's metadata (``run_context.metadata``), as for a model run.
     """
-    run_context, values = await prepare_run(handle, dependencies=dependencies, extra=injected)
+    run_context, values = await prepare_run(
+        handle, dependencies=dependencies, metadata=metadata, extra=injected
+    )
     execution, _ = await execute_tool_call(
         call_id=f"direct_{handle.run_id}",
         name=name,
@@ -156,11 +160,13 @@ class DirectToolMethods(SessionOwner):
         *,
         session_id: str | None = None,
         user_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> RunOutput:
         """Run one tool without the model: same hooks, validation, rollback, persistence.
 
         A ``requires_confirmation`` tool is not run: the output is paused
-        (``is_paused``) until ``continue_run`` approves or rejects it.
+        (``is_paused``) until ``continue_run`` approves or rejects it. ``metadata``
+        reaches the tool as ``run_context.metadata``, as in a model run.
         """
         check_direct_call(self.functions, name, arguments)
 
@@ -178,6 +184,7 @@ class DirectToolMethods(SessionOwner):
                 dependencies=self.run_dependencies(None),
                 injected={self.owner_param: self},
                 tool_timeout=self.tool_timeout,
+                metadata=metadata,
             )
 
         # a tool runs without a model: no runnable check

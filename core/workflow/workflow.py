@@ -153,6 +153,7 @@ class Workflow(RunMethods, SessionStateApi):
         *,
         session_id: str | None = None,
         user_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
     ) -> RunOutput:
         """A workflow has no directly callable tools: always UnknownToolError."""
         raise UnknownToolError(name, [])

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from fakes.slack_api import FakeSlackApi
 from slack_harness import MakeBot, SlackBot, settle
@@ -122,3 +124,22 @@ async def test_done_cancels_and_other_platforms_are_left_alone(
     assert await _fire_later(bot) == 0
     assert len(await _schedules(bot, discord_key)) == 1  # left for a Discord process
     assert len(fake_slack.named("chat.postMessage")) == posts
+
+
+async def test_slash_command_times_are_read_in_the_users_timezone(
+    make_bot: MakeBot, fake_slack: FakeSlackApi
+) -> None:
+    """/taskboard remind and due read the caller's clock (users.info), not the UTC default."""
+    bot = await make_bot()
+    await _board(bot, CHANNEL_KEY)
+    await _command(bot, fake_slack, "remind 1 tomorrow 9am")
+    [scheduled] = await _schedules(bot, CHANNEL_KEY)
+    assert scheduled.tz == "Europe/Madrid"
+    assert scheduled.target == {
+        "platform": "slack",
+        "workspace": TEAM,
+        "channel": CHANNEL,
+        "thread": None,
+    }
+    due_at = datetime.fromtimestamp(scheduled.due_at, ZoneInfo("Europe/Madrid"))
+    assert (due_at.hour, due_at.minute) == (9, 0)  # 9am in Madrid, not 9am UTC
