@@ -68,7 +68,7 @@ class SessionStateApi(SessionOwner):
         async with self._open_outside_run(session_id) as handle:
             change(handle.state)
             await handle.persist()
-            return copy.deepcopy(handle.tracker.public_state())
+            return handle.final_state().decode()  # a fresh copy, from the saved texts
 
     async def aupdate_session_state(
         self, updates: Mapping[str, Any], session_id: str | None = None

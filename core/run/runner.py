@@ -89,8 +89,8 @@ async def execute(
             if body.history_input is not None:
                 handle.record_run(_record(owner, handle, body.history_input, output))
             await _save(handle)
-            # the live dict is discarded after the run, so no copy is needed
-            output.session_state = handle.tracker.public_state()
+            # decoded from the saved texts only if the caller reads it
+            output.keep_state(handle.final_state())
             return output
 
 

@@ -17,9 +17,10 @@ from core.agent.loop import ContentSink
 from core.agent.streaming import step_scope
 from core.run.context import RunContext
 from core.run.output import RunMetrics, ToolExecution
+from core.state.codec import encode_state
 from core.state.session import SessionHandle
 from core.state.tracker import StateTracker
-from core.state.values import TRANSIENT_KEYS, dump_state
+from core.state.values import TRANSIENT_KEYS
 from core.state.view import AgentState
 from core.tools.hooks import call_with
 from core.workflow.types import StepInput, StepOutput
@@ -193,7 +194,7 @@ class WorkflowRun:
             meta=self.handle.meta,
             lease=self.handle.lease,
             version=self.handle.version,
-            tracker=StateTracker(state, dump_state(state)),
+            tracker=StateTracker(state, encode_state(state)),
         )
         child = WorkflowRun(
             handle,

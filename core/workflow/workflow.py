@@ -107,7 +107,7 @@ class Workflow(RunMethods, SessionStateApi):
             output.tools = run.tools
             output.metrics = run.metrics
             output.metrics.duration_s = time.perf_counter() - started
-            output.session_state = handle.tracker.public_state()
+            output.keep_state(handle.final_state())
             observer.output = output
         return output
 
@@ -142,7 +142,7 @@ class Workflow(RunMethods, SessionStateApi):
                 run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id
             )
             inner.agent_id, inner.content, inner.step_outputs = self.id, content, dict(run.outputs)
-            inner.session_state = handle.tracker.public_state()
+            inner.keep_state(handle.final_state())
             observer.output = inner
         return StepOutput(content=content, step_type="workflow", steps=outputs)
 
