@@ -25,7 +25,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
-import redis.asyncio as aioredis
 import structlog
 
 from bots.cards import (
@@ -40,6 +39,7 @@ from bots.cards import (
 from bots.discord.embeds import card_embed
 from bots.replies import Reply
 from bots.settings import Settings
+from core.db.redis.client import RedisClient, connect
 
 if TYPE_CHECKING:
     from bots.discord.client import StatebotDiscord
@@ -79,7 +79,7 @@ class RedisButtons:
 
     __slots__ = ("_prefix", "_redis")
 
-    def __init__(self, redis: aioredis.Redis, prefix: str = "statebot:") -> None:
+    def __init__(self, redis: RedisClient, prefix: str = "statebot:") -> None:
         self._redis = redis
         self._prefix = prefix
 
@@ -126,7 +126,7 @@ class MemoryButtons:
 def buttons_for(settings: Settings) -> RedisButtons | MemoryButtons:
     """Redis-backed buttons when REDIS_URL is set (many processes), else in memory."""
     if settings.redis_url:
-        return RedisButtons(aioredis.Redis.from_url(settings.redis_url))
+        return RedisButtons(connect(settings.redis_url))  # plain or cluster URL
     return MemoryButtons()
 
 

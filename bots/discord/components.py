@@ -24,13 +24,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
-import redis.asyncio as aioredis
 import structlog
 
 from bots.approvals import EXPIRED, Approval, Decision
 from bots.chunking import DISCORD_LIMIT, chunk_text
 from bots.replies import Reply
 from bots.settings import Settings
+from core.db.redis.client import RedisClient, connect
 
 if TYPE_CHECKING:
     from bots.discord.client import StatebotDiscord
@@ -65,7 +65,7 @@ class RedisApprovals:
 
     __slots__ = ("_prefix", "_redis")
 
-    def __init__(self, redis: aioredis.Redis, prefix: str = "statebot:") -> None:
+    def __init__(self, redis: RedisClient, prefix: str = "statebot:") -> None:
         self._redis = redis
         self._prefix = prefix
 
@@ -115,7 +115,7 @@ class MemoryApprovals:
 def approvals_for(settings: Settings) -> RedisApprovals | MemoryApprovals:
     """Redis-backed approvals when REDIS_URL is set (many processes), else in memory."""
     if settings.redis_url:
-        return RedisApprovals(aioredis.Redis.from_url(settings.redis_url))
+        return RedisApprovals(connect(settings.redis_url))  # plain or cluster URL
     return MemoryApprovals()
 
 
