@@ -27,7 +27,7 @@ import pstats
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,21 +68,43 @@ def session_state(i: int) -> dict[str, Any]:
 
 
 class Stopwatch:
-    """Wall seconds spent in wrapped coroutine functions, per label."""
+    """Wall seconds spent in wrapped coroutine functions, per label; with ``redis`` (a
+    client of the Redis under test) also the CPU seconds of this process, of Redis and
+    of PostgreSQL inside them, meaningful only when the stages run one at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, redis: aioredis.Redis | None = None) -> None:
         self.seconds: dict[str, float] = {}
+        self.cpu: dict[str, list[float]] = {}
+        self._redis = redis
+
+    async def _cpu(self) -> tuple[float, float, dict[int, float]]:
+        assert self._redis is not None
+        return time.process_time(), await redis_cpu(self._redis), postgres_cpu()
 
     def wrap(self, label: str, fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
         @functools.wraps(fn)
         async def timed(*args: Any, **kwargs: Any) -> Any:
+            before = await self._cpu() if self._redis is not None else None
             start = time.perf_counter()
             try:
                 return await fn(*args, **kwargs)
             finally:
                 self.seconds[label] = self.seconds.get(label, 0.0) + time.perf_counter() - start
+                if before is not None:
+                    python, redis, _ = await self._cpu()
+                    used = self.cpu.setdefault(label, [0.0, 0.0, 0.0])
+                    used[0] += python - before[0]
+                    used[1] += redis - before[1]
+                    used[2] += postgres_cpu_since(before[2])
 
         return timed
+
+    def cpu_split(self) -> str:
+        """Per stage: CPU seconds of this process / Redis / PostgreSQL."""
+        return "; ".join(
+            f"{label}: CPU Python {p:.2f} s, Redis {r:.2f} s, PostgreSQL {g:.2f} s"
+            for label, (p, r, g) in self.cpu.items()
+        )
 
 
 class TimedSource:
@@ -93,8 +115,8 @@ class TimedSource:
         self._read = watch.wrap("read from Redis", queue.abatch)
         self._retire = watch.wrap("retire in Redis", queue.amark_clean)
 
-    async def abatch(self, limit: int) -> list[SessionRecord]:
-        records: list[SessionRecord] = await self._read(limit)
+    async def abatch(self, limit: int, exclude: Collection[str] = ()) -> list[SessionRecord]:
+        records: list[SessionRecord] = await self._read(limit, exclude)
         return records
 
     async def amark_clean(self, records: Iterable[SessionRecord]) -> list[CleanResult]:
@@ -245,7 +267,15 @@ async def fill(hot: RedisDb, n_sessions: int) -> None:
 
 
 async def measure(
-    n_sessions: int, batch: int, writer: str, profile: bool, schema: str, sqlite: Path | None = None
+    n_sessions: int,
+    batch: int,
+    writer: str,
+    profile: bool,
+    schema: str,
+    sqlite: Path | None = None,
+    *,
+    overlap: int = 2,
+    stages: bool = False,
 ) -> str:
     """The table row of one drain of ``n_sessions`` into ``schema`` (or the SQLite file
     ``sqlite``); the profile is printed."""
@@ -258,9 +288,9 @@ async def measure(
     try:
         await fill(hot, n_sessions)
         await durable.aping()  # migrate the schema before the clock starts
-        watch = Stopwatch()
+        watch = Stopwatch(client if stages else None)
         source = TimedSource(hot.dirty, watch)
-        snapshotter = Snapshotter(source, durable, batch_size=batch)
+        snapshotter = Snapshotter(source, durable, batch_size=batch, overlap=overlap)
         durable.aupsert_snapshots = watch.wrap("write durable store", batched(durable, writer))  # type: ignore[method-assign,assignment]
         profiler = cProfile.Profile() if profile else None
         redis_before, pg_before, cpu_before = (
@@ -271,7 +301,12 @@ async def measure(
         start = time.perf_counter()
         if profiler is not None:
             profiler.enable()
-        drained = await snapshotter.drain(max_passes=1_000_000)
+        if stages:  # one stage at a time, so each stage's CPU can be told apart
+            drained = 0
+            while done := await snapshotter.drain_once():
+                drained += done
+        else:
+            drained = await snapshotter.drain(max_passes=1_000_000)
         if profiler is not None:
             profiler.disable()
         elapsed = time.perf_counter() - start
@@ -288,7 +323,8 @@ async def measure(
             f"| {n_sessions / elapsed:,.0f} sessions/s | drained {drained}, stored {stored}; "
             f"{split}; CPU: Python {python:.2f} s, Redis {redis_used:.2f} s"
             f"{'' if sqlite else f', PostgreSQL {pg_used:.2f} s'}; "
-            f"hiredis {'on' if HIREDIS_AVAILABLE else 'off'} |"
+            f"hiredis {'on' if HIREDIS_AVAILABLE else 'off'}; "
+            f"{'stages one at a time: ' + watch.cpu_split() if stages else f'overlap {overlap}'} |"
         )
         if profiler is not None:
             pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
@@ -309,6 +345,12 @@ async def main() -> None:
         "--writer", choices=["batch", "executemany", "per-session"], default="batch"
     )
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--overlap", type=int, default=2, help="batches in flight (drain)")
+    parser.add_argument(
+        "--stages",
+        action="store_true",
+        help="one pass at a time (drain_once), with each stage's CPU: Python, Redis, PostgreSQL",
+    )
     parser.add_argument("--sqlite", action="store_true", help="drain into a new SQLite file")
     args = parser.parse_args()
     if args.sqlite and args.writer == "executemany":
@@ -323,7 +365,14 @@ async def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             sqlite = Path(tmp) / "snapshots.db" if args.sqlite else None
             row = await measure(
-                args.sessions, args.batch, args.writer, args.profile, schema, sqlite
+                args.sessions,
+                args.batch,
+                args.writer,
+                args.profile,
+                schema,
+                sqlite,
+                overlap=args.overlap,
+                stages=args.stages,
             )
         print(row)
     finally:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -54,8 +54,8 @@ class CleanResult:
 class DirtySource(Protocol):
     """A hot store's dirty sessions (RedisDb's ``dirty`` attribute implements it)."""
 
-    async def abatch(self, limit: int) -> list[SessionRecord]:
-        """Up to ``limit`` dirty sessions."""
+    async def abatch(self, limit: int, exclude: Collection[str] = ()) -> list[SessionRecord]:
+        """Up to ``limit`` dirty sessions, none of those named in ``exclude``."""
 
     async def amark_clean(self, records: Iterable[SessionRecord]) -> list[CleanResult]:
         """Retire sessions whose version is still the one given."""
@@ -87,6 +87,7 @@ class Snapshotter:
         "batch_size",
         "clock",
         "max_attempts",
+        "overlap",
         "quarantined",
         "source",
         "target",
@@ -99,6 +100,7 @@ class Snapshotter:
         target: BaseDb,
         *,
         batch_size: int = 1000,
+        overlap: int = 3,
         after_commit: CommitHook | None = None,
         max_attempts: int = 5,
         backoff: float = 1.0,
@@ -106,6 +108,8 @@ class Snapshotter:
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        if overlap < 1:
+            raise ValueError(f"overlap must be at least 1, not {overlap}")
         if max_attempts < 1:
             raise ValueError(f"max_attempts must be at least 1, not {max_attempts}")
         self.source = source
@@ -113,6 +117,8 @@ class Snapshotter:
         #: sessions per pass and per durable transaction; 500-2,000 drain alike
         #: (bench/README.md, "Redis throughput"), bounded so one pass stays small in memory
         self.batch_size = batch_size
+        #: batches written or retired at once by :meth:`drain` while the next is read
+        self.overlap = overlap
         self.after_commit = after_commit
         self.max_attempts = max_attempts
         #: seconds before the first retry of a refused session; doubles, capped at 5 min
@@ -127,14 +133,25 @@ class Snapshotter:
 
     async def drain_once(self) -> int:
         """One batch; returns how many sessions left the dirty set (or were parked)."""
-        now = self.clock()
-        batch = [
-            r
-            for r in await self.source.abatch(self.batch_size)
-            if self._failures.get(r.session_id, _Failures(0, 0.0)).retry_at <= now
-        ]
+        batch = await self._read(set())
         if not batch:
             return 0
+        copied, parked = await self._commit(batch)
+        return parked + await self._retire(copied)
+
+    def _backing_off(self) -> set[str]:
+        """Sessions refused lately whose next try is not due yet."""
+        now = self.clock()
+        return {sid for sid, f in self._failures.items() if f.retry_at > now}
+
+    async def _read(self, in_flight: set[str]) -> list[SessionRecord]:
+        """The next batch: dirty sessions neither in flight nor backing off."""
+        # taken now, not when the read runs: the caller goes on changing in_flight
+        exclude = self._backing_off() | in_flight
+        return await self.source.abatch(self.batch_size, exclude)
+
+    async def _commit(self, batch: list[SessionRecord]) -> tuple[list[SessionRecord], int]:
+        """Write ``batch`` durably: the sessions to retire, and how many were parked."""
         copied: list[SessionRecord] = []
         parked = 0
         for record, outcome in zip(batch, await self._write(batch), strict=True):
@@ -147,6 +164,11 @@ class Snapshotter:
             copied.append(record)
         if self.after_commit is not None:
             await self.after_commit(copied)
+        log_debug("snapshot batch committed", sessions=len(batch), parked=parked)
+        return copied, parked
+
+    async def _retire(self, copied: list[SessionRecord]) -> int:
+        """Compare-and-remove the committed sessions; how many left the dirty set."""
         retired = 0
         for result in await self.source.amark_clean(copied):
             if result.outcome == "deleted":
@@ -156,8 +178,7 @@ class Snapshotter:
                 )
             if result.outcome != "moved":
                 retired += 1
-        log_debug("snapshot pass", sessions=len(batch), retired=retired, parked=parked)
-        return retired + parked
+        return retired
 
     async def _write(self, batch: list[SessionRecord]) -> list[bool | Exception]:
         """One batched upsert; one session at a time only to place a failure of the batch."""
@@ -213,17 +234,51 @@ class Snapshotter:
         return 1
 
     async def drain(self, *, max_passes: int = 1000) -> int:
-        """Batches until nothing is dirty (or passes stop making progress)."""
-        total = 0
-        for _ in range(max_passes):
-            done = await self.drain_once()
-            if done == 0:
-                break
-            total += done
+        """Batches until nothing is dirty (or ``max_passes`` batches); how many left.
+
+        The passes overlap: while up to ``overlap`` batches are being written to the
+        durable store or retired from the hot store, the next one is read. Batches in
+        flight never share a session (a read skips the sessions in flight), so each
+        is a :meth:`drain_once` of its own, retired only after its durable commit. A
+        failing pass stops the drain: no new batch is read, the passes in flight
+        finish (never cancelled: a cancelled retire could skip undoing a
+        resurrection), and the first error is raised; what was not retired stays dirty.
+        """
+        in_flight: set[str] = set()
+        running: set[asyncio.Task[int]] = set()
+        total, passes = 0, 0
+        try:
+            while passes < max_passes and not self._stopping.is_set():
+                batch = await self._read(in_flight)
+                if not batch:
+                    if not running:
+                        break
+                    # what a pass leaves dirty (saved again meanwhile) is due again
+                    total += await _first_done(running)
+                    continue
+                passes += 1
+                in_flight.update(r.session_id for r in batch)
+                running.add(asyncio.ensure_future(self._pass(batch, in_flight)))
+                while len(running) >= self.overlap:
+                    total += await _first_done(running)
+            while running:
+                total += await _first_done(running)
+        except BaseException:
+            await _settle(running)
+            raise
         return total
 
+    async def _pass(self, batch: list[SessionRecord], in_flight: set[str]) -> int:
+        """:meth:`drain_once` of a batch already read; its sessions leave ``in_flight``."""
+        try:
+            copied, parked = await self._commit(batch)
+            return parked + await self._retire(copied)
+        finally:
+            in_flight.difference_update(r.session_id for r in batch)
+
     def stop(self) -> None:
-        """Ask :meth:`run` to return after the pass in flight (call in its loop)."""
+        """Ask :meth:`run` (and :meth:`drain`) to return once the batches in flight are
+        done (call in its loop)."""
         self._stopping.set()
 
     async def run(self, interval: float) -> None:
@@ -235,10 +290,37 @@ class Snapshotter:
         """
         while not self._stopping.is_set():
             try:
-                done = await self.drain_once()
+                await self.drain()
             except Exception as exc:  # a down store must not kill the loop; retry later
                 log_warning("snapshot pass failed", error=str(exc))
-                done = 0
-            if done < self.batch_size:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), interval)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), interval)
+
+
+async def _first_done(running: set[asyncio.Task[int]]) -> int:
+    """Wait for one of ``running`` to end; the sum of what the ended ones returned.
+
+    Every ended pass is taken out of ``running`` and its result read (so no error goes
+    unretrieved); the first error is raised.
+    """
+    done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+    running.difference_update(done)
+    total, error = 0, None
+    for task in done:
+        if task.exception() is not None:
+            error = error or task.exception()
+        else:
+            total += task.result()
+    if error is not None:
+        raise error
+    return total
+
+
+async def _settle(running: set[asyncio.Task[int]]) -> None:
+    """Let passes in flight finish after another one failed; their own errors are logged."""
+    for task in list(running):
+        try:
+            await task
+        except Exception as exc:
+            log_warning("snapshot pass failed after another one", error=str(exc))
+    running.clear()

@@ -7,17 +7,18 @@ commit drop each one from its dirty set only if its version did not move meanwhi
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Literal
 
 from core.db.base import QuarantineEntry, SessionRecord
 from core.db.redis import scripts
-from core.db.redis.batch import Call, run_scripts
+from core.db.redis.batch import Call, Group, run_grouped, run_scripts
 from core.db.redis.client import RedisClients
-from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of
+from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of, session_hash
 from core.db.redis.records import record_from_hashes
 from core.db.redis.scripts import LuaScript
 from core.db.snapshot import CleanResult
@@ -39,16 +40,110 @@ return cjson.encode(out)
 """
 )
 
+# Pick up to ``want`` dirty sessions of one bucket, skipping the excluded ones (in flight
+# or backing off), and read them atomically: [left, [[hash, state, meta, data], ...]]
+# where ``left`` counts the bucket's other pickable members and state and meta are flat
+# [field, value, ...] lists. A member whose session is gone (deleted or expired while
+# dirty) leaves the dirty set: nothing to copy. The session keys are built here from the
+# bucket's key base: they share the slot of the bucket's dirty set (one hash tag).
+# Groups (batch.run_grouped), one per bucket: KEYS dirty quarantine, ARGV base
+# ("<tag>:s:") want excluded (a JSON list of hashes: one argument, not one per hash,
+# since packing arguments is what costs in redis-py). Returns ONE JSON text.
+PICK_READ = LuaScript(
+    r"""
+local function pick(dirty, quarantine, base, want, excluded)
+  local skip, skipped = {}, 0
+  for _, h in ipairs(cjson.decode(excluded)) do
+    if redis.call('SISMEMBER', dirty, h) == 1 then
+      skip[h] = true
+      skipped = skipped + 1
+    end
+  end
+  local out = {}
+  for _, h in ipairs(redis.call('SRANDMEMBER', dirty, want + skipped)) do
+    if #out >= want then break end
+    if not skip[h] then
+      local s = base .. h
+      if redis.call('HEXISTS', s .. ':meta', 'v') == 1 then
+        out[#out + 1] = {
+          h, redis.call('HGETALL', s .. ':state'), redis.call('HGETALL', s .. ':meta'),
+          redis.call('GET', s .. ':data') or ''
+        }
+      else
+        redis.call('SREM', dirty, h)
+        redis.call('HDEL', quarantine, h)
+      end
+    end
+  end
+  return {redis.call('SCARD', dirty) - skipped - #out, out}
+end
+local groups = {}
+for g = 0, #KEYS / 2 - 1 do
+  groups[#groups + 1] = pick(
+    KEYS[2 * g + 1], KEYS[2 * g + 2], ARGV[3 * g + 1], tonumber(ARGV[3 * g + 2]), ARGV[3 * g + 3]
+  )
+end
+return cjson.encode(groups)
+"""
+)
+
+# Leave the dirty set only if the version (and the save that made it) did not move;
+# the session keys are built from the bucket's key base, as in PICK_READ.
+# Groups, one per bucket: KEYS dirty quarantine, ARGV base and a JSON list
+# [hash, version, save_id, ...]. Returns ONE JSON text: per group, per session, 1
+# clean, 0 moved on (stays dirty), 2 deleted meanwhile.
+RETIRE = LuaScript(
+    r"""
+local function retire(dirty, quarantine, base, entries)
+  local out = {}
+  for i = 1, #entries, 3 do
+    local h, v, save = entries[i], entries[i + 1], entries[i + 2]
+    local s = base .. h
+    local meta = s .. ':meta'
+    local cur = redis.call('HGET', meta, 'v')
+    if cur == v and (save == '' or redis.call('HGET', meta, 'save') == save) then
+      redis.call('SREM', dirty, h)
+      redis.call('HDEL', quarantine, h)
+      local ttl = tonumber(redis.call('HGET', meta, 'ttl') or '0')
+      if ttl > 0 then
+        for _, key in ipairs({s .. ':state', meta, s .. ':hist', s .. ':data'}) do
+          redis.call('PEXPIRE', key, ttl)
+        end
+      end
+      out[#out + 1] = 1
+    elseif not cur then
+      redis.call('SREM', dirty, h)
+      redis.call('HDEL', quarantine, h)
+      out[#out + 1] = redis.call('EXISTS', s .. ':gone') == 1 and 2 or 1
+    else
+      out[#out + 1] = 0
+    end
+  end
+  return out
+end
+local groups = {}
+for g = 0, #KEYS / 2 - 1 do
+  groups[#groups + 1] = retire(
+    KEYS[2 * g + 1], KEYS[2 * g + 2], ARGV[2 * g + 1], cjson.decode(ARGV[2 * g + 2])
+  )
+end
+return cjson.encode(groups)
+"""
+)
+
 
 class DirtyQueue:
     """Batches of dirty sessions and the compare-and-remove that retires them."""
 
-    __slots__ = ("_buckets", "_clients", "_prefix")
+    __slots__ = ("_bases", "_buckets", "_clients", "_prefix", "_start")
 
     def __init__(self, clients: RedisClients, prefix: str) -> None:
         self._clients = clients
         self._prefix = prefix
         self._buckets = [BucketKeys(prefix, b) for b in range(BUCKETS)]
+        # what a session's keys start with, per bucket (keys.py: "<tag>:s:<hash>:...")
+        self._bases = [f"{bucket.tag}:s:" for bucket in self._buckets]
+        self._start = 0  # where the next batch's uneven shares begin (rotates: no bucket waits)
 
     async def count(self) -> int:
         """Sessions waiting for a snapshot."""
@@ -58,26 +153,49 @@ class DirtyQueue:
                 pipe.scard(bucket.dirty)
             return sum(await pipe.execute())
 
-    async def abatch(self, limit: int) -> list[SessionRecord]:
-        """Up to ``limit`` dirty sessions, each read atomically (state and meta agree)."""
-        with self._clients.unavailable("list dirty sessions"):
-            pipe = self._clients.client().pipeline(transaction=False)
-            for bucket in self._buckets:
-                pipe.srandmember(bucket.dirty, limit)
-            members: list[list[str]] = await pipe.execute()
-        picked: dict[int, list[str]] = {}
-        total = 0
-        for bucket, hashes in zip(self._buckets, members, strict=True):
-            if hashes and total < limit:
-                picked[bucket.bucket] = hashes[: limit - total]
-                total += len(picked[bucket.bucket])
-        found = await self.read_many(picked)
-        missing = [h for hashes in picked.values() for h in hashes if h not in found]
-        if missing:
-            # deleted (or flushed) while dirty: nothing to copy, just retire the entry
-            gone = [(SessionKeys(self._prefix, "", h), "", "") for h in missing]
-            await self._compare_and_remove(gone)
-        return list(found.values())
+    async def abatch(self, limit: int, exclude: Collection[str] = ()) -> list[SessionRecord]:
+        """Up to ``limit`` dirty sessions not in ``exclude`` (session ids), each read atomically.
+
+        Each bucket picks and reads its share atomically (``PICK_READ``, grouped by
+        ``run_grouped``), one round trip per node. The shares are spread evenly from a
+        rotating start; when some buckets had fewer, a second round takes the rest from
+        those that have more (each bucket says how many it has left, so two rounds
+        suffice unless the dirty sets change meanwhile). Only the picked sessions cross
+        the wire, never the whole dirty set.
+        """
+        skip: dict[int, list[str]] = defaultdict(list)
+        for session_id in exclude:
+            h = _hash(session_id)
+            skip[bucket_of(h)].append(h)
+        share, extra = divmod(limit, BUCKETS)
+        start, self._start = self._start, (self._start + extra) % BUCKETS
+        want = {b: share + (1 if (b - start) % BUCKETS < extra else 0) for b in range(BUCKETS)}
+        found: list[SessionRecord] = []
+        while True:
+            groups: list[Group] = [
+                (
+                    [self._buckets[b].dirty, self._buckets[b].quarantine],
+                    [self._bases[b], n, json.dumps(skip[b])],
+                )
+                for b, n in want.items()
+            ]
+            with self._clients.unavailable("read dirty sessions"):
+                replies = await run_grouped(
+                    self._clients.client(), PICK_READ, groups, cluster=self._clients.is_cluster
+                )
+            more: dict[int, int] = {}
+            for b, (left, rows) in zip(want, replies, strict=True):
+                for h, state, meta, data in rows:
+                    skip[b].append(h)  # taken: not again in a later round
+                    record = _record(state, meta, data)
+                    if record is not None:
+                        found.append(record)
+                if left > 0:
+                    more[b] = left
+            need = limit - len(found)
+            if need <= 0 or not more:
+                return found[:limit]
+            want = _shares(need, more)
 
     async def read(self, hashes: list[str], bucket: int) -> dict[str, SessionRecord]:
         """Records of hashed sessions of one bucket, read in one script."""
@@ -104,51 +222,42 @@ class DirtyQueue:
         found: dict[str, SessionRecord] = {}
         for hashes, reply in zip(groups, replies, strict=True):
             # an empty Lua table encodes as {}: no fields
-            for h, (state, meta_flat, data) in zip(hashes, json.loads(reply), strict=True):
-                meta = _pairs(meta_flat) if meta_flat else {}
-                if "id" in meta:
-                    record = record_from_hashes(
-                        meta["id"], _pairs(state) if state else {}, meta, data
-                    )
-                    if record is not None:
-                        found[h] = record
+            for h, (state, meta, data) in zip(hashes, json.loads(reply), strict=True):
+                record = _record(state, meta, data)
+                if record is not None:
+                    found[h] = record
         return found
 
     async def amark_clean(self, records: Iterable[SessionRecord]) -> list[CleanResult]:
-        """Drop sessions from their dirty set if their version is still the snapshotted one."""
-        items = list(records)
-        entries = [
-            (SessionKeys(self._prefix, r.session_id), str(r.version), r.save_id) for r in items
-        ]
-        codes = await self._compare_and_remove(entries)
-        names: dict[int, Literal["clean", "moved", "deleted"]] = {
-            1: "clean",
-            0: "moved",
-            2: "deleted",
-        }
-        return [CleanResult(r, names[c]) for r, c in zip(items, codes, strict=True)]
+        """Drop sessions from their dirty set if their version is still the snapshotted one.
 
-    async def _compare_and_remove(self, entries: list[tuple[SessionKeys, str, str]]) -> list[int]:
+        ``RETIRE`` per bucket (``run_grouped``: several buckets per call on one server),
+        one round trip per node.
+        """
+        items = list(records)
         by_bucket: dict[int, list[int]] = defaultdict(list)
-        for i, (keys, _, _) in enumerate(entries):
-            by_bucket[keys.bucket.bucket].append(i)
-        calls: list[Call] = []
-        for bucket_no, idx in by_bucket.items():
-            bucket = self._buckets[bucket_no]
-            keys_arg = [bucket.dirty, bucket.quarantine]
-            args: list[object] = []
-            for i in idx:
-                keys, version, save_id = entries[i]
-                keys_arg += [keys.meta, keys.state, keys.hist, keys.gone, keys.data]
-                args += [keys.hashed, version, save_id]
-            calls.append((scripts.MARK_CLEAN, keys_arg, args))
+        entries: dict[int, list[str]] = defaultdict(list)
+        for i, record in enumerate(items):
+            h = _hash(record.session_id)
+            b = bucket_of(h)
+            by_bucket[b].append(i)
+            entries[b] += (h, str(record.version), record.save_id)
+        groups: list[Group] = [
+            (
+                [self._buckets[b].dirty, self._buckets[b].quarantine],
+                [self._bases[b], json.dumps(entries[b])],
+            )
+            for b in by_bucket
+        ]
         with self._clients.unavailable("mark sessions clean"):
-            replies = await run_scripts(self._clients.client(), calls)
-        codes = [0] * len(entries)
+            replies = await run_grouped(
+                self._clients.client(), RETIRE, groups, cluster=self._clients.is_cluster
+            )
+        codes = [0] * len(items)
         for idx, reply in zip(by_bucket.values(), replies, strict=True):
             for i, code in zip(idx, reply, strict=True):
                 codes[i] = int(code)
-        return codes
+        return [CleanResult(r, _OUTCOMES[c]) for r, c in zip(items, codes, strict=True)]
 
     async def aquarantine(self, record: SessionRecord, reason: str) -> bool:
         """Park a session the durable store keeps refusing; False if it moved on meanwhile."""
@@ -207,6 +316,34 @@ class DirtyQueue:
                 if len(out) >= limit:
                     return out
         return out
+
+
+def _shares(need: int, left: dict[int, int]) -> dict[int, int]:
+    """``need`` sessions spread over buckets holding ``left`` each: even shares, and
+    what the small buckets cannot give taken from the larger ones (water-filling)."""
+    shares: dict[int, int] = {}
+    ranked = sorted(left.items(), key=lambda item: item[1])
+    for rank, (bucket, available) in enumerate(ranked):
+        if need <= 0:
+            break
+        shares[bucket] = min(available, -(-need // (len(ranked) - rank)))
+        need -= shares[bucket]
+    return shares
+
+
+#: the snapshotter names the same sessions in flight and when retiring them, pass after
+#: pass: hashing each once saves a tenth of the drain's CPU
+_hash = functools.lru_cache(maxsize=1 << 16)(session_hash)
+
+_OUTCOMES: dict[int, Literal["clean", "moved", "deleted"]] = {1: "clean", 0: "moved", 2: "deleted"}
+
+
+def _record(state: list[str], meta_flat: list[str], data: str) -> SessionRecord | None:
+    """A record from a packed reply's flat hashes (an empty Lua table encodes as ``{}``)."""
+    meta = _pairs(meta_flat) if meta_flat else {}
+    if "id" not in meta:
+        return None
+    return record_from_hashes(meta["id"], _pairs(state) if state else {}, meta, data)
 
 
 def _pairs(flat: list[str]) -> dict[str, str]:

@@ -55,7 +55,7 @@ async def test_sessions_of_every_bucket_drain_across_all_primaries(
     assert await db.dirty.count() == sessions
     db.round_trips.reset()
     batch = await db.dirty.abatch(sessions)
-    # one pipeline per primary to pick, one per primary to read
+    # one pipeline per primary for the even shares, one for what uneven buckets still owe
     assert len(batch) == sessions and db.round_trips.reset() <= 6
     assert await Snapshotter(db.dirty, durable, batch_size=500).drain() == sessions
     assert await db.dirty.count() == 0
