@@ -409,7 +409,8 @@ async def open_session(
             opened = await stack.enter_async_context(
                 db.open_run(session_id, known=cached.known if cached else None)
             )
-            record_event("lease_wait", time.perf_counter() - waiting, store=type(db).__name__)
+        # beside the store call, not inside it: tracing shows the wait as the run's child
+        record_event("lease_wait", time.perf_counter() - waiting, store=type(db).__name__)
         record = opened.record
         reused = _reusable(cached, record) if not opened.unchanged else cached
         stored: dict[str, Any] | None
