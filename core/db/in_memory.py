@@ -2,8 +2,9 @@
 
 State is held as JSON text per top-level key, exactly as it crosses the storage seam:
 saves splice the texts they are given, loads hand the same texts back (records decode
-lazily, a fresh copy each time), and the size limit is counted without re-encoding
-keys that did not change.
+lazily, a fresh copy each time), and the size limit is kept as a running count per
+session (each save adds and subtracts only the keys it changes), so a save never
+re-measures the keys it does not touch.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from core.db.base import (
     VersionConflictError,
 )
 from core.db.limits import StateLimits
-from core.state.codec import decode_state
+from core.state.codec import decode_state, entry_bytes, state_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,13 @@ class _Stored:
     updated_at: float
     save_id: str
     data: str = ""
+    #: ``entry_bytes`` summed over ``texts`` (the running part of ``state_bytes``)
+    member_bytes: int = 0
+
+    @property
+    def size(self) -> int:
+        """``state_bytes(texts)``, from the running count."""
+        return 2 + max(len(self.texts) - 1, 0) + self.member_bytes
 
     def record(self, session_id: str) -> SessionRecord:
         return SessionRecord(
@@ -99,10 +107,19 @@ class InMemoryDb(BaseDb):
         if actual != expected_version:
             raise StaleVersionError(session_id, expected_version, actual if current else None)
         texts = dict(current.texts) if current else {}
+        members = current.member_bytes if current else 0
         for key in removed:
-            texts.pop(key, None)
-        texts.update(changed)
-        self.limits.check_size(session_id, texts)
+            old = texts.pop(key, None)
+            if old is not None:
+                members -= entry_bytes(key, old)
+        for key, text in changed.items():
+            old = texts.get(key)
+            if old is not None:
+                members -= entry_bytes(key, old)
+            members += entry_bytes(key, text)
+            texts[key] = text
+        if 2 + max(len(texts) - 1, 0) + members > self.limits.max_state_bytes:
+            self.limits.check_size(session_id, texts)  # raises, naming the largest keys
         now = time.time()
         save_id = uuid.uuid4().hex
         self._put(
@@ -117,6 +134,7 @@ class InMemoryDb(BaseDb):
                 updated_at=now,
                 save_id=save_id,
                 data=data if data is not None else (current.data if current else ""),
+                member_bytes=members,
             ),
         )
         if lease is not None:
@@ -148,6 +166,7 @@ class InMemoryDb(BaseDb):
                 updated_at=record.updated_at,
                 save_id=record.save_id,
                 data=record.data,
+                member_bytes=state_bytes(texts) - 2 - max(len(texts) - 1, 0),
             ),
         )
         return True

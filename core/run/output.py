@@ -82,9 +82,12 @@ class StateTexts:
 
     Assigned to ``RunOutput.session_state``, it gives the caller a fresh dict on first
     access, so nothing the caller keeps or changes aliases the runtime's own values.
+    ``texts`` may be the runtime's own dict, shared without a copy
+    (``KeyTexts.share``): it is never changed while this object lives, and never
+    changed here.
     """
 
-    __slots__ = ("texts",)
+    __slots__ = ("__weakref__", "texts")
 
     def __init__(self, texts: Mapping[str, str]) -> None:
         self.texts = texts

@@ -5,12 +5,19 @@ change, so a checkpoint is just a position in the journal (O(1) to take) and rol
 back to it undoes only the keys changed since. Beside the journal it remembers, for
 each key changed since the last save, the text the store holds, so the delta to save
 is found by looking at those keys only, never by comparing the whole state.
+
+The texts are handed to a run's output without a copy (:meth:`KeyTexts.share`): the
+dict is then frozen for as long as the output may read it, and the next change copies
+it first, only if that output is still alive and undecoded (copy on write).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: marks a key that is absent (in the journal and the saved texts)
 ABSENT: Any = None
@@ -32,7 +39,7 @@ class Checkpoint:
 class KeyTexts:
     """The JSON text per key of a live state, with undo back to any checkpoint."""
 
-    __slots__ = ("_journal", "_saved", "size", "texts", "written")
+    __slots__ = ("_journal", "_saved", "shared", "size", "texts", "written")
 
     def __init__(
         self,
@@ -48,6 +55,9 @@ class KeyTexts:
         #: every key whose text changed at some point (undone or not)
         self.written: set[str] = set()
         self._journal: list[tuple[str, str | None]] = []
+        #: who holds ``texts`` as a frozen snapshot (see :meth:`share`); it travels with
+        #: the dict through the per-process cache to the session's next run
+        self.shared: weakref.ref[Any] | None = None
         #: key -> the text the store holds (ABSENT: not stored), for keys changed since
         #: the last save; keys missing here are stored exactly as in ``texts``
         self._saved: dict[str, str | None] = {}
@@ -66,7 +76,24 @@ class KeyTexts:
             self._saved[key] = old
         self._replace(key, old, text)
 
+    def share(self, holder: Callable[[dict[str, str]], T]) -> T:
+        """``holder(texts)`` over the texts as they are now, without copying them.
+
+        The holder must keep the dict unchanged and support weak references; while it
+        lives, the first change here gives this object its own copy (the shared dict
+        stays frozen). Asked again before any change, the same live holder is returned.
+        """
+        held = self.shared() if self.shared is not None else None
+        if held is None:
+            held = holder(self.texts)
+            self.shared = weakref.ref(held)
+        return held
+
     def _replace(self, key: str, old: str | None, text: str | None) -> None:
+        if self.shared is not None:
+            if self.shared() is not None:  # a snapshot still reads this dict: leave it frozen
+                self.texts = dict(self.texts)
+            self.shared = None
         self.written.add(key)
         if old is not None:
             self.size -= len(key) + len(old)

@@ -29,16 +29,17 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from core.db.base import BaseDb, KnownVersion, Lease, SessionMeta, SessionRecord
+from core.db.base import BaseDb, KnownVersion, Lease, OpenedRun, SessionMeta, SessionRecord
 from core.db.limits import StateLimits
 from core.exceptions import RunTimeoutError
 from core.run.history import RunRecord, SessionData
 from core.run.output import StateTexts
 from core.state import codec
-from core.state.cache import CachedSession, cache_of
+from core.state.cache import CachedSession, SessionCache, cache_of, held_only_by
 from core.state.merge import deep_merge
 from core.state.tracked import TrackedState
 from core.state.tracker import StateTracker
+from core.state.values import TRANSIENT_KEYS
 from core.utils.observe import observe
 from core.utils.observe import record as record_event
 
@@ -53,9 +54,9 @@ class SessionHandle:
         "_data",
         "_data_changed",
         "_data_text",
+        "_exact_start",
         "_failure",
         "_pending",
-        "_started_with",
         "db",
         "deadline",
         "epoch",
@@ -106,9 +107,9 @@ class SessionHandle:
         self._pending: _BatchSave | None = None
         #: the first save that failed: the state is no longer known to match the store
         self._failure: BaseException | None = None
-        #: the decoded values the run started from, when they are exactly the stored
-        #: texts (a plain dict the live dict was copied from; None: not known)
-        self._started_with: dict[str, Any] | None = None
+        #: the live dict started as exactly the stored texts decoded (nothing merged in),
+        #: so values no code touched may be reused by the next run
+        self._exact_start = False
 
     @property
     def data(self) -> SessionData:
@@ -136,7 +137,7 @@ class SessionHandle:
     def final_state(self) -> StateTexts:
         """The state as saved, for ``RunOutput.session_state`` (decoded when read)."""
         self.tracker.known_checkpoint()
-        return StateTexts(dict(self.tracker.keys.texts))
+        return self.tracker.keys.share(StateTexts)  # no copy: frozen while the output lives
 
     # -- saving -------------------------------------------------------------------------
     async def persist(self) -> None:
@@ -280,11 +281,13 @@ class SessionHandle:
         return limits if isinstance(limits, StateLimits) else StateLimits()
 
     # -- the per-process cache ----------------------------------------------------------
-    def cache_entry(self) -> CachedSession | None:
+    def cache_entry(self, cache: SessionCache) -> CachedSession | None:
         """The session as the store now holds it, when that is exactly the live state.
 
-        Called once, when the run is over: values the entry keeps are detached from
-        the live dict.
+        Called once, when the run is over. The live dict goes into the entry as it is
+        when nothing but the tracker holds it; else (a tool or view kept it) its
+        reusable values move to a new dict and it is emptied, so the holder reaches
+        nothing the next run uses. Either way the tracker is left an empty dict.
         """
         if self._failure is not None or self._data_changed or self.version <= 0:
             return None
@@ -294,29 +297,38 @@ class SessionHandle:
         if changed or removed:
             return None
         tracker = self.tracker
-        known = _saved_identity(self)
-        values = self._started_with
-        stale = tracker.stale_keys()
-        if values is None or stale is None:
-            values, stale = {}, set(tracker.keys.texts)
-        else:
-            # the values the run started with, minus those that changed or escaped:
-            # every one left is the object decoded from its (unchanged) text, held by
-            # nothing outside the runtime
-            for key in stale:
-                values.pop(key, None)
-            # the run is over: a tool that kept the live dict itself must not reach
-            # values the next run reuses
-            dict.clear(tracker.state)
-        self._started_with = None
+        stale = tracker.stale_keys() if self._exact_start else None
+        state: TrackedState | None = None
+        if stale is not None:
+            # checked before this frame binds the dict: only the tracker may hold it
+            if held_only_by(tracker):
+                state = tracker.state
+                for key in TRANSIENT_KEYS:
+                    dict.pop(state, key, None)
+            else:
+                cache.copies += 1
+                state = TrackedState()
+                dict.update(
+                    state,
+                    (
+                        (k, v)
+                        for k, v in dict.items(tracker.state)
+                        if k not in stale and k not in TRANSIENT_KEYS
+                    ),
+                )
+                # the run is over: a holder of the live dict must not reach reused values
+                dict.clear(tracker.state)
+        tracker.state = TrackedState()
+        self._exact_start = False
         return CachedSession(
-            known=known,
+            known=_saved_identity(self),
             texts=tracker.keys.texts,
-            values=values,
-            stale=stale,
+            state=state,
+            stale=stale if stale is not None else set(tracker.keys.texts),
             data=self._data_text,
             owner_id=self.meta.owner_id,
             size=tracker.keys.size,
+            shared=tracker.keys.shared,
         )
 
 
@@ -411,69 +423,110 @@ async def open_session(
             )
         # beside the store call, not inside it: tracing shows the wait as the run's child
         record_event("lease_wait", time.perf_counter() - waiting, store=type(db).__name__)
-        record = opened.record
-        reused = _reusable(cached, record) if not opened.unchanged else cached
-        stored: dict[str, Any] | None
-        pristine: dict[str, Any] | None
+        reused = _reusable(cached, opened.record) if not opened.unchanged else cached
         if cached is not None:
             if reused is not None:
                 cache.hits += 1
             else:
                 cache.misses += 1
-        if reused is not None:
-            texts, stored = reused.texts, reused.live_values()
-            pristine = stored
-            version, data, owner_id = reused.known.version, reused.data, reused.owner_id
-            known: KnownVersion | None = (
-                KnownVersion.of(record) if record is not None else reused.known
-            )
-            size: int | None = reused.size
-        else:
-            texts = dict(record.texts) if record is not None else {}
-            stored = codec.decode_state(texts) if record is not None else None
-            version = record.version if record is not None else 0
-            data = record.data if record is not None else ""
-            owner_id = record.owner_id if record is not None else None
-            known = KnownVersion.of(record) if record is not None else None
-            size = None
-            pristine = stored
-        other_owner = version > 0 and owner_id not in (None, meta.owner_id)
-        # with nothing merged in, the state to use is the stored one: its texts hold
-        unchanged = run_state is None and stored is not None and not other_owner
-        if unchanged:
-            assert stored is not None
-            tracker = StateTracker(TrackedState(stored), texts, texts, size=size)
-        else:
-            pristine = None
-            state = resolve_state(
-                stored, default, run_state, overwrite=overwrite, fill_missing=other_owner
-            )
-            tracker = StateTracker(TrackedState(state), texts)
-        live = tracker.state
-        dict.__setitem__(live, "current_session_id", session_id)
-        dict.__setitem__(live, "current_user_id", user_id)
-        dict.__setitem__(live, "current_run_id", run_id)
-        handle = SessionHandle(
+        cached = None
+        # no local of this frame may hold the live dict: the cache reuses it at the end
+        # only if the tracker alone does (core.state.cache.held_only_by)
+        handle = _start(
             db,
+            opened,
+            reused,
             session_id=session_id,
             user_id=user_id,
             run_id=run_id,
             meta=meta,
-            lease=opened.lease,
-            version=version,
-            tracker=tracker,
-            data_text=data,
-            epoch=known.epoch if known is not None else "",
+            default=default,
+            run_state=run_state,
+            overwrite=overwrite,
         )
-        handle.loaded = known
-        handle._started_with = pristine
+        reused = None
         try:
             yield handle
         finally:
             await handle.settle(raise_failure=False)
-        entry = handle.cache_entry()
+        entry = handle.cache_entry(cache)
         if entry is not None:
             cache.put(session_id, entry)
+
+
+def _start(
+    db: BaseDb,
+    opened: OpenedRun,
+    reused: CachedSession | None,
+    *,
+    session_id: str,
+    user_id: str | None,
+    run_id: str,
+    meta: SessionMeta,
+    default: Mapping[str, Any] | None,
+    run_state: Mapping[str, Any] | None,
+    overwrite: bool,
+) -> SessionHandle:
+    """The run's handle over the state to use: the cached dict, the loaded one, or merged."""
+    record = opened.record
+    texts: dict[str, str]
+    size: int | None = None
+    if reused is not None:
+        texts = reused.texts
+        version, data, owner_id = reused.known.version, reused.data, reused.owner_id
+        known: KnownVersion | None = (
+            KnownVersion.of(record) if record is not None else reused.known
+        )
+        size = reused.size
+    else:
+        texts = dict(record.texts) if record is not None else {}
+        version = record.version if record is not None else 0
+        data = record.data if record is not None else ""
+        owner_id = record.owner_id if record is not None else None
+        known = KnownVersion.of(record) if record is not None else None
+    exists = reused is not None or record is not None
+    other_owner = version > 0 and owner_id not in (None, meta.owner_id)
+    # with nothing merged in, the state to use is the stored one: its texts hold
+    exact = run_state is None and exists and not other_owner
+    if exact:  # the tracker alone holds the live dict (no local here binds it)
+        tracker = StateTracker(
+            reused.take_state()
+            if reused is not None
+            else TrackedState(codec.decode_state(texts)),
+            texts,
+            texts,
+            size=size,
+        )
+        if reused is not None:
+            tracker.keys.shared = reused.shared  # the texts may still be an output's
+    else:
+        stored = None
+        if reused is not None:
+            stored = dict(dict.items(reused.take_state()))
+        elif record is not None:
+            stored = codec.decode_state(texts)
+        state = resolve_state(
+            stored, default, run_state, overwrite=overwrite, fill_missing=other_owner
+        )
+        tracker = StateTracker(TrackedState(state), texts)
+    dict.__setitem__(tracker.state, "current_session_id", session_id)
+    dict.__setitem__(tracker.state, "current_user_id", user_id)
+    dict.__setitem__(tracker.state, "current_run_id", run_id)
+    handle = SessionHandle(
+        db,
+        session_id=session_id,
+        user_id=user_id,
+        run_id=run_id,
+        meta=meta,
+        lease=opened.lease,
+        version=version,
+        tracker=tracker,
+        data_text=data,
+        epoch=known.epoch if known is not None else "",
+    )
+    handle.loaded = known
+    handle._exact_start = exact
+    return handle
 
 
 def _reusable(cached: CachedSession | None, record: SessionRecord | None) -> CachedSession | None:

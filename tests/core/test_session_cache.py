@@ -185,7 +185,7 @@ def _entry(version: int, size: int) -> CachedSession:
     return CachedSession(
         known=KnownVersion(version, f"save{version}", ""),
         texts=texts,
-        values={},
+        state=None,
         stale=frozenset(texts),
         data="",
         owner_id=None,
