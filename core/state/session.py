@@ -474,9 +474,7 @@ def _start(
     if reused is not None:
         texts = reused.texts
         version, data, owner_id = reused.known.version, reused.data, reused.owner_id
-        known: KnownVersion | None = (
-            KnownVersion.of(record) if record is not None else reused.known
-        )
+        known: KnownVersion | None = KnownVersion.of(record) if record is not None else reused.known
         size = reused.size
     else:
         texts = dict(record.texts) if record is not None else {}
@@ -490,9 +488,7 @@ def _start(
     exact = run_state is None and exists and not other_owner
     if exact:  # the tracker alone holds the live dict (no local here binds it)
         tracker = StateTracker(
-            reused.take_state()
-            if reused is not None
-            else TrackedState(codec.decode_state(texts)),
+            reused.take_state() if reused is not None else TrackedState(codec.decode_state(texts)),
             texts,
             texts,
             size=size,
