@@ -42,15 +42,23 @@ return cjson.encode(out)
 
 # Pick up to ``want`` dirty sessions of one bucket, skipping the excluded ones (in flight
 # or backing off), and read them atomically: [left, [[hash, state, meta, data], ...]]
-# where ``left`` counts the bucket's other pickable members and state and meta are flat
-# [field, value, ...] lists. A member whose session is gone (deleted or expired while
-# dirty) leaves the dirty set: nothing to copy. The session keys are built here from the
-# bucket's key base: they share the slot of the bucket's dirty set (one hash tag).
+# where ``left`` counts the bucket's other pickable members, state is a flat [field,
+# value, ...] list and meta the values of _META_FIELDS (false where absent). A member
+# whose session is gone (deleted or expired while dirty) leaves the dirty set: nothing
+# to copy. The session keys are built here from the bucket's key base: they share the
+# slot of the bucket's dirty set (one hash tag).
 # Groups (batch.run_grouped), one per bucket: KEYS dirty quarantine, ARGV base
 # ("<tag>:s:") want excluded (a JSON list of hashes: one argument, not one per hash,
 # since packing arguments is what costs in redis-py). Returns ONE JSON text.
+
+#: the meta fields a record is made of (``records.record_from_hashes``), ``v`` first
+_META_FIELDS = ("v", "id", "kind", "owner", "user", "created", "updated", "save")
+
 PICK_READ = LuaScript(
-    r"""
+    "local META_FIELDS = {"
+    + ", ".join(f"'{f}'" for f in _META_FIELDS)
+    + "}\n"
+    + r"""
 local function pick(dirty, quarantine, base, want, excluded)
   local skip, skipped = {}, 0
   for _, h in ipairs(cjson.decode(excluded)) do
@@ -64,11 +72,10 @@ local function pick(dirty, quarantine, base, want, excluded)
     if #out >= want then break end
     if not skip[h] then
       local s = base .. h
-      if redis.call('HEXISTS', s .. ':meta', 'v') == 1 then
-        out[#out + 1] = {
-          h, redis.call('HGETALL', s .. ':state'), redis.call('HGETALL', s .. ':meta'),
-          redis.call('GET', s .. ':data') or ''
-        }
+      local meta = redis.call('HMGET', s .. ':meta', unpack(META_FIELDS))
+      if meta[1] then
+        local state = redis.call('HGETALL', s .. ':state')
+        out[#out + 1] = {h, state, meta, redis.call('GET', s .. ':data') or ''}
       else
         redis.call('SREM', dirty, h)
         redis.call('HDEL', quarantine, h)
@@ -185,9 +192,16 @@ class DirtyQueue:
                 )
             more: dict[int, int] = {}
             for b, (left, rows) in zip(want, replies, strict=True):
-                for h, state, meta, data in rows:
+                for h, state, values, data in rows:
                     skip[b].append(h)  # taken: not again in a later round
-                    record = _record(state, meta, data)
+                    meta = {
+                        f: v for f, v in zip(_META_FIELDS, values, strict=True) if v is not False
+                    }
+                    record = (
+                        record_from_hashes(meta["id"], _pairs(state) if state else {}, meta, data)
+                        if "id" in meta
+                        else None
+                    )
                     if record is not None:
                         found.append(record)
                 if left > 0:
