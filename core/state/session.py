@@ -8,7 +8,8 @@ What a turn costs. The live state tracks the top-level keys code may have change
 (:mod:`core.state.tracked`), so a save encodes and sends only those. The session is
 opened with one store call (``BaseDb.open_run``: lease and load together), told what
 this process already holds (:mod:`core.state.cache`): when the stored session is still
-exactly that, nothing is loaded or decoded. The run's last save also gives the lease
+exactly that, nothing is loaded, decoded or copied (the cached live dict itself is
+handed to the run, see :mod:`core.state.cache`). The run's last save also gives the lease
 back (:meth:`SessionHandle.persist_final`). On RedisDb that is 2 round trips a turn.
 
 Persistence points. A tool batch's changes are saved before the run waits on anything
