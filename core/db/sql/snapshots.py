@@ -337,6 +337,8 @@ def _rounds(
     rows: list[tuple[int, SessionRecord, str]],
 ) -> list[list[tuple[int, SessionRecord, str]]]:
     """Split so no session appears twice in one merge (ON CONFLICT touches a row once)."""
+    if len({row[1].session_id for row in rows}) == len(rows):
+        return [rows]  # the usual case: a batch names each session once
     rounds: list[list[tuple[int, SessionRecord, str]]] = []
     seen: list[set[str]] = []
     for row in rows:
