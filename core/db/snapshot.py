@@ -26,8 +26,15 @@ without expiry, listed with its reason (``asnapshot_status()``, ``statebot state
 health``), and logged as an error naming it. A later save of the session makes it
 dirty again, and so retried.
 
-It runs as a background task of the process owning the RedisDb (started on first
-save) or standalone (``statebot snapshotter``); several may run at once safely.
+Passes overlap (:meth:`Snapshotter.drain`, which the background loop runs): the next
+batch is read while up to ``overlap`` batches are written or retired. Batches in flight
+never share a session (a read skips the sessions in flight), and each is retired only
+after its own commit, so every rule above holds per batch; a failing pass stops the
+drain after the passes in flight finish, and what was not retired stays dirty.
+
+It runs as a background task of the process owning the RedisDb (started explicitly,
+``db.start_snapshotter()``) or standalone (``statebot snapshotter``); several may run
+at once safely.
 """
 
 from __future__ import annotations
