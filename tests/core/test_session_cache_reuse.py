@@ -16,9 +16,12 @@ from core.db.limits import StateLimits
 from core.db.redis import RedisDb
 from core.models.scripted import ScriptedModel, tool_call
 from core.run.output import StateTexts
-from core.state.cache import cache_of
+from core.state import cache as cache_module
+from core.state.cache import cache_of, held_only_by
 from core.state.checkpoints import KeyTexts
 from core.state.codec import state_bytes
+from core.state.tracked import TrackedState
+from core.state.view import AgentState
 
 SEEN: list[int] = []
 KEPT: list[Any] = []
@@ -170,3 +173,40 @@ async def test_in_memory_size_is_kept_running() -> None:
     assert (await db.aload("s")).state == {"a": [1, 2]}  # type: ignore[union-attr]
     version = await db.asave("s", expected_version=version, removed={"a"}, changed={}, meta=meta)
     assert db._sessions["s"].size == state_bytes({}) == 2
+
+
+class _Holder:
+    __slots__ = ("state",)
+
+    def __init__(self) -> None:
+        self.state = TrackedState({"a": 1})
+
+
+def test_held_only_by_sees_any_other_reference() -> None:
+    """The reuse test answers yes only when the holder's attribute is the one reference."""
+    holder = _Holder()
+    assert held_only_by(holder)
+    kept = [holder.state]
+    assert not held_only_by(holder)
+    kept.clear()
+    assert held_only_by(holder)
+    view = AgentState(holder.state)
+    assert not held_only_by(holder)
+    del view
+    assert held_only_by(holder)
+
+
+async def test_without_reference_counts_every_run_copies(
+    db: BaseDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the reuse test cannot run, each run copies its values and stays exact."""
+    monkeypatch.setattr(cache_module, "_HELD_ONLY_BY", None)
+    KEPT.clear()
+    calls = [tool_call("count_async"), tool_call("keep_state"), tool_call("count_sync")]
+    agent = _agent(db, *calls, tool_call("count_async"))
+    for i in range(len(calls) + 1):
+        output = await agent.arun(f"turn {i}")
+    assert output.session_state == {"big": [1, 2, 3], "name": "board", "visits": 3}
+    assert KEPT[0] == {}
+    cache = cache_of(db)
+    assert (cache.hits, cache.copies) == (3, 3)  # the first run starts from the default
