@@ -263,6 +263,8 @@ class Snapshotter:
                     # what a pass leaves dirty (saved again meanwhile) is due again
                     total += await _first_done(running)
                     continue
+                # a pass that failed during the read stops the drain before another starts
+                total += _collect(running, {t for t in running if t.done()})
                 passes += 1
                 in_flight.update(r.session_id for r in batch)
                 running.add(asyncio.ensure_future(self._pass(batch, in_flight)))
@@ -305,12 +307,16 @@ class Snapshotter:
 
 
 async def _first_done(running: set[asyncio.Task[int]]) -> int:
-    """Wait for one of ``running`` to end; the sum of what the ended ones returned.
-
-    Every ended pass is taken out of ``running`` and its result read (so no error goes
-    unretrieved); the first error is raised.
-    """
+    """Wait for one of ``running`` to end; :func:`_collect` the ended ones."""
     done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+    return _collect(running, done)
+
+
+def _collect(running: set[asyncio.Task[int]], done: set[asyncio.Task[int]]) -> int:
+    """Take the ended passes ``done`` out of ``running``: the sum of what they returned.
+
+    Every result is read (so no error goes unretrieved); the first error is raised.
+    """
     running.difference_update(done)
     total, error = 0, None
     for task in done:

@@ -98,6 +98,7 @@ async def test_store_down_mid_drain_stops_it_and_keeps_the_rest_dirty(hot: Redis
     snapshotter = Snapshotter(hot.dirty, durable, batch_size=30, overlap=2)
     with pytest.raises(StoreUnavailableError, match="durable store down"):
         await snapshotter.drain()
+    assert durable.calls == 3  # no batch started after the failure was seen
     stored = set(await durable.aload_many(ids))
     assert len(stored) == 60  # the two batches written before it went down
     assert await hot.dirty.count() == 200 - len(stored)  # the rest: still dirty
@@ -127,3 +128,16 @@ async def test_a_session_saved_during_an_overlapped_drain_arrives_at_its_last_ve
     for sid in saved:
         record = await durable.aload(sid)
         assert record is not None and record.version == 2 and record.state == {"n": -1}
+
+
+async def test_no_batch_starts_after_a_failed_one(hot: RedisDb) -> None:
+    """A batch failing while the next is read: that next batch is never written, the
+    slow batch before it still finishes, and the rest stays dirty."""
+    ids = await fill(hot, 100)
+    durable = SlowDurable(fail_at=2)
+    snapshotter = Snapshotter(hot.dirty, durable, batch_size=20, overlap=3)
+    with pytest.raises(StoreUnavailableError):
+        await snapshotter.drain()
+    assert durable.calls == 2
+    assert len(await durable.aload_many(ids)) == 20
+    assert await hot.dirty.count() == 80
