@@ -79,12 +79,18 @@ class WorkerPool:
                 self._queued -= 1
             if not future.set_running_or_notify_cancel():
                 continue  # the caller gave up before it started
+            # an idle thread must not keep the last job (and the state it was given) alive:
+            # the session cache reuses a run's live dict only when nothing else holds it
             try:
                 result = fn()
             except BaseException as exc:  # handed to the caller, like any executor
+                del fn
                 future.set_exception(exc)
             else:
+                del fn
                 future.set_result(result)
+                del result
+            del future
 
 
 _pool = WorkerPool()

@@ -48,7 +48,8 @@ async def test_a_run_reports_its_model_tool_store_and_lease_events(recorder: Rec
     )
     await agent.arun("hi", session_id="s1")
     events = [event for event, _, _ in recorder.ended]
-    assert events[0] == "lease_wait" and events[-1] == "run"
+    # the lease wait is reported right after the store call that took the lease
+    assert events[:2] == ["store_call", "lease_wait"] and events[-1] == "run"
     assert events.count("model_call") == 2
     assert ("tool_call", {"tool": "broken"}, True) in recorder.ended
     assert ("store_call", {"op": "load"}, False) in recorder.ended

@@ -210,3 +210,28 @@ async def test_without_reference_counts_every_run_copies(
     assert KEPT[0] == {}
     cache = cache_of(db)
     assert (cache.hits, cache.copies) == (3, 3)  # the first run starts from the default
+
+
+def audit_hook(function_name: str, function_call: Any, arguments: dict[str, Any]) -> Any:
+    """A sync hook: it runs on a worker thread, with the call's live arguments."""
+    return function_call(**arguments)
+
+
+async def test_a_sync_hook_leaves_no_reference_behind(db: BaseDb) -> None:
+    """An idle worker thread drops its last job, so the live dict is still reused."""
+    calls = [tool_call("count_async")] * 4
+    script: list[Any] = []
+    for call in calls:
+        script += [call, "ok"]
+    agent = Agent(
+        ScriptedModel(script),
+        db=db,
+        tools=[count_async],
+        tool_hooks=[audit_hook],
+        session_id="s",
+        session_state={"visits": 0},
+    )
+    for i in range(len(calls)):
+        await agent.arun(f"turn {i}")
+    assert cache_of(db).copies == 0
+    assert (await agent.aget_session_state())["visits"] == 4
