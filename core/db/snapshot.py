@@ -143,8 +143,14 @@ class Snapshotter:
         batch = await self._read(set())
         if not batch:
             return 0
+        return await self._copy(batch)
+
+    async def _copy(self, batch: list[SessionRecord]) -> int:
+        """Commit ``batch`` durably, then retire it from the dirty set; one debug line."""
         copied, parked = await self._commit(batch)
-        return parked + await self._retire(copied)
+        retired = await self._retire(copied)
+        log_debug("snapshot pass", sessions=len(batch), retired=retired, parked=parked)
+        return parked + retired
 
     def _backing_off(self) -> set[str]:
         """Sessions refused lately whose next try is not due yet."""
@@ -171,7 +177,6 @@ class Snapshotter:
             copied.append(record)
         if self.after_commit is not None:
             await self.after_commit(copied)
-        log_debug("snapshot batch committed", sessions=len(batch), parked=parked)
         return copied, parked
 
     async def _retire(self, copied: list[SessionRecord]) -> int:
@@ -280,8 +285,7 @@ class Snapshotter:
     async def _pass(self, batch: list[SessionRecord], in_flight: set[str]) -> int:
         """:meth:`drain_once` of a batch already read; its sessions leave ``in_flight``."""
         try:
-            copied, parked = await self._commit(batch)
-            return parked + await self._retire(copied)
+            return await self._copy(batch)
         finally:
             in_flight.difference_update(r.session_id for r in batch)
 

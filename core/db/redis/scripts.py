@@ -263,38 +263,6 @@ return existed
 """
 )
 
-# Leave the dirty set only if the version (and the save that made it) did not move.
-# KEYS: dirty quarantine, then (meta, state, hist, gone, data) per session.
-# ARGV: (hash, version, save_id) per session.
-# Returns per session: 1 clean, 0 moved on (stays dirty), 2 deleted meanwhile.
-MARK_CLEAN = LuaScript(
-    r"""
-local out = {}
-for i = 0, (#ARGV / 3) - 1 do
-  local b = 3 + 5 * i
-  local meta, state, hist, gone, data = KEYS[b], KEYS[b + 1], KEYS[b + 2], KEYS[b + 3], KEYS[b + 4]
-  local h, v, save = ARGV[1 + 3 * i], ARGV[2 + 3 * i], ARGV[3 + 3 * i]
-  local cur = redis.call('HGET', meta, 'v')
-  if cur == v and (save == '' or redis.call('HGET', meta, 'save') == save) then
-    redis.call('SREM', KEYS[1], h)
-    redis.call('HDEL', KEYS[2], h)
-    local ttl = tonumber(redis.call('HGET', meta, 'ttl') or '0')
-    if ttl > 0 then
-      for _, key in ipairs({state, meta, hist, data}) do redis.call('PEXPIRE', key, ttl) end
-    end
-    out[#out + 1] = 1
-  elseif not cur then
-    redis.call('SREM', KEYS[1], h)
-    redis.call('HDEL', KEYS[2], h)
-    out[#out + 1] = redis.call('EXISTS', gone) == 1 and 2 or 1
-  else
-    out[#out + 1] = 0
-  end
-end
-return out
-"""
-)
-
 # Park a session the durable store keeps refusing: out of the dirty set (so the others
 # drain), into the quarantine hash with the reason; its keys stay and never expire.
 # A later save makes it dirty again (and so retried). KEYS: dirty quarantine meta
