@@ -14,6 +14,8 @@ from bots.app_option import app_option
 from bots.cli_format import HELP_OPTIONS
 from bots.console.editing import default_history_path
 from bots.console.loop import run_console
+from bots.console.output import ConsoleOutput
+from bots.console.reminders import console_schedules
 from bots.console.session import ConsoleSession
 from bots.logging import configure_logging
 from bots.registry import ChatAgent
@@ -32,14 +34,21 @@ def _local_user() -> str:
 async def _serve(app: App, agent: str, session: str) -> None:
     try:
         console = ConsoleSession(app.service, agent_id=agent, session=session, user=_local_user())
-        await run_console(
-            console,
-            stdin=sys.stdin,
-            stdout=sys.stdout,
-            interactive=sys.stdin.isatty(),
-            grace=app.settings.statebot_shutdown_grace,
-            history=default_history_path(),
-        )
+        interactive = sys.stdin.isatty()
+        output = ConsoleOutput(sys.stdout, interactive=interactive)
+        grace = app.settings.statebot_shutdown_grace
+        # reminders set in the console fire in it (STATEBOT_SCHEDULER=0: none fire here)
+        scheduler = app.scheduler if app.settings.statebot_scheduler else None
+        async with console_schedules(console, scheduler, output, grace=grace):
+            await run_console(
+                console,
+                stdin=sys.stdin,
+                stdout=sys.stdout,
+                interactive=interactive,
+                grace=grace,
+                history=default_history_path(),
+                output=output,
+            )
     finally:
         await app.db.aclose()
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import structlog
 
@@ -71,3 +71,37 @@ def _restore_terminal(saved: Any) -> None:
 
     with contextlib.suppress(OSError, ValueError):
         termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, saved)
+
+
+def redraw_line(stdout: TextIO, prompt: str) -> None:
+    """Draw the prompt and the line being typed again, after text was printed over them.
+
+    GNU readline redraws both (``rl_forced_update_display``) and keeps the cursor where
+    the user left it; Python's ``readline`` module does not expose that call, hence
+    ctypes. Without it (libedit, no readline) the prompt and the typed text are written.
+    """
+    forced = _forced_update_display()
+    if forced is not None:
+        forced()
+        return
+    typed = ""
+    with contextlib.suppress(ImportError):
+        import readline
+
+        typed = readline.get_line_buffer()
+    stdout.write(prompt + typed)
+    stdout.flush()
+
+
+def _forced_update_display() -> Callable[[], Any] | None:
+    try:
+        import ctypes
+        import readline
+    except ImportError:
+        return None
+    if "GNU readline" not in (readline.__doc__ or ""):
+        return None  # libedit's stand-in does not redraw a line it did not draw itself
+    try:
+        return ctypes.CDLL(readline.__file__).rl_forced_update_display
+    except (OSError, AttributeError):
+        return None

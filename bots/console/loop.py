@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bots.console.editing import line_editing
+from bots.console.output import ConsoleOutput
 from bots.console.session import ConsoleSession, Outcome
 
 BANNER = "Statebot console — agent {agent}, session {session}. /help for commands, /quit to leave."
@@ -128,23 +129,32 @@ async def run_console(
     interactive: bool,
     grace: float = 25.0,
     history: Path | None = None,
+    output: ConsoleOutput | None = None,
 ) -> None:
     """Dispatch lines until /quit, end of input, SIGINT at the prompt or SIGTERM.
 
     ``history``: the readline history file of an interactive console (None: none kept).
+    ``output``: where replies go (default: ``stdout``); scheduled replies share it, so
+    they know whether a prompt is on screen.
     """
+    output = output or ConsoleOutput(stdout, interactive=interactive)
     if not interactive:
-        await _dispatch(console, stdin=stdin, stdout=stdout, interactive=False, grace=grace)
+        await _dispatch(console, stdin=stdin, output=output, interactive=False, grace=grace)
         return
     with line_editing(history):
-        await _dispatch(console, stdin=stdin, stdout=stdout, interactive=True, grace=grace)
+        await _dispatch(console, stdin=stdin, output=output, interactive=True, grace=grace)
 
 
 async def _dispatch(
-    console: ConsoleSession, *, stdin: TextIO, stdout: TextIO, interactive: bool, grace: float
+    console: ConsoleSession,
+    *,
+    stdin: TextIO,
+    output: ConsoleOutput,
+    interactive: bool,
+    grace: float,
 ) -> None:
     if interactive:
-        print(BANNER.format(agent=console.agent_id, session=console.session), file=stdout)
+        output.reply(BANNER.format(agent=console.agent_id, session=console.session))
     reader = LineReader(stdin, interactive)
     stop = asyncio.Event()
     running: list[asyncio.Task[Outcome]] = []
@@ -158,15 +168,17 @@ async def _dispatch(
     with _signals(interrupt, stop.set):
         while True:
             prompt = f"{console.agent_id}@{console.session}> "
+            output.prompt = prompt if interactive else None
             line = await _first(asyncio.ensure_future(reader.read(prompt)), stop)
+            output.prompt = None
             if line is None:
                 if interactive:
-                    print(file=stdout)
+                    output.reply("")
                 return
             running.append(asyncio.create_task(console.handle_line(line)))
             outcome = await _finish(running[-1], stop, grace)
             running.clear()
             if outcome.text:
-                print(outcome.text, file=stdout, flush=True)
+                output.reply(outcome.text)
             if outcome.quit or stop.is_set():
                 return
