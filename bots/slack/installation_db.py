@@ -25,7 +25,7 @@ from core.db.sql.installation_tables import (
     InstallationTables,
     build_installation_tables,
 )
-from core.db.sql.migrate import upgrade_to_head
+from core.db.sql.migrate import migrate
 from core.db.sql.tables import TableNames
 from core.db.sqlite import sqlite_path
 
@@ -105,16 +105,7 @@ class InstallationDb:
             if self._migrated:
                 return
             with self._writer.begin() as conn:
-                if conn.dialect.name == "postgresql":
-                    # the same lock key as core.db.sql.store's migration, so a session
-                    # store migrating the same tables at this moment waits for us, or we
-                    # for it (SQLite: BEGIN IMMEDIATE already serializes)
-                    key = f"statebot:{self._names.schema}:{self._names.sessions}"
-                    conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": key})
-                    if self._names.schema:
-                        schema = conn.dialect.identifier_preparer.quote_schema(self._names.schema)
-                        conn.execute(sa.text(f"CREATE SCHEMA IF NOT EXISTS {schema}"))
-                upgrade_to_head(conn, self._names)
+                migrate(conn, self._names)  # serialized with the session store's migration
             self._migrated = True
 
     @contextlib.asynccontextmanager

@@ -48,3 +48,20 @@ def upgrade_to_head(conn: sa.Connection, names: TableNames) -> bool:
     config.attributes["table_names"] = names
     command.upgrade(config, "head")
     return True
+
+
+def migrate(conn: sa.Connection, names: TableNames) -> bool:
+    """Migrate the tables of ``names`` to head inside ``conn``'s transaction, serialized.
+
+    Every store sharing these tables (sessions, schedules, Slack installations) calls
+    this, so processes migrating at once take turns: PostgreSQL by a transaction-scoped
+    advisory lock keyed by schema and sessions table (its schema is created first);
+    SQLite's ``BEGIN IMMEDIATE`` already serializes.
+    """
+    if conn.dialect.name == "postgresql":
+        key = f"statebot:{names.schema}:{names.sessions}"
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": key})
+        if names.schema:
+            schema = conn.dialect.identifier_preparer.quote_schema(names.schema)
+            conn.execute(sa.text(f"CREATE SCHEMA IF NOT EXISTS {schema}"))
+    return upgrade_to_head(conn, names)

@@ -240,7 +240,7 @@ def _sqlite_batch(
             continue
         stored[record.session_id] = (record.version, record.save_id)
         outcomes[i] = True
-        sessions.append(_session_values(record, text))
+        sessions.append(session_row(record, text))
         entries.append(
             {
                 "session_id": record.session_id,
@@ -283,7 +283,8 @@ def _sqlite_batch(
         )
 
 
-def _session_values(record: SessionRecord, text: str) -> dict[str, Any]:
+def session_row(record: SessionRecord, text: str) -> dict[str, Any]:
+    """The sessions-table row of ``record`` with its state column ``text``."""
     return {
         "session_id": record.session_id,
         "kind": record.kind,

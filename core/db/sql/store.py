@@ -41,8 +41,8 @@ from core.db.limits import StateLimits
 from core.db.sql.engine import UNAVAILABLE_ERRORS, relaxed_writer, unavailable_as_store_error
 from core.db.sql.lease import SqlLeases, lease_waiters_here, wake_next
 from core.db.sql.lease_sql import LeaseStatements
-from core.db.sql.migrate import upgrade_to_head
-from core.db.sql.snapshots import upsert_snapshots
+from core.db.sql.migrate import migrate
+from core.db.sql.snapshots import session_row, upsert_snapshots
 from core.db.sql.tables import TableNames, build_tables
 from core.state import codec
 
@@ -133,18 +133,8 @@ class SqlDb(BaseDb):
         with self._migrate_lock:
             if not self._migrated:
                 with self._writer.begin() as conn:
-                    self._lock_for_migration(conn)
-                    upgrade_to_head(conn, self._names)
+                    migrate(conn, self._names)
                 self._migrated = True
-
-    def _lock_for_migration(self, conn: sa.Connection) -> None:
-        """Serialize migrations across processes (SQLite: BEGIN IMMEDIATE already does)."""
-        if conn.dialect.name == "postgresql":
-            key = f"statebot:{self._names.schema}:{self._names.sessions}"
-            conn.execute(sa.text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": key})
-            if self._names.schema:
-                schema = conn.dialect.identifier_preparer.quote_schema(self._names.schema)
-                conn.execute(sa.text(f"CREATE SCHEMA IF NOT EXISTS {schema}"))
 
     def _upsert(self, table: sa.Table) -> Any:
         return (postgresql if self._engine.dialect.name == "postgresql" else sqlite).insert(table)
@@ -337,18 +327,9 @@ class SqlDb(BaseDb):
 
     def _upsert_snapshot(self, record: SessionRecord, text: str) -> bool:
         s = self._tables.sessions
-        values = {
-            "kind": record.kind,
-            "owner_id": record.owner_id,
-            "user_id": record.user_id,
-            "state": text,
-            "version": record.version,
-            "created_at": record.created_at,
-            "updated_at": record.updated_at,
-            "save_id": record.save_id,
-            "data": record.data,
-        }
-        insert = self._upsert(s).values(session_id=record.session_id, **values)
+        row = session_row(record, text)
+        values = {k: v for k, v in row.items() if k != "session_id"}
+        insert = self._upsert(s).values(**row)
         statement = insert.on_conflict_do_update(
             index_elements=[s.c.session_id],
             set_=values,
