@@ -54,19 +54,17 @@ async def test_reminder_set_in_the_console_prints_in_its_output(
     typed = os.fdopen(write_end, "w", encoding="utf-8")
     typed.write('/add "Buy milk"\n/taskboard remind 1 in 2 minutes\n')
     typed.flush()
-    try:
-        async with console_schedules(console, scheduler, output, grace=5):
-            run = asyncio.create_task(
-                run_console(console, stdin=stdin, stdout=out, interactive=False, output=output)
-            )
+    async with console_schedules(console, scheduler, output, grace=5):
+        run = asyncio.create_task(
+            run_console(console, stdin=stdin, stdout=out, interactive=False, output=output)
+        )
+        try:
             await _until(lambda: scheduler.fired == 1, "the reminder fired")
             await _until(lambda: out.getvalue().count("\n") >= 3, "the reminder printed")
-            typed.close()  # end of input: the console stops, then its scheduler
+        finally:
+            typed.close()  # end of input: the console stops (also when the wait failed)
             await asyncio.wait_for(run, 20)
-    finally:
-        stdin.close()
-        if not typed.closed:
-            typed.close()
+            stdin.close()  # after the reader saw end of input, so no close waits on it
     lines = out.getvalue().splitlines()
     assert lines[0] == "Added task #1: Buy milk (general, open)."
     assert lines[1].startswith("I will remind you about task #1 (Buy milk)")
