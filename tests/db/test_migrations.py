@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -95,3 +96,18 @@ async def test_postgres_schema_holds_tables_and_revision(postgres_schema: tuple[
         assert record is not None and record.state == {"a": 1}
     finally:
         await again.aclose()
+
+
+async def test_stores_migrating_at_once_on_their_threads_do_not_mix(tmp_path: Path) -> None:
+    """Alembic runs scripts through one global context: stores migrating new databases at
+    the same moment (each on its worker thread) must not run each other's steps."""
+    for attempt in range(3):
+        stores = [SqliteDb(db_file=tmp_path / f"db-{attempt}-{i}.db") for i in range(4)]
+        try:
+            await asyncio.gather(*(store.aping() for store in stores))
+            for store in stores:
+                await store.asave("s1", expected_version=0, changed=texts({"n": 1}))
+                assert (await store.aload("s1")) is not None
+        finally:
+            for store in stores:
+                await store.aclose()

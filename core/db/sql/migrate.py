@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 from pathlib import Path
 
 import sqlalchemy as sa
@@ -39,15 +40,22 @@ def current_revision(conn: sa.Connection, names: TableNames) -> str | None:
     return context.get_current_revision()
 
 
+#: Alembic runs migration scripts through one global ``context`` proxy, so two threads
+#: migrating at once (two store objects over one database, each on its worker thread)
+#: would run each other's steps on the wrong connection: one migration at a time per process
+_ALEMBIC_LOCK = threading.Lock()
+
+
 def upgrade_to_head(conn: sa.Connection, names: TableNames) -> bool:
     """Migrate on ``conn`` (inside the caller's transaction); True when anything ran."""
-    if current_revision(conn, names) == head_revision():
-        return False
-    config = _config()
-    config.attributes["connection"] = conn
-    config.attributes["table_names"] = names
-    command.upgrade(config, "head")
-    return True
+    with _ALEMBIC_LOCK:
+        if current_revision(conn, names) == head_revision():
+            return False
+        config = _config()
+        config.attributes["connection"] = conn
+        config.attributes["table_names"] = names
+        command.upgrade(config, "head")
+        return True
 
 
 def migrate(conn: sa.Connection, names: TableNames) -> bool:
