@@ -97,7 +97,9 @@ class App:
 
     ``scheduler`` fires scheduled runs (reminders) through ``bots.schedules``; it is
     started by ``build_app`` in a serving process (its own store, a running event
-    loop, ``STATEBOT_SCHEDULER`` on). ``await app.scheduler.stop()`` at shutdown.
+    loop, ``STATEBOT_SCHEDULER`` on); the console, which builds its app before its
+    loop runs, starts it itself (``bots/console/reminders.py``).
+    ``await app.scheduler.stop()`` at shutdown.
     """
 
     settings: Settings
