@@ -21,7 +21,7 @@ from bots.ops.metrics import SnapshotThroughput
 from bots.ops.startup import check_stores, one_line
 from core.db import admin
 from core.db.redis import RedisDb
-from core.db.snapshot import Snapshotter
+from core.db.snapshot import DEFAULT_BATCH_SIZE, Snapshotter
 from core.db.url import open_store
 from core.utils.log import log_info
 
@@ -32,7 +32,7 @@ async def run_snapshotter(
     *,
     key_prefix: str = "statebot:",
     interval: float = 1.0,
-    batch_size: int = 200,
+    batch_size: int = DEFAULT_BATCH_SIZE,
     once: bool = False,
     health_port: int | None = None,
 ) -> int:
@@ -91,7 +91,10 @@ async def snapshot_status(
 )
 @click.option("--interval", default=1.0, show_default=True, help="seconds between idle passes")
 @click.option(
-    "--batch-size", default=200, show_default=True, help="sessions copied per durable write"
+    "--batch-size",
+    default=DEFAULT_BATCH_SIZE,
+    show_default=True,
+    help="sessions copied per durable write",
 )
 @click.option("--once", is_flag=True, help="drain what is dirty now, then exit")
 @click.option(
