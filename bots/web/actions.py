@@ -2,15 +2,13 @@
 
 Every change goes through ``core.db.admin`` (under the session's lease, hot and
 durable stores together): restore is ``restore_version``, delete is
-``delete_session``, reset replaces the state with an empty one as the next version
-(``import_jsonl`` with ``replace``: history and run history are kept, so a reset can
-be undone by restoring the version before it). Export and import: ``transfer.py``.
+``delete_session``, reset is ``reset_session`` (an empty state as the next version;
+history and run history are kept, so a reset can be undone by restoring the version
+before it). Export and import: ``transfer.py``.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any
 from urllib.parse import quote
 
 import structlog
@@ -26,8 +24,9 @@ from core.redaction import redact_text
 log = structlog.get_logger("bots.web")
 
 ACTIONS = {
-    "reset": "Reset: the state becomes empty (the agent's defaults apply on its next run). "
-    "Versions and run history are kept; restore the current version to undo.",
+    "reset": "Reset: the state becomes empty ({{}}) as a new version. The agent does not get "
+    "its default state back (deleting the session does that). Versions and run history "
+    "are kept; restore the current version to undo.",
     "delete": "Delete: the session, its versions and its run history are removed from "
     "Redis and the durable store. This cannot be undone (export it first).",
     "restore": "Restore: version {version}'s state becomes the current state, saved as a "
@@ -106,7 +105,7 @@ async def act(request: web.Request) -> web.Response:
             done = f"Version {version} restored as version {new}."
             bound.info("web_action", version=version, new_version=new)
         elif action == "reset":
-            new = await _reset(db, session_id, who.admin_id)
+            new = await admin.reset_session(db, session_id, actor=who.admin_id)
             done = f"State reset (now version {new}); the previous version is kept."
             bound.info("web_action", new_version=new)
         else:
@@ -132,21 +131,6 @@ async def act(request: web.Request) -> web.Response:
             message=f"{redact_text(str(exc))}. Look at the session before trying again.",
         )
     return redirect(_session_url(request, session_id, done))
-
-
-async def _reset(db: Any, session_id: str, admin_id: str) -> int:
-    """Empty state as the session's next version, through the import path (under its lease)."""
-    current = await admin.load_session(db, session_id)
-    line = {
-        "session_id": session_id,
-        "version": current.version + 1,
-        "kind": current.kind,
-        "owner_id": current.owner_id,
-        "user_id": admin_id,
-        "state": {},
-    }
-    await admin.import_jsonl(db, [json.dumps(line)], replace=True)
-    return (await admin.load_session(db, session_id)).version
 
 
 def add_routes(app: web.Application) -> None:

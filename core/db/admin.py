@@ -207,6 +207,26 @@ async def restore_version(
         )
 
 
+async def reset_session(db: BaseDb, session_id: str, *, actor: str | None = None) -> int:
+    """Empty the state as a new version under the lease (history kept); the new version.
+
+    The owner's default state does not come back (only a new or deleted session starts
+    from it); a reset keeps the session, its run history and its older versions.
+    """
+    async with db.session_lock(session_id) as lease:
+        current = await load_session(db, session_id)
+        return await db.asave(
+            session_id,
+            expected_version=current.version,
+            changed={},
+            removed=set(current.texts),
+            meta=SessionMeta(
+                kind=current.kind, owner_id=current.owner_id, user_id=actor or "reset"
+            ),
+            lease=lease,
+        )
+
+
 async def _find_version(db: BaseDb, session_id: str, version: int) -> HistoryEntry:
     entries = await db.ahistory(session_id, limit=_RESTORE_SCAN)
     for entry in entries:

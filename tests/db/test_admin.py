@@ -234,8 +234,24 @@ async def test_admin_writes_wait_for_the_session_lease(store: BaseDb) -> None:
     await _blocked_while_leased(store, "s", admin.restore_version(store, "s", 1))
     line = json.dumps({"session_id": "s", "version": 1, "state": {"b": 1}})
     await _blocked_while_leased(store, "s", admin.import_jsonl(store, [line], replace=True))
+    await _blocked_while_leased(store, "s", admin.reset_session(store, "s"))
     await _blocked_while_leased(store, "s", admin.delete_session(store, "s"))
     assert await store.aload("s") is None
+
+
+async def test_reset_empties_the_state_and_keeps_the_history(store: BaseDb) -> None:
+    """reset_session saves {} as the next version, by the actor; restoring undoes it."""
+    data = '{"name":"standup","runs":[]}'
+    await store.asave("s", expected_version=0, changed=texts({"a": 1, "b": [2]}), data=data)
+    assert await admin.reset_session(store, "s", actor="slack:T1:U9") == 2
+    record = await store.aload("s")
+    assert record is not None and record.state == {} and record.user_id == "slack:T1:U9"
+    assert record.data == data  # the run history stays
+    assert await admin.restore_version(store, "s", 1) == 3
+    restored = await store.aload("s")
+    assert restored is not None and restored.state == {"a": 1, "b": [2]}
+    with pytest.raises(admin.SessionNotFoundError):
+        await admin.reset_session(store, "nope")
 
 
 async def test_import_respects_the_target_store_limits() -> None:
