@@ -113,7 +113,6 @@ class Scheduler:
 
     async def run(self) -> None:
         """Poll every ``poll_interval`` seconds until :meth:`stop`; errors are logged."""
-        self._stopping.clear()
         while not self._stopping.is_set():
             try:
                 await self.run_once()
@@ -125,6 +124,9 @@ class Scheduler:
     def start(self) -> asyncio.Task[None]:
         """Run the loop in a task of the running event loop."""
         if self._task is None or self._task.done():
+            # cleared here, not in run(): a stop() between this and the task's first
+            # step must not be forgotten (the task would then poll forever)
+            self._stopping.clear()
             self._task = asyncio.get_running_loop().create_task(self.run(), name="scheduler")
         return self._task
 

@@ -345,3 +345,13 @@ def test_fire_timeout_must_stay_below_the_claim() -> None:
     """A run may never outlive its claim: the settings refuse it."""
     with pytest.raises(ValueError, match="fire_timeout"):
         ScheduleSettings(claim_ttl=60, fire_timeout=60)
+
+
+async def test_stop_right_after_start_ends_the_loop(world: World, clock: FakeClock) -> None:
+    """A stop() before the loop's task first runs is not forgotten (it used to poll forever)."""
+    db = world.open()
+    loop = scheduler(db, AgentFirer(db), clock)
+    task = loop.start()
+    async with asyncio.timeout(30):  # in this task: stop() runs before the loop's first step
+        await loop.stop()
+    assert task.done()
