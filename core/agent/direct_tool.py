@@ -189,7 +189,9 @@ class DirectToolMethods(SessionOwner):
 
         # a tool runs without a model: no runnable check
         body = runner.RunBody(call)
-        return await runner.execute(self, body, session_id=session_id, user_id=user_id, check=False)
+        return await runner.execute(
+            self, body, session_id=session_id, user_id=user_id, check=False, metadata=metadata
+        )
 
     def run_tool(self, name: str, arguments: Mapping[str, Any], **kwargs: Any) -> RunOutput:
         """Sync twin of :meth:`arun_tool`."""

@@ -39,7 +39,12 @@ class RunMethods(SessionOwner):
             self, input, dependencies=dependencies, metadata=metadata, on_content=on_content
         )
         return await runner.execute(
-            self, body, session_id=session_id, user_id=user_id, session_state=session_state
+            self,
+            body,
+            session_id=session_id,
+            user_id=user_id,
+            session_state=session_state,
+            metadata=metadata,
         )
 
     @overload
@@ -251,7 +256,13 @@ class RunMethods(SessionOwner):
             resume_direct=resume_direct_call,
         )
         return await runner.execute(
-            self, body, session_id=session_id, user_id=user_id, run_id=run_id, check=False
+            self,
+            body,
+            session_id=session_id,
+            user_id=user_id,
+            run_id=run_id,
+            check=False,
+            metadata=metadata,
         )
 
     def continue_run(self, run_id: str | None = None, **kwargs: Any) -> RunOutput:

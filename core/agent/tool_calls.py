@@ -235,6 +235,7 @@ async def execute_tool_call(
         else:
             _adopt_private_copy(handle, call_context, private)
         after = handle.tracker.checkpoint()
+        handle.note_tool(name)
     except asyncio.CancelledError:  # the run's deadline: undo the call in flight
         handle.tracker.rollback(checkpoint)
         raise

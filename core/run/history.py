@@ -127,10 +127,12 @@ class RunRecord:
 
 @dataclass(slots=True)
 class SessionData:
-    """A session's data: its runs (oldest first) and its name."""
+    """A session's data: its runs (oldest first), its name, and its state's schema version."""
 
     runs: list[RunRecord] = field(default_factory=list)
     name: str | None = None
+    #: the version of the owner's state schema the stored state is in (None: no schema)
+    schema_version: int | None = None
 
     @classmethod
     def decode(cls, text: str) -> SessionData:
@@ -141,14 +143,18 @@ class SessionData:
         return cls(
             runs=[RunRecord.from_dict(r) for r in data.get("runs", ())],
             name=data.get("name"),
+            schema_version=data.get("schema_version"),
         )
 
     def encode(self, limits: StateLimits) -> str:
         """JSON text within ``limits``: the oldest runs are dropped first."""
         runs = [_short(r) for r in self.runs[-limits.max_runs :]] if limits.max_runs > 0 else []
         while True:
+            body: dict[str, Any] = {"name": self.name, "runs": [r.to_dict() for r in runs]}
+            if self.schema_version is not None:
+                body["schema_version"] = self.schema_version
             text = json.dumps(
-                {"name": self.name, "runs": [r.to_dict() for r in runs]},
+                body,
                 ensure_ascii=False,
                 separators=(",", ":"),
             )

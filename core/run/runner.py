@@ -68,8 +68,13 @@ async def execute(
     session_state: Mapping[str, Any] | None = None,
     run_id: str | None = None,
     check: bool = True,
+    metadata: Mapping[str, Any] | None = None,
 ) -> RunOutput:
-    """Steps 1–7 for ``owner``: the one path every run takes."""
+    """Steps 1–7 for ``owner``: the one path every run takes.
+
+    ``metadata`` is the run's metadata (``run_context.metadata``); the handle keeps it
+    as the run's origin (which chat event asked), for what the save records.
+    """
     if check:
         owner.check_runnable()  # 1. a refused run must store nothing
     user_id = user_id or owner.user_id
@@ -78,6 +83,7 @@ async def execute(
             owner.open_run_session(session_id, user_id, session_state, run_id=run_id) as handle,
             run_deadline(handle, owner.run_timeout),
         ):
+            handle.origin = metadata or {}
             try:
                 output = await body.run(handle, body)
             except Exception:

@@ -64,9 +64,11 @@ class SessionHandle:
         "lease",
         "loaded",
         "meta",
+        "origin",
         "run_id",
         "run_timeout",
         "session_id",
+        "tools",
         "tracker",
         "user_id",
         "version",
@@ -101,6 +103,10 @@ class SessionHandle:
         #: ``time.monotonic()`` past which nothing is saved (set by the run's deadline)
         self.deadline: float | None = None
         self.run_timeout: float | None = None
+        #: the run's metadata: which chat event (platform, event id) asked for the run
+        self.origin: Mapping[str, Any] = {}
+        #: tools whose changes to the state were kept since the last save, in call order
+        self.tools: list[str] = []
         self._data_text = data_text
         self._data: SessionData | None = None  # decoded on first use only
         self._data_changed = False
@@ -124,10 +130,21 @@ class SessionHandle:
         self.data.name = name
         self._data_changed = True
 
+    def set_schema_version(self, version: int | None) -> None:
+        """Record the schema version the live state is now in; saved with the next persist."""
+        if self.data.schema_version != version:
+            self.data.schema_version = version
+            self._data_changed = True
+
     def record_run(self, run: RunRecord) -> None:
         """Add (or replace, by run id) a run in the history; saved with the next persist."""
         self.data.upsert(run)
         self._data_changed = True
+
+    def note_tool(self, name: str) -> None:
+        """Remember that tool ``name`` ran and whatever it changed was kept (saves record it)."""
+        if name not in self.tools:
+            self.tools.append(name)
 
     @property
     def state(self) -> dict[str, Any]:
