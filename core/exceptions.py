@@ -25,15 +25,17 @@ The hierarchy::
     │   ├── SessionNotFoundError (LookupError)  admin: no such session
     │   ├── VersionNotFoundError (LookupError)  admin: no such version in the history
     │   ├── ImportFileError (ValueError)  admin: an import file that cannot be used
-    │   └── ImportWriteError              admin: an import stopped at a failed write
+    │   ├── ImportWriteError              admin: an import stopped at a failed write
+    │   └── StateDecryptError             a stored value no configured key opens
     ├── ModelError                        the model could not answer
     │   ├── ModelTimeoutError             ... within its timeout
     │   └── ScriptExhaustedError          ScriptedModel called past its script
     └── ValueError
         ├── StateValueError               a state value that cannot be stored (not JSON)
         ├── ToolRefusedError              a tool or hook refuses a call (message shown as is)
-        └── ScheduleError                 a schedule request that cannot be accepted
-            └── ScheduleLimitError        a session already holds its maximum of schedules
+        ├── ScheduleError                 a schedule request that cannot be accepted
+        │   └── ScheduleLimitError        a session already holds its maximum of schedules
+        └── EncryptionKeyError            an encryption key that is missing or malformed
 
 Modules that used to define these re-export them (``from core.db.base import
 StoreError`` still works and names the same class).
@@ -45,6 +47,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "DependencyError",
+    "EncryptionKeyError",
     "ImportFileError",
     "ImportWriteError",
     "InvalidIdError",
@@ -64,6 +67,7 @@ __all__ = [
     "SessionBusyError",
     "SessionNotFoundError",
     "StaleVersionError",
+    "StateDecryptError",
     "StateLimitError",
     "StateValueError",
     "StoreError",
@@ -344,3 +348,24 @@ class ScheduleLimitError(ScheduleError):
         )
         self.session_id = session_id
         self.limit = limit
+
+
+# ---------------------------------------------------------------------------- encryption
+
+
+class EncryptionKeyError(ValueError):
+    """A configured encryption key is missing or malformed (``core/crypto.py``)."""
+
+
+class StateDecryptError(StoreError):
+    """A stored value that no configured key opens; nothing is served in its place.
+
+    ``key_id`` names the key the value was sealed with (a non-secret hash).
+    """
+
+    def __init__(self, session_id: str, key_id: str, reason: str) -> None:
+        super().__init__(
+            f"session {session_id!r}: a stored value sealed with key {key_id} {reason}"
+        )
+        self.session_id = session_id
+        self.key_id = key_id
