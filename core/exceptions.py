@@ -11,7 +11,9 @@ The hierarchy::
     │   ├── RunTimeoutError               the run passed its deadline (run_timeout)
     │   ├── DependencyError               a callable dependency raised
     │   ├── RouterSelectionError (ValueError) a Router selector named no step
-    │   └── ParallelStateConflictError    two Parallel branches changed one value
+    │   ├── ParallelStateConflictError    two Parallel branches changed one value
+    │   ├── SchemaVersionError            stored state newer than the code's schema version
+    │   └── StateMigrationError           a state migration raised or gave an invalid state
     ├── StoreError                        every storage error
     │   ├── StoreUnavailableError         Redis / the database cannot be reached
     │   │   └── OutcomeUnknownError       failed while committing: applied or not, unknown
@@ -32,6 +34,7 @@ The hierarchy::
     │   └── ScriptExhaustedError          ScriptedModel called past its script
     └── ValueError
         ├── StateValueError               a state value that cannot be stored (not JSON)
+        │   └── StateSchemaError          a state that does not fit session_state_schema
         ├── ToolRefusedError              a tool or hook refuses a call (message shown as is)
         ├── ScheduleError                 a schedule request that cannot be accepted
         │   └── ScheduleLimitError        a session already holds its maximum of schedules
@@ -63,12 +66,15 @@ __all__ = [
     "RunTimeoutError",
     "ScheduleError",
     "ScheduleLimitError",
+    "SchemaVersionError",
     "ScriptExhaustedError",
     "SessionBusyError",
     "SessionNotFoundError",
     "StaleVersionError",
     "StateDecryptError",
     "StateLimitError",
+    "StateMigrationError",
+    "StateSchemaError",
     "StateValueError",
     "StoreError",
     "StoreUnavailableError",
@@ -369,3 +375,48 @@ class StateDecryptError(StoreError):
         )
         self.session_id = session_id
         self.key_id = key_id
+
+
+# ---------------------------------------------------------------------------- state schemas
+
+
+class SchemaVersionError(RunError):
+    """The stored state is at a schema version newer than the code's; nothing was changed."""
+
+    def __init__(self, session_id: str, stored: int, code: int, schema: str) -> None:
+        super().__init__(
+            f"session {session_id!r} holds state of schema version {stored}, newer than "
+            f"this code's {schema} (version {code}); it was not run and nothing was changed: "
+            "run the newer code, or migrate the stored state back by hand"
+        )
+        self.session_id = session_id
+        self.stored = stored
+        self.code = code
+
+
+class StateMigrationError(RunError):
+    """A state migration raised, or its result does not fit the schema; nothing was changed."""
+
+    def __init__(self, session_id: str, step: int | None, reason: str) -> None:
+        where = f"migration to version {step}" if step is not None else "the migrated state"
+        super().__init__(
+            f"session {session_id!r}: {where} failed ({reason}); the session was not run "
+            "and nothing was changed"
+        )
+        self.session_id = session_id
+        self.step = step
+
+
+class StateSchemaError(StateValueError):
+    """A state that does not fit the owner's ``session_state_schema``; nothing of it is kept.
+
+    ``key``: the top-level key of the first problem; ``errors``: each problem as
+    ``(path, message)``, the path written as ``session_state['tasks'][0]['status']``.
+    """
+
+    def __init__(self, schema: str, errors: Sequence[tuple[str, str]], key: str) -> None:
+        shown = "; ".join(f"{path}: {message}" for path, message in errors[:3])
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        ValueError.__init__(self, f"the state does not fit the schema {schema}: {shown}{more}")
+        self.key = key
+        self.errors = list(errors)
