@@ -5,6 +5,7 @@ The hierarchy::
     Exception
     ├── RunError                          a run could not complete
     │   ├── NoModelError                  free text, but no model configured
+    │   ├── BudgetExceededError           a daily token or tool-call budget is used up
     │   ├── ToolCallLimitError            too many tool-call rounds in one run
     │   ├── UnknownToolError (LookupError)    a tool name the agent does not have
     │   ├── ToolArgumentError (ValueError)    arguments that do not fit a tool
@@ -49,6 +50,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 __all__ = [
+    "BudgetExceededError",
     "DependencyError",
     "EncryptionKeyError",
     "ImportFileError",
@@ -420,3 +422,47 @@ class StateSchemaError(StateValueError):
         ValueError.__init__(self, f"the state does not fit the schema {schema}: {shown}{more}")
         self.key = key
         self.errors = list(errors)
+
+
+# ---------------------------------------------------------------------------- budgets
+
+
+class BudgetExceededError(RunError):
+    """A daily usage budget is used up; the run was refused before anything happened.
+
+    ``scope`` is "session", "user" or "channel", ``scope_id`` its id, ``what``
+    "tokens" or "tool calls"; ``resets_at`` (ISO 8601, UTC) is when the day's counters
+    start again, ``resets_in`` the seconds until then.
+    """
+
+    def __init__(
+        self,
+        *,
+        scope: str,
+        scope_id: str,
+        what: str,
+        used: int,
+        limit: int,
+        resets_at: str,
+        resets_in: float,
+    ) -> None:
+        budget = {"tokens": "token", "tool calls": "tool-call"}.get(what, what) + " budget"
+        whose = {"session": "this conversation's", "user": "your", "channel": "this channel's"}
+        subject = f"{whose.get(scope, f'the {scope}')} daily {budget}"
+        super().__init__(
+            f"{subject[0].upper()}{subject[1:]} is used up: {used:,} of {limit:,} {what} "
+            f"today. It resets at 00:00 UTC (in {_duration(resets_in)}). Nothing was run."
+        )
+        self.scope = scope
+        self.scope_id = scope_id
+        self.what = what
+        self.used = used
+        self.limit = limit
+        self.resets_at = resets_at
+        self.resets_in = resets_in
+
+
+def _duration(seconds: float) -> str:
+    minutes = max(1, int(seconds + 59) // 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if hours else f"{minutes} min"
