@@ -94,3 +94,20 @@ def keys_for(event: InboundMessage | SlashCommand, scope: Scope = "thread") -> S
         ),
         user_id=user_key(event.platform, event.workspace, event.user),
     )
+
+
+def channel_key(platform: str, workspace: str, channel: str) -> str:
+    """The stable key of a chat channel (``platform:workspace:channel``, escaped).
+
+    It is the channel-scope session id of that channel, so a budget per channel and
+    the channel's sessions name the channel the same way.
+    """
+    return session_key(platform, workspace, channel, None, "", "channel")
+
+
+def channel_of_session(session_id: str) -> str | None:
+    """The channel key a session id belongs to; None for a user-scoped or foreign id."""
+    parts = session_id.split(":")
+    if len(parts) not in (3, 4) or not all(parts) or parts[2].startswith("@"):
+        return None
+    return ":".join(parts[:3])

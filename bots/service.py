@@ -23,7 +23,7 @@ from bots.cards import Click, placed, stale, tool_card
 from bots.commands import CommandError, parse_command, resolve_tool, split_words, usage
 from bots.errors import guarded
 from bots.inbound import InboundMessage, SlashCommand
-from bots.keys import SessionKeys, keys_for, user_key
+from bots.keys import SessionKeys, channel_key, channel_of_session, keys_for, user_key
 from bots.logging import bind_event
 from bots.names import NameCache, NameSource, authored, render_mentions
 from bots.ops.metrics import count_tool_errors, timed_run
@@ -36,6 +36,7 @@ from bots.streaming import StreamSink, can_stream, stream_answer
 from bots.targets import target_of
 from bots.timezones import TimezoneCache, TimezoneSource
 from core.exceptions import RunError
+from core.run.origin import CHANNEL_KEY, EVENT_KEY, PLATFORM_KEY
 from core.run.output import RunOutput, content_as_text
 from core.schedule import TARGET_KEY, USER_TZ_KEY, Schedule
 
@@ -103,8 +104,15 @@ class ChatService:
             self._names[platform] = NameCache(source)
 
     async def run_metadata(self, event: InboundMessage | SlashCommand) -> dict[str, Any]:
-        """What a run learns of its chat context: where replies go, the user's timezone."""
+        """What a run learns of its chat context: where replies go, the user's timezone,
+        and where it came from (platform, event id, channel: audit records and budgets).
+        """
         metadata: dict[str, Any] = {TARGET_KEY: target_of(event)}
+        metadata |= origin(
+            event.platform,
+            event.event_id,
+            channel_key(event.platform, event.workspace, event.channel),
+        )
         return metadata | await self._user_tz(event.platform, event.workspace, event.user)
 
     async def _user_tz(self, platform: str, workspace: str, user: str) -> dict[str, Any]:
@@ -280,7 +288,10 @@ class ChatService:
                     session_id=click.session_id,
                     user_id=clicker,
                     # times typed into the add form are read in the clicker's timezone
-                    metadata=await self._user_tz(click.platform, click.workspace, click.user),
+                    metadata=origin(
+                        click.platform, click.event_id, channel_of_session(click.session_id)
+                    )
+                    | await self._user_tz(click.platform, click.workspace, click.user),
                 )
                 count_tool_errors(output, agent=agent_id)
                 if output.is_paused:
@@ -332,6 +343,7 @@ class ChatService:
         ):
             log.info("scheduled_run", agent=agent_id, attempt=schedule.attempts)
             text = schedule.input.strip()
+            metadata = {TARGET_KEY: target} | _scheduled_origin(schedule, target)
             if text.startswith(self.COMMAND_PREFIX):
                 tools = tools_of(agent)
                 parsed = parse_command(text[1:], tools, self.aliases(agent_id))
@@ -340,11 +352,10 @@ class ChatService:
                     parsed.arguments,
                     session_id=session_id,
                     user_id=user_id,
-                    metadata={TARGET_KEY: target},
+                    metadata=metadata,
                 )
             else:
                 question = text if note is None else f"{text} {note}"
-                metadata = {TARGET_KEY: target}
                 output = await agent.arun(
                     question, session_id=session_id, user_id=user_id, metadata=metadata
                 )
@@ -389,6 +400,11 @@ class ChatService:
                         approved=ids if decision.approve else [],
                         rejected=[] if decision.approve else ids,
                         session_id=wanted.session_id,
+                        metadata=origin(
+                            decision.platform,
+                            decision.event_id,
+                            channel_of_session(wanted.session_id),
+                        ),
                     )
                 except RunError as exc:
                     gone = "not in this session's history" in str(exc)
@@ -520,6 +536,24 @@ class ChatService:
 
             reply = await guarded(run, agent_id=agent_id, offline_commands="")
             return replace(reply, ephemeral=True)
+
+
+def origin(platform: str, event_id: str, channel: str | None) -> dict[str, Any]:
+    """The run-metadata keys naming where a run came from; empty values are left out."""
+    found = {PLATFORM_KEY: platform, EVENT_KEY: event_id, CHANNEL_KEY: channel}
+    return {key: value for key, value in found.items() if value}
+
+
+def _scheduled_origin(schedule: Schedule, target: Mapping[str, Any]) -> dict[str, Any]:
+    """A scheduled run's origin: the platform and channel it posts to, the schedule as event."""
+    platform, workspace = str(target.get("platform") or ""), str(target.get("workspace") or "")
+    channel = target.get("channel")
+    key = (
+        channel_key(platform, workspace, str(channel))
+        if platform and workspace and channel
+        else channel_of_session(schedule.session_id)
+    )
+    return origin(platform, f"schedule:{schedule.schedule_id}", key)
 
 
 def _turn_history_on(agents: Iterable[Any], runs: int) -> None:
