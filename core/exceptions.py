@@ -30,6 +30,9 @@ The hierarchy::
     │   ├── ImportFileError (ValueError)  admin: an import file that cannot be used
     │   ├── ImportWriteError              admin: an import stopped at a failed write
     │   └── StateDecryptError             a stored value no configured key opens
+    ├── UndoError                         an undo that cannot be done (nothing changed)
+    │   ├── NothingToUndoError (LookupError)  the caller has no change left to undo
+    │   └── UndoConflictError             a later change touched what undo would revert
     ├── ModelError                        the model could not answer
     │   ├── ModelTimeoutError             ... within its timeout
     │   └── ScriptExhaustedError          ScriptedModel called past its script
@@ -61,6 +64,7 @@ __all__ = [
     "ModelError",
     "ModelTimeoutError",
     "NoModelError",
+    "NothingToUndoError",
     "OutcomeUnknownError",
     "ParallelStateConflictError",
     "RouterSelectionError",
@@ -83,6 +87,8 @@ __all__ = [
     "ToolArgumentError",
     "ToolCallLimitError",
     "ToolRefusedError",
+    "UndoConflictError",
+    "UndoError",
     "UnknownToolError",
     "VersionConflictError",
     "VersionNotFoundError",
@@ -466,3 +472,48 @@ def _duration(seconds: float) -> str:
     minutes = max(1, int(seconds + 59) // 60)
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes} min" if hours else f"{minutes} min"
+
+
+class UndoError(Exception):
+    """An undo that cannot be done; nothing was changed."""
+
+
+class NothingToUndoError(UndoError, LookupError):
+    """The caller has no change in the session's audit trail that undo could revert."""
+
+    def __init__(self, session_id: str, reason: str) -> None:
+        super().__init__(f"Nothing to undo: {reason}. Nothing was changed.")
+        self.session_id = session_id
+        self.reason = reason
+
+
+class UndoConflictError(UndoError):
+    """A later change touched what the undo would revert; nothing was changed.
+
+    ``version`` is the change that was to be undone, ``path`` the JSON path in
+    conflict (slash-separated), ``later_version`` / ``later_user`` the later change
+    (None when the conflict was found in the values alone: a save with no audit entry).
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        version: int,
+        path: str,
+        later_version: int | None,
+        later_user: str | None,
+    ) -> None:
+        if later_version is None:
+            why = f"the value at {path or 'the top level'} is no longer what v{version} wrote"
+        else:
+            who = later_user or "an unknown user"
+            why = f"v{later_version} by {who} later changed {path or 'the whole state'}"
+        super().__init__(
+            f"Can't undo your change v{version}: {why}. Nothing was changed; "
+            "undo the later change first, or ask an admin to restore a version."
+        )
+        self.session_id = session_id
+        self.version = version
+        self.path = path
+        self.later_version = later_version
+        self.later_user = later_user
