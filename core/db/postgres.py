@@ -6,6 +6,7 @@ from core.db.limits import StateLimits
 from core.db.sql.engine import postgres_engine
 from core.db.sql.store import SqlDb
 from core.db.sql.tables import TableNames
+from core.state.cipher import StateCipher
 
 
 class PostgresDb(SqlDb):
@@ -19,6 +20,9 @@ class PostgresDb(SqlDb):
     after ``lock_timeout`` seconds, None waits forever). Waiters hold no connection
     while they wait, so the pool (``pool_size`` + ``max_overflow`` connections, a
     checkout waits ``pool_timeout`` seconds) only serves the running statements.
+
+    ``cipher`` (a :class:`~core.state.cipher.StateCipher`) stores state values, data and
+    history sealed (docs/encryption.md).
     """
 
     def __init__(
@@ -35,6 +39,7 @@ class PostgresDb(SqlDb):
         pool_timeout: float = 30.0,
         lock_ttl: float = 30.0,
         lock_timeout: float | None = 60.0,
+        cipher: StateCipher | None = None,
     ) -> None:
         engine = postgres_engine(
             db_url,
@@ -51,4 +56,5 @@ class PostgresDb(SqlDb):
             limits=limits,
             lock_ttl=lock_ttl,
             lock_timeout=lock_timeout,
+            cipher=cipher,
         )

@@ -10,6 +10,7 @@ from core.db.limits import StateLimits
 from core.db.sql.engine import sqlite_engines
 from core.db.sql.store import SqlDb
 from core.db.sql.tables import TableNames
+from core.state.cipher import StateCipher
 
 DEFAULT_DB_FILE = "statebot.db"
 
@@ -26,6 +27,9 @@ class SqliteDb(SqlDb):
     lease in the file (``lock_ttl`` seconds, renewed by the live holder; a waiter gives
     up after ``lock_timeout`` seconds, None waits forever). A private in-memory
     database uses an in-process lock instead.
+
+    ``cipher`` (a :class:`~core.state.cipher.StateCipher`) stores state values, data and
+    history sealed (docs/encryption.md).
     """
 
     def __init__(
@@ -40,6 +44,7 @@ class SqliteDb(SqlDb):
         synchronous: str = "FULL",
         lock_ttl: float = 30.0,
         lock_timeout: float | None = 60.0,
+        cipher: StateCipher | None = None,
     ) -> None:
         path = sqlite_path(db_file, db_url)
         if path is not None:
@@ -55,6 +60,7 @@ class SqliteDb(SqlDb):
             serialize=path is None,
             lock_ttl=lock_ttl,
             lock_timeout=lock_timeout,
+            cipher=cipher,
         )
 
 

@@ -5,6 +5,10 @@ suffix, or ``postgres://``) → PostgresDb; ``memory://`` → InMemoryDb; ``redi
 or ``rediss://…`` (one server), ``redis+cluster://host:port[,host:port…]/`` or
 ``rediss+cluster://…`` (a Redis Cluster) → RedisDb, snapshotting to the durable store
 named by ``snapshot_to``.
+
+``cipher`` (a :class:`~core.state.cipher.StateCipher`) seals state at rest in every
+store it builds (the Redis store and its durable store get the same one); InMemoryDb
+keeps state in process memory only and takes none.
 """
 
 from __future__ import annotations
@@ -13,12 +17,19 @@ import importlib
 from typing import Any
 
 from core.db.base import BaseDb
+from core.state.cipher import StateCipher
 
 #: one Redis server, or a Redis Cluster (``core/db/redis/cluster.py``)
 REDIS_SCHEMES = ("redis", "rediss", "redis+cluster", "rediss+cluster")
 
 
-def open_store(url: str, *, snapshot_to: str | None = None, **options: Any) -> BaseDb:
+def open_store(
+    url: str,
+    *,
+    snapshot_to: str | None = None,
+    cipher: StateCipher | None = None,
+    **options: Any,
+) -> BaseDb:
     """The store a URL names; ValueError for a scheme this project does not know."""
     url = url.strip()
     if not url:
@@ -29,11 +40,13 @@ def open_store(url: str, *, snapshot_to: str | None = None, **options: Any) -> B
     if scheme == "" or scheme.startswith("sqlite"):
         from core.db.sqlite import SqliteDb
 
-        return SqliteDb(db_url=url, **options) if scheme else SqliteDb(db_file=url, **options)
+        if scheme:
+            return SqliteDb(db_url=url, cipher=cipher, **options)
+        return SqliteDb(db_file=url, cipher=cipher, **options)
     if scheme.startswith(("postgresql", "postgres")):
         from core.db.postgres import PostgresDb
 
-        return PostgresDb(db_url=url, **options)
+        return PostgresDb(db_url=url, cipher=cipher, **options)
     if scheme == "memory":
         from core.db.in_memory import InMemoryDb
 
@@ -41,8 +54,10 @@ def open_store(url: str, *, snapshot_to: str | None = None, **options: Any) -> B
     if scheme in REDIS_SCHEMES:
         # imported by name: the Redis backend is optional for users of the durable stores
         redis_module = importlib.import_module("core.db.redis")
-        durable = open_store(snapshot_to) if snapshot_to else None
-        store: BaseDb = redis_module.RedisDb(db_url=url, snapshot_to=durable, **options)
+        durable = open_store(snapshot_to, cipher=cipher) if snapshot_to else None
+        store: BaseDb = redis_module.RedisDb(
+            db_url=url, snapshot_to=durable, cipher=cipher, **options
+        )
         return store
     raise ValueError(
         f"unknown database URL scheme {scheme!r}; use sqlite:///file.db, "

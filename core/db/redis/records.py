@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from core.db.base import HistoryEntry, SessionMeta, SessionRecord, StoreError
@@ -39,13 +39,21 @@ def record_from_hashes(
     )
 
 
+def _plain(key: str, text: str) -> str:
+    return text
+
+
 def history_from_undo(
-    session_id: str, state: dict[str, str], undo: list[str]
+    session_id: str,
+    state: dict[str, str],
+    undo: list[str],
+    open_text: Callable[[str, str], str] = _plain,
 ) -> list[HistoryEntry]:
     """Full states of recent versions, newest first, by undoing saves from the current one.
 
     Each undo record holds the version it produced and the previous JSON text of every
-    key it touched (``false`` when the key did not exist before).
+    key it touched (``false`` when the key did not exist before): texts as stored, so
+    sealed ones are sealed there too; ``open_text(key, text)`` opens one for reading.
     """
     texts = dict(state)
     entries: list[HistoryEntry] = []
@@ -55,7 +63,7 @@ def history_from_undo(
             HistoryEntry(
                 session_id=session_id,
                 version=int(item["v"]),
-                state={k: json.loads(t) for k, t in texts.items()},
+                state={k: json.loads(open_text(k, t)) for k, t in texts.items()},
                 user_id=item.get("u"),
                 saved_at=float(item["t"]),
             )

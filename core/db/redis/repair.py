@@ -24,6 +24,9 @@ no durable copy, clean                 ``drop`` (deleted after the RDB was writt
 
 The verdict is applied by one script, guarded by the version and save the check saw
 and by the run id still differing, so concurrent checks in several processes agree.
+With a ``cipher`` the durable copy (read opened, through the store API) is sealed
+again before it is adopted, and a kept-aside Redis copy holds its values as stored
+(sealed): no plaintext reaches Redis either way.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from core.db.protocols import SessionStore
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import SessionKeys
 from core.db.redis.scripts import RUN_ID, LuaScript
+from core.state.cipher import StateCipher
 from core.state.codec import entry_bytes
 from core.utils.log import log_error, log_warning
 
@@ -111,9 +115,12 @@ async def check_against_durable(
     dirty: bool,
     durable_store: SessionStore,
     ttl_ms: int,
+    cipher: StateCipher | None = None,
 ) -> Verdict | None:
-    """Apply the verdict for ``hot``; None when the session changed meanwhile."""
+    """Apply the verdict for ``hot`` (as stored); None when the session changed meanwhile."""
     durable = await durable_store.aload(keys.session_id)
+    if durable is not None and cipher is not None:
+        durable = cipher.resealed_record(durable)
     verdict = judge(hot, dirty, durable)
     conflict = ""
     if verdict == "adopt" and durable is not None and durable.version == hot.version:

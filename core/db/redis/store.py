@@ -8,6 +8,11 @@ one round trip (LOAD), a save one (SAVE). On a miss the session is read back fro
 continues from the durable version. The process that builds the store starts the
 background snapshotter explicitly (:meth:`RedisDb.start_snapshotter`). See
 docs/redis.md for the key schema, scripts and failure modes.
+
+With a ``cipher`` (``core/state/cipher.py``) the hash fields, the data key and so the
+undo records hold sealed texts: a save seals what it writes, every read through this
+API opens. Internally records stay as stored (the snapshotter copies them sealed); the
+durable store must be given the same key ring.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +60,7 @@ from core.db.redis.records import (
 from core.db.redis.repair import check_against_durable
 from core.db.redis.write_through import copy_through
 from core.db.snapshot import Snapshotter
+from core.state.cipher import StateCipher
 
 # LOAD script statuses, and the SAVE status for a session another Redis incarnation wrote
 _ABSENT, _SERVED, _UNVERIFIED = 0, 1, 2
@@ -72,6 +78,25 @@ class _Loaded:
     status: int
     record: SessionRecord | None
     dirty: bool = False
+
+
+def _check_same_keys(cipher: StateCipher | None, durable: BaseDb | None) -> None:
+    """ValueError unless Redis and its durable store seal with the same key ring: the
+    snapshotter copies sealed texts as they are, and read-backs seal them again."""
+    if durable is None:
+        return
+    theirs: StateCipher | None = getattr(durable, "cipher", None)
+    mine_ids = None if cipher is None else cipher.ring.ids
+    their_ids = None if theirs is None else theirs.ring.ids
+    if mine_ids != their_ids:
+        raise ValueError(
+            "RedisDb and its durable store (snapshot_to) must be given the same state key "
+            f"ring (cipher): Redis has {_ids(mine_ids)}, the durable store {_ids(their_ids)}"
+        )
+
+
+def _ids(ids: tuple[str, ...] | None) -> str:
+    return "none" if ids is None else "keys " + ", ".join(ids)
 
 
 def _pairs(flat: list[str]) -> dict[str, str]:
@@ -108,8 +133,10 @@ class RedisDb(BaseDb):
         run_snapshotter: bool = True,
         max_connections: int = 1000,
         max_waiters: int | None = 100,
+        cipher: StateCipher | None = None,
     ) -> None:
         super().__init__()
+        _check_same_keys(cipher, snapshot_to)
         if write_through and snapshot_to is None:
             raise ValueError("write_through=True needs a durable store in snapshot_to")
         if write_through and history_limit < 1:
@@ -125,6 +152,7 @@ class RedisDb(BaseDb):
         self.limits = limits or StateLimits()
         self.history_limit = history_limit
         self.run_snapshotter = run_snapshotter and snapshot_to is not None
+        self.cipher = cipher
         self._clients = RedisClients(db_url, max_connections=max_connections)
         self.leases = LeaseManager(
             self._clients, self.key_prefix, lock_ttl=lock_ttl, max_waiters=max_waiters
@@ -170,9 +198,18 @@ class RedisDb(BaseDb):
 
     # -- sessions ---------------------------------------------------------------------
     async def aload(self, session_id: str) -> SessionRecord | None:
+        return self._opened(await self._load_stored(session_id))
+
+    async def _load_stored(self, session_id: str) -> SessionRecord | None:
+        """The session as Redis holds it (sealed texts stay sealed)."""
         await self._check_server_once()
         keys = SessionKeys(self.key_prefix, session_id)
         return await self._resolve(keys, await self._load_hot(keys))
+
+    def _opened(self, record: SessionRecord | None) -> SessionRecord | None:
+        if record is None or self.cipher is None:
+            return record
+        return self.cipher.opened_record(record)
 
     async def _check_server_once(self) -> None:
         if not self._server_checked:
@@ -189,7 +226,13 @@ class RedisDb(BaseDb):
                 return loaded.record
             assert self.snapshot_to is not None and loaded.record is not None
             await check_against_durable(
-                self._clients, keys, loaded.record, loaded.dirty, self.snapshot_to, self._ttl_ms
+                self._clients,
+                keys,
+                loaded.record,
+                loaded.dirty,
+                self.snapshot_to,
+                self._ttl_ms,
+                self.cipher,
             )
             loaded = await self._load_hot(keys)
         raise StoreUnavailableError(
@@ -241,10 +284,11 @@ class RedisDb(BaseDb):
                 yield OpenedRun(held, None, unchanged=True)
                 return
             if reply is None:  # handed over as the wait timed out: load on its own
-                record = await self.aload(session_id)
+                record = await self._load_stored(session_id)
             else:
                 record = await self._resolve(keys, _parse_load(keys, reply[1:]))
-            yield OpenedRun(held, record, unchanged=known is not None and known.matches(record))
+            unchanged = known is not None and known.matches(record)
+            yield OpenedRun(held, self._opened(record), unchanged=unchanged)
 
     async def _read_back(self, session_id: str) -> SessionRecord | None:
         """Copy a session from the durable store into Redis; Redis wins if it has one."""
@@ -252,6 +296,8 @@ class RedisDb(BaseDb):
         durable = await self.snapshot_to.aload(session_id)
         if durable is None:
             return None
+        if self.cipher is not None:  # read opened through the durable store's API
+            durable = self.cipher.resealed_record(durable)
         keys = SessionKeys(self.key_prefix, session_id)
         args = seed_args(keys, durable, self._ttl_ms)
         with self._clients.unavailable(f"read back session {session_id!r}"):
@@ -282,10 +328,13 @@ class RedisDb(BaseDb):
         self.limits.check_data(session_id, data)
         gone = set(removed) - set(texts)
         self.limits.check_size(session_id, texts)  # the delta alone already too big
+        if self.cipher is not None:  # limits count plaintext; Redis holds it sealed
+            texts = self.cipher.seal_texts(session_id, texts)
+            data = None if data is None else self.cipher.seal_data(session_id, data)
         keys = SessionKeys(self.key_prefix, session_id)
         if expected_version == 0 and self.snapshot_to is not None:
             # an empty Redis must not start a session the durable store already has
-            existing = await self.aload(session_id)
+            existing = await self._load_stored(session_id)
             if existing is not None:
                 raise StaleVersionError(session_id, expected_version, existing.version)
         save_id = uuid.uuid4().hex
@@ -314,7 +363,7 @@ class RedisDb(BaseDb):
             # expired or flushed while the run was busy: read back and try once more
             or (status == 0 and value == -1 and expected_version > 0)
         ):
-            await self.aload(session_id)  # reads back or checks against the durable copy
+            await self._load_stored(session_id)  # reads back or checks the durable copy
             status, value, epoch, released = await self._run_save(keys, args, releasing)
         if status == 0 or status == _UNVERIFIED_SAVE:
             raise StaleVersionError(session_id, expected_version, None if value == -1 else value)
@@ -370,6 +419,9 @@ class RedisDb(BaseDb):
         self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
         self.limits.check_size(record.session_id, texts)
         self.limits.check_data(record.session_id, record.data)
+        if self.cipher is not None:
+            record = self.cipher.sealed_record(record)
+            texts = record.texts
         keys = SessionKeys(self.key_prefix, record.session_id)
         args = upsert_args(
             keys,
@@ -395,7 +447,7 @@ class RedisDb(BaseDb):
     async def adelete(self, session_id: str, *, upto_version: int | None = None) -> bool:
         keys = SessionKeys(self.key_prefix, session_id)
         if upto_version is not None:
-            hot = await self.aload(session_id)
+            hot = await self._load_stored(session_id)
             if hot is not None and hot.version > upto_version:
                 return False
         with self._clients.unavailable(f"delete session {session_id!r}"):
@@ -422,6 +474,8 @@ class RedisDb(BaseDb):
     ) -> list[SessionRecord]:
         hot = await self.dirty.list_recent(owner_id=owner_id, limit=limit)
         found = {r.session_id: r for r in hot}
+        if self.cipher is not None:
+            found = {sid: self.cipher.opened_record(r) for sid, r in found.items()}
         if self.snapshot_to is not None:
             for record in await self.snapshot_to.alist_sessions(owner_id=owner_id, limit=limit):
                 mine = found.get(record.session_id)
@@ -433,20 +487,28 @@ class RedisDb(BaseDb):
     async def ahistory(self, session_id: str, *, limit: int = 20) -> list[HistoryEntry]:
         keys = SessionKeys(self.key_prefix, session_id)
         if self.snapshot_to is not None:
-            await self.aload(session_id)  # a copy from an older Redis is checked first
+            await self._load_stored(session_id)  # a copy from an older Redis is checked first
         with self._clients.unavailable(f"read the history of session {session_id!r}"):
             pipe = self._clients.get().pipeline(transaction=True)
             pipe.hgetall(keys.state)
             pipe.hgetall(keys.meta)
             pipe.lrange(keys.hist, 0, max(limit, 1) - 1)
             state, meta, undo = await pipe.execute()
-        entries = history_from_undo(session_id, state, undo)[:limit] if meta else []
+        opener = self._text_opener(session_id)
+        entries = history_from_undo(session_id, state, undo, opener)[:limit] if meta else []
         if len(entries) < limit and self.snapshot_to is not None:
             oldest = entries[-1].version if entries else None
             for entry in await self.snapshot_to.ahistory(session_id, limit=limit):
                 if oldest is None or entry.version < oldest:
                     entries.append(entry)
         return entries[:limit]
+
+    def _text_opener(self, session_id: str) -> Callable[[str, str], str]:
+        """Opens one stored key text of the session (as is without a cipher)."""
+        cipher = self.cipher
+        if cipher is None:
+            return lambda key, text: text
+        return lambda key, text: cipher.open(text, session_id, key)
 
     # -- run serialization ------------------------------------------------------------
     def session_lock(

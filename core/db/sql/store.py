@@ -6,6 +6,11 @@ migrated lazily, on first use. A save is one transaction: lease check (fencing),
 version check, merge of the changed and removed top-level keys, version bump, history
 row, history trim. Runs of one session are serialized across store instances and
 processes by a lease in the database (``core/db/sql/lease.py``).
+
+With a ``cipher`` (``core/state/cipher.py``) every state value, the ``data`` column
+and the values of every history row are stored sealed: a save seals what it writes, a
+snapshot or an import seals what is not sealed yet (a Redis snapshot arrives sealed and
+is copied as is), and every read opens them.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from core.db.sql.migrate import migrate
 from core.db.sql.snapshots import session_row, upsert_snapshots
 from core.db.sql.tables import TableNames, build_tables
 from core.state import codec
+from core.state.cipher import StateCipher
 
 T = TypeVar("T")
 
@@ -77,8 +83,10 @@ class SqlDb(BaseDb):
         serialize: bool = False,
         lock_ttl: float = 30.0,
         lock_timeout: float | None = 60.0,
+        cipher: StateCipher | None = None,
     ) -> None:
         super().__init__()
+        self.cipher = cipher
         self.lock_timeout = lock_timeout
         self.history_limit = history_limit
         self.limits = limits or StateLimits()
@@ -157,8 +165,19 @@ class SqlDb(BaseDb):
             for start in range(0, len(session_ids), _IDS_PER_QUERY):
                 chunk = session_ids[start : start + _IDS_PER_QUERY]
                 for row in conn.execute(sa.select(s).where(s.c.session_id.in_(chunk))):
-                    found[row.session_id] = _record(row)
+                    found[row.session_id] = self._read_record(row)
         return found
+
+    def _read_record(self, row: Any) -> SessionRecord:
+        record = _record(row)
+        return record if self.cipher is None else self.cipher.opened_record(record)
+
+    def _read_history(self, row: Any) -> HistoryEntry:
+        if self.cipher is None:
+            return _history_entry(row)
+        texts = self.cipher.open_texts(row.session_id, codec.split_object(row.state))
+        state = codec.decode_state(texts)
+        return HistoryEntry(row.session_id, row.version, state, row.user_id, row.saved_at)
 
     async def asave(
         self,
@@ -175,6 +194,9 @@ class SqlDb(BaseDb):
         self.limits.check_keys(session_id, changed)
         self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
         self.limits.check_data(session_id, data)
+        if self.cipher is not None:  # limits count plaintext; the store holds it sealed
+            changed = self.cipher.seal_texts(session_id, changed)
+            data = None if data is None else self.cipher.seal_data(session_id, data)
         token = lease.token if lease is not None else ""
         # the lease goes back in the save's transaction; a private database holds an
         # in-process lock instead, given back once the save committed
@@ -310,10 +332,14 @@ class SqlDb(BaseDb):
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
         self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
+        if self.cipher is not None:
+            record = self.cipher.sealed_record(record)
         return await self._run(self._upsert_snapshot, record, codec.object_text(record.texts))
 
     async def aupsert_snapshots(self, records: Sequence[SessionRecord]) -> list[bool | Exception]:
         """The batch in one transaction (``core/db/sql/snapshots.py``)."""
+        if self.cipher is not None:  # from Redis they arrive sealed: copied as they are
+            records = [self.cipher.sealed_record(r) for r in records]
         batch = functools.partial(
             upsert_snapshots,
             self._writer,
@@ -405,7 +431,7 @@ class SqlDb(BaseDb):
         query = sa.select(s).order_by(s.c.updated_at.desc(), s.c.session_id).limit(limit)
         if owner_id is not None:
             query = query.where(s.c.owner_id == owner_id)
-        return await self._run(self._rows, query, _record)
+        return await self._run(self._rows, query, self._read_record)
 
     async def ahistory(self, session_id: str, *, limit: int = 20) -> list[HistoryEntry]:
         h = self._tables.history
@@ -415,7 +441,7 @@ class SqlDb(BaseDb):
             .order_by(h.c.version.desc())
             .limit(limit)
         )
-        return await self._run(self._rows, query, _history_entry)
+        return await self._run(self._rows, query, self._read_history)
 
     def _rows(self, query: sa.Select[Any], convert: Callable[[Any], T]) -> list[T]:
         with self._engine.connect() as conn:
