@@ -7,12 +7,16 @@ and a resumed confirmation (``continue_run``) all take the same steps, in order:
    refused run stores nothing.
 2. **Open the session** — take the session's run lease, load it, resolve the state
    to use (run argument > stored > default): :func:`core.state.session.open_session`.
+   With a ``budget``, the day's usage of the run's scopes is checked here, under the
+   lease and before the model is called (:mod:`core.run.budget_gate`); a refused run
+   stores nothing.
 3. **Deadline** — the run's ``run_timeout`` starts once it holds the session
    (:func:`core.agent.deadline.run_deadline`); past it nothing more is saved.
 4. **Run** — the owner's :meth:`~core.agent.owner.SessionOwner.arun_top` (the model
    loop on the open session), or the body a direct call or a resume brings.
-5. **Record** — the run's entry in the session's bounded history (a failed run is
-   recorded as failed; a run that never started is not recorded).
+5. **Record** — the run's usage in its budget counters (failed runs too), and its
+   entry in the session's bounded history (a failed run is recorded as failed; a run
+   that never started is not recorded).
 6. **Save** — one final save of what changed, releasing the run lease in the same
    store call (:meth:`SessionHandle.persist_final
    <core.state.session.SessionHandle.persist_final>`); tool batches saved earlier stay
@@ -33,6 +37,8 @@ from core.agent.deadline import run_deadline
 from core.agent.loop import ContentSink, Resume
 from core.agent.pause import resume_of
 from core.exceptions import RunError
+from core.run.budget import Budget, Scope, Usage, budget_of, run_scopes
+from core.run.budget_gate import check_budget, metered, record_usage, usage_of
 from core.run.history import RunRecord, run_record
 from core.run.output import RunOutput
 from core.state.session import SessionHandle
@@ -45,18 +51,22 @@ if TYPE_CHECKING:
 class RunBody:
     """What step 4 runs on the open session, and what step 5 records it as."""
 
-    __slots__ = ("history_input", "run")
+    __slots__ = ("history_input", "run", "spends_tokens")
 
     def __init__(
         self,
         run: Callable[[SessionHandle, RunBody], Awaitable[RunOutput]],
         *,
         history_input: str | None = None,
+        spends_tokens: bool = False,
     ) -> None:
         self.run = run
         #: the input the history records the run under; None: not recorded (yet).
         #: A body may set it once it knows (a resume learns it from the stored run).
         self.history_input = history_input
+        #: it may call the model: token budgets apply (a direct tool call: only
+        #: tool-call budgets)
+        self.spends_tokens = spends_tokens
 
 
 async def execute(
@@ -84,14 +94,22 @@ async def execute(
             run_deadline(handle, owner.run_timeout),
         ):
             handle.origin = metadata or {}
-            try:
-                output = await body.run(handle, body)
-            except Exception:
-                if body.history_input is None:
-                    raise  # it never started: nothing to record or keep
-                handle.record_run(_record(owner, handle, body.history_input, None))
-                await _save(handle)  # keep what earlier steps and tool batches did
-                raise
+            budget = budget_of(owner)
+            if budget is not None:  # under the lease: a session's runs check in turn
+                await check_budget(
+                    budget, owner.db, _scopes(handle), spends_tokens=body.spends_tokens
+                )
+            with metered() as meter:
+                try:
+                    output = await body.run(handle, body)
+                except Exception:
+                    await _record_usage(budget, owner, handle, meter)  # tokens spent count
+                    if body.history_input is None:
+                        raise  # it never started: nothing to record or keep
+                    handle.record_run(_record(owner, handle, body.history_input, None))
+                    await _save(handle)  # keep what earlier steps and tool batches did
+                    raise
+            await _record_usage(budget, owner, handle, usage_of(output.metrics))
             if body.history_input is not None:
                 handle.record_run(_record(owner, handle, body.history_input, output))
             await _save(handle)
@@ -115,6 +133,18 @@ def _record(
     return run_record(handle, input, output, owner_id=owner.id)
 
 
+def _scopes(handle: SessionHandle) -> list[Scope]:
+    return run_scopes(handle.session_id, handle.user_id, handle.origin)
+
+
+async def _record_usage(
+    budget: Budget | None, owner: SessionOwner, handle: SessionHandle, usage: Usage
+) -> None:
+    """Step 5's usage half: before the final save, so the lease still orders it."""
+    if budget is not None:
+        await record_usage(budget, owner.db, _scopes(handle), usage)
+
+
 # -- the bodies --------------------------------------------------------------------
 
 
@@ -133,7 +163,7 @@ def model_turn(
             handle, input, dependencies=dependencies, metadata=metadata, on_content=on_content
         )
 
-    return RunBody(run, history_input=input)
+    return RunBody(run, history_input=input, spends_tokens=True)
 
 
 #: resumes a direct (slash command) call: (owner, handle, stored run, decisions) -> output;
@@ -183,4 +213,4 @@ def resumed_turn(
             resume=resume,
         )
 
-    return RunBody(run)
+    return RunBody(run, spends_tokens=True)

@@ -1,0 +1,58 @@
+"""Which usage store serves a session store: one per db object, chosen in one place.
+
+* SqliteDb / PostgresDb: a table beside the sessions (migration 0008).
+* RedisDb (with or without a durable ``snapshot_to``): Redis hashes with a 2-day
+  expiry (:mod:`core.run.budget_redis`, which says what a Redis restart does).
+* InMemoryDb, a private in-memory SQLite: process memory, like their sessions.
+
+The runner, ``usage_report`` and ``statebot state usage`` all ask here, so they
+always meet in the same counters.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections.abc import Iterable
+
+from core.db.base import BaseDb
+from core.db.redis.store import RedisDb
+from core.db.sql.store import SqlDb
+from core.run.budget import Scope, utc_day
+from core.run.budget_redis import RedisUsageStore
+from core.run.budget_sql import SqlUsageStore
+from core.run.budget_store import MemoryUsageStore, UsageStore
+
+_stores: weakref.WeakKeyDictionary[BaseDb, UsageStore] = weakref.WeakKeyDictionary()
+_lock = threading.Lock()
+
+
+def _build(db: BaseDb) -> UsageStore:
+    if isinstance(db, RedisDb):
+        return RedisUsageStore(db)
+    if isinstance(db, SqlDb) and not db._private:
+        return SqlUsageStore(db)
+    return MemoryUsageStore()
+
+
+def usage_store(db: BaseDb) -> UsageStore:
+    """The usage store of ``db`` (the same object on every call)."""
+    with _lock:
+        store = _stores.get(db)
+        if store is None:
+            store = _stores[db] = _build(db)
+        return store
+
+
+async def erase_usage(
+    db: BaseDb, *, user_id: str | None = None, session_ids: Iterable[str] = ()
+) -> int:
+    """Delete a user's and sessions' usage counters in ``db`` (erasure); how many went.
+
+    Channel counters name no person and stay.
+    """
+    scopes = [Scope("session", session_id) for session_id in session_ids]
+    if user_id:
+        scopes.append(Scope("user", user_id))
+    return await usage_store(db).aerase(scopes, utc_day(time.time()))
