@@ -234,6 +234,25 @@ class Settings(BaseSettings):
             "Redis"
         ),
     )
+    # Retention per scope: bots/retention.py, docs/erasure.md
+    statebot_retention_dm_days: float | None = Field(
+        default=None,
+        gt=0,
+        description=(
+            "delete direct-message (and user-scoped) sessions, their history and schedules "
+            "this many days after their last change; unset keeps them"
+        ),
+    )
+    statebot_retention_thread_days: float | None = Field(
+        default=None,
+        gt=0,
+        description="the same for thread sessions; unset keeps them",
+    )
+    statebot_retention_channel_days: float | None = Field(
+        default=None,
+        gt=0,
+        description="the same for channel sessions (and the console's); unset keeps them",
+    )
     # Chat layer; admin ids: see bots/admin.py (check_admin_id)
     statebot_admin_ids: Annotated[frozenset[str], NoDecode] = Field(
         default=frozenset(),
