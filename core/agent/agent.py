@@ -21,8 +21,10 @@ from core.db.base import BaseDb
 from core.exceptions import NoModelError
 from core.memory.tools import memory_functions
 from core.models.base import Model
+from core.run.budget import Budget
 from core.run.history_tool import chat_history_function
 from core.run.output import RunOutput
+from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
 from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
@@ -85,6 +87,10 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         read_chat_history: bool = False,
         add_dependencies_to_context: bool = False,
         telemetry: bool = True,
+        session_state_schema: type[Any] | StateSchema | None = None,
+        session_state_schema_version: int = 1,
+        session_state_migrations: Mapping[int, Migration] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
 
@@ -105,6 +111,10 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             dependencies=dependencies,
             overwrite_db_session_state=overwrite_db_session_state,
             run_timeout=run_timeout,
+            session_state_schema=session_state_schema,
+            session_state_schema_version=session_state_schema_version,
+            session_state_migrations=session_state_migrations,
+            budget=budget,
         )
         self.model = model
         self.description = description

@@ -8,6 +8,14 @@ is :meth:`SessionOwner.arun_on_session`: run on a session that is already open.
 Everything around that — lease, load, resolve, deadline, history, save, output —
 is the runner's (:mod:`core.run.runner`), the same for every kind of owner.
 
+Typed state (optional, :mod:`core.state.schema`): ``session_state_schema`` (a pydantic
+model or TypedDict), ``session_state_schema_version`` (default 1) and
+``session_state_migrations`` (``{2: fn, 3: fn}``: ``fn`` turns a state of version n - 1
+into version n). The default ``session_state`` must fit the schema (checked here, once);
+each session is checked and migrated when a run opens it
+(:mod:`core.state.schema_session`). ``budget``: the owner's usage limits
+(:class:`core.run.budget.Budget`), kept as ``self.budget``.
+
 Dependencies are merged one way, decided here only (:meth:`SessionOwner.run_dependencies`):
 the run's ``dependencies=`` over the owner's, key by key, the run's keys winning, one
 level deep (Agno 3.1's Agent and Team rule: runtime values override static config,
@@ -31,7 +39,10 @@ from core.agent.loop import ContentSink, Resume
 from core.db.base import BaseDb, SessionMeta
 from core.db.in_memory import InMemoryDb
 from core.exceptions import RunError
+from core.run.budget import Budget
 from core.run.output import RunOutput
+from core.state.schema import Migration, StateSchema, schema_of
+from core.state.schema_session import typed_session
 from core.state.session import SessionHandle, open_session
 from core.tools.function import Function
 from core.utils.ids import slug
@@ -57,6 +68,10 @@ class SessionOwner(abc.ABC):
         dependencies: Mapping[str, Any] | None,
         overwrite_db_session_state: bool,
         run_timeout: float | None = DEFAULT_RUN_TIMEOUT,
+        session_state_schema: type[Any] | StateSchema | None = None,
+        session_state_schema_version: int = 1,
+        session_state_migrations: Mapping[int, Migration] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         self.name = name
         self.id: str = id or (
@@ -74,6 +89,16 @@ class SessionOwner(abc.ABC):
         self.run_timeout = check_timeout("run_timeout", run_timeout)
         #: tools that can be called directly (``arun_tool``); none unless set
         self.functions: dict[str, Function] = {}
+        #: the type every saved state must fit, its version and migrations (None: untyped)
+        self.state_schema: StateSchema | None = schema_of(
+            session_state_schema, session_state_schema_version, session_state_migrations
+        )
+        if self.state_schema is not None:  # every new session starts from the template
+            try:
+                self.state_schema.check_state(self.session_state)
+            except ValueError as exc:
+                raise ValueError(f"{self.kind} {self.id!r}: default session_state: {exc}") from None
+        self.budget = budget
 
     # -- the one requirement --------------------------------------------------------
     @abc.abstractmethod
@@ -140,14 +165,24 @@ class SessionOwner(abc.ABC):
         *,
         run_id: str | None = None,
     ) -> contextlib.AbstractAsyncContextManager[SessionHandle]:
-        """Open this owner's session for one run (run argument > stored > default)."""
-        return open_session(
+        """Open this owner's session for one run (run argument > stored > default).
+
+        With a schema, the session is checked and migrated first, and the run argument
+        merged after the migration (:func:`core.state.schema_session.typed_session`).
+        """
+        schema = self.state_schema
+        opened = open_session(
             self.db,
             session_id=session_id or self.session_id,
             user_id=user_id,
             run_id=run_id or uuid.uuid4().hex,
             meta=self.session_meta(user_id),
             default=self.session_state,
-            run_state=session_state,
+            run_state=session_state if schema is None else None,
             overwrite=self.overwrite_db_session_state,
+        )
+        if schema is None:
+            return opened
+        return typed_session(
+            opened, schema, session_state, overwrite=self.overwrite_db_session_state
         )

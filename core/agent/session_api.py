@@ -19,6 +19,7 @@ from core.models.base import Message
 from core.run.history import RunRecord, SessionData, history_messages
 from core.run.output import RunOutput, RunStatus, ToolExecution
 from core.state.merge import deep_merge
+from core.state.schema_session import checked_checkpoint
 from core.state.session import SessionHandle
 from core.state.view import AgentState
 from core.utils.sync import run_sync
@@ -64,9 +65,14 @@ class SessionStateApi(SessionOwner):
     async def amutate_session_state(
         self, change: Callable[[dict[str, Any]], None], session_id: str | None = None
     ) -> dict[str, Any]:
-        """Apply ``change`` to a session's state under its lock and persist it."""
+        """Apply ``change`` to a session's state under its lock and persist it.
+
+        With a schema, a change that does not fit raises StateSchemaError and nothing
+        is stored.
+        """
         async with self._open_outside_run(session_id) as handle:
             change(handle.state)
+            checked_checkpoint(handle)  # raises before the save: nothing is stored
             await handle.persist()
             return handle.final_state().decode()  # a fresh copy, from the saved texts
 

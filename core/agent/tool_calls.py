@@ -13,6 +13,11 @@ the keys the tool may have changed are adopted, so a call costs what it touches,
 the size of the state. A call past its timeout is abandoned: its thread may go on
 changing its copy, which nothing reads or saves any more. Async tools work on the live
 state; a timeout cancels them.
+
+With a ``session_state_schema`` (:mod:`core.state.schema`), the keys a call may have
+changed are checked against it once the call returns; a state that does not fit is
+rolled back like a failed call, and the model (or the slash command's user) is told
+which field and what is wrong.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from core.run.context import RunContext
 from core.run.dependencies import resolve_dependencies
 from core.run.output import ToolExecution
 from core.state.checkpoints import Checkpoint
+from core.state.schema_session import checked_checkpoint
 from core.state.session import SessionHandle
 from core.state.tracked import LazyState
 from core.state.values import TRANSIENT_KEYS, StateValueError
@@ -234,7 +240,7 @@ async def execute_tool_call(
             _adopt_reassigned_state(handle, call_context)
         else:
             _adopt_private_copy(handle, call_context, private)
-        after = handle.tracker.checkpoint()
+        after = checked_checkpoint(handle)  # the schema's checks, where one is set
         handle.note_tool(name)
     except asyncio.CancelledError:  # the run's deadline: undo the call in flight
         handle.tracker.rollback(checkpoint)

@@ -22,8 +22,10 @@ from core.agent.streaming import observe_run
 from core.db.base import BaseDb
 from core.memory.tools import memory_functions
 from core.models.base import Model
+from core.run.budget import Budget
 from core.run.output import RunOutput
 from core.state.merge import deep_merge
+from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
 from core.team.members import (
     DELEGATE_ALL_TOOL,
@@ -80,6 +82,10 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         num_history_runs: int | None = None,
         add_dependencies_to_context: bool = False,
         telemetry: bool = True,
+        session_state_schema: type[Any] | StateSchema | None = None,
+        session_state_schema_version: int = 1,
+        session_state_migrations: Mapping[int, Migration] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         """Build the team (a template: runs never change it).
 
@@ -122,6 +128,10 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             dependencies=dependencies,
             overwrite_db_session_state=overwrite_db_session_state,
             run_timeout=run_timeout,
+            session_state_schema=session_state_schema,
+            session_state_schema_version=session_state_schema_version,
+            session_state_migrations=session_state_migrations,
+            budget=budget,
         )
         self.model = model
         self.description = description

@@ -23,8 +23,10 @@ from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
 from core.db.base import BaseDb
 from core.exceptions import NoModelError, UnknownToolError
+from core.run.budget import Budget
 from core.run.dependencies import resolve_dependencies
 from core.run.output import RunOutput
+from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
 from core.team.team import Team
 from core.workflow.execution import WorkflowRun
@@ -52,6 +54,10 @@ class Workflow(RunMethods, SessionStateApi):
         dependencies: Mapping[str, Any] | None = None,
         overwrite_db_session_state: bool = False,
         run_timeout: float | None = DEFAULT_RUN_TIMEOUT,
+        session_state_schema: type[Any] | StateSchema | None = None,
+        session_state_schema_version: int = 1,
+        session_state_migrations: Mapping[int, Migration] | None = None,
+        budget: Budget | None = None,
     ) -> None:
         entries = [steps] if callable(steps) else list(steps)
         if not entries:
@@ -67,6 +73,10 @@ class Workflow(RunMethods, SessionStateApi):
             dependencies=dependencies,
             overwrite_db_session_state=overwrite_db_session_state,
             run_timeout=run_timeout,
+            session_state_schema=session_state_schema,
+            session_state_schema_version=session_state_schema_version,
+            session_state_migrations=session_state_migrations,
+            budget=budget,
         )
         self.description = description
         # ``functions`` stays empty: a workflow answers free text only
