@@ -126,7 +126,7 @@ def next_reset(now: float) -> datetime:
 
 
 def budget_of(owner: object) -> Budget | None:
-    """The owner's ``budget`` (None: no limits)."""
+    """The ``budget`` of an owner-like object (None: none, or not an owner)."""
     budget = getattr(owner, "budget", None)
     return budget if isinstance(budget, Budget) else None
 

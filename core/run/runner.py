@@ -37,7 +37,7 @@ from core.agent.deadline import run_deadline
 from core.agent.loop import ContentSink, Resume
 from core.agent.pause import resume_of
 from core.exceptions import RunError
-from core.run.budget import Budget, Scope, Usage, budget_of, run_scopes
+from core.run.budget import Budget, Scope, Usage, run_scopes
 from core.run.budget_gate import check_budget, metered, record_usage, usage_of
 from core.run.history import RunRecord, run_record
 from core.run.output import RunOutput
@@ -94,7 +94,7 @@ async def execute(
             run_deadline(handle, owner.run_timeout),
         ):
             handle.origin = metadata or {}
-            budget = budget_of(owner)
+            budget = owner.budget
             if budget is not None:  # under the lease: a session's runs check in turn
                 await check_budget(
                     budget, owner.db, _scopes(handle), spends_tokens=body.spends_tokens
