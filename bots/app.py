@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
 
+from bots.budgets import apply_budget
 from bots.registry import ChatAgent
 from bots.schedules import PlatformSchedules, ScheduledRuns
 from bots.service import ChatService
@@ -178,11 +179,10 @@ def build_app(
     if agents is None:
         from tools.catalog import COMMAND_ALIASES, create_agents
 
-        service = ChatService(
-            create_agents(model, store), settings=settings, aliases=COMMAND_ALIASES
-        )
+        catalog = apply_budget(create_agents(model, store), settings)
+        service = ChatService(catalog, settings=settings, aliases=COMMAND_ALIASES)
     else:
-        mine = agents_from(agents, "agents")
+        mine = apply_budget(agents_from(agents, "agents"), settings)
         settings = _default_agent_among(settings, mine)
         service = ChatService(mine, settings=settings)
     scheduler = build_scheduler(service, store)

@@ -320,6 +320,51 @@ class Settings(BaseSettings):
         gt=0,
         description="least seconds between two edits of a streamed answer",
     )
+    # -- usage budgets: core/run/budget.py, docs/budgets.md -------------------------------
+    statebot_budget_tokens_per_session: int | None = Field(
+        default=None,
+        ge=0,
+        description="model tokens (in + out) a conversation may use per UTC day (empty: none)",
+    )
+    statebot_budget_tokens_per_user: int | None = Field(
+        default=None,
+        ge=0,
+        description="model tokens one user may use per UTC day in all conversations (empty: none)",
+    )
+    statebot_budget_tokens_per_channel: int | None = Field(
+        default=None,
+        ge=0,
+        description="model tokens one chat channel may use per UTC day (empty: none)",
+    )
+    statebot_budget_tool_calls_per_session: int | None = Field(
+        default=None,
+        ge=0,
+        description="tool calls (model or slash command) a conversation may make per UTC day",
+    )
+    statebot_budget_tool_calls_per_user: int | None = Field(
+        default=None,
+        ge=0,
+        description="tool calls one user may make per UTC day in all conversations (empty: none)",
+    )
+    statebot_budget_tool_calls_per_channel: int | None = Field(
+        default=None,
+        ge=0,
+        description="tool calls one chat channel may make per UTC day (empty: none)",
+    )
+
+    @field_validator(
+        "statebot_budget_tokens_per_session",
+        "statebot_budget_tokens_per_user",
+        "statebot_budget_tokens_per_channel",
+        "statebot_budget_tool_calls_per_session",
+        "statebot_budget_tool_calls_per_user",
+        "statebot_budget_tool_calls_per_channel",
+        mode="before",
+    )
+    @classmethod
+    def _budget_blank_is_unlimited(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
     # Logging and serving
     statebot_log_format: Literal["json", "console"] | None = Field(
         default=None,

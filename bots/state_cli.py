@@ -246,3 +246,13 @@ def import_cmd(ctx: click.Context, file: str, replace: bool) -> None:
         ctx, lambda db: admin.import_jsonl(db, content, replace=replace), create=True
     )
     click.echo(f"imported {plural(count, 'session')}")
+
+
+def _register_usage() -> None:
+    # imported here: the command module builds on the group and helpers above
+    from bots.state_usage_cli import usage
+
+    state.add_command(usage)
+
+
+_register_usage()
