@@ -256,3 +256,13 @@ def _register_usage() -> None:
 
 
 _register_usage()
+
+
+def _register_migrate() -> None:
+    # imported here: the command module builds on the group and helpers above
+    from bots.state_migrate_cli import migrate
+
+    state.add_command(migrate)
+
+
+_register_migrate()
