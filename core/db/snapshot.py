@@ -35,6 +35,11 @@ drain after the passes in flight finish, and what was not retired stays dirty.
 It runs as a background task of the process owning the RedisDb (started explicitly,
 ``db.start_snapshotter()``) or standalone (``statebot snapshotter``); several may run
 at once safely.
+
+Retention is enforced here too: given ``retention`` (a bounded pass, e.g.
+``core.db.retention.Retention.run_pass``), :meth:`Snapshotter.run` runs it every
+``retention_interval`` seconds between drains; a failing pass is logged and retried at
+the next interval (several snapshotters may run it: deletes go through the lease).
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ from core.utils.log import log_debug, log_error, log_warning
 
 #: sessions per durable write: 500-2,000 measured alike (bench/README.md), 1,000 kept
 DEFAULT_BATCH_SIZE = 1000
+
 
 @dataclass(frozen=True, slots=True)
 class CleanResult:
@@ -83,6 +89,10 @@ class _Failures:
 
 #: called after the durable commit and before the cleanup (fault injection in tests)
 CommitHook = Callable[[list[SessionRecord]], Awaitable[None]]
+#: one bounded retention pass (``core.db.retention.Retention.run_pass``)
+RetentionPass = Callable[[], Awaitable[object]]
+#: seconds between retention passes of a running snapshotter
+DEFAULT_RETENTION_INTERVAL = 3600.0
 
 
 class Snapshotter:
@@ -90,6 +100,7 @@ class Snapshotter:
 
     __slots__ = (
         "_failures",
+        "_retention_due",
         "_stopping",
         "after_commit",
         "backoff",
@@ -98,6 +109,8 @@ class Snapshotter:
         "max_attempts",
         "overlap",
         "quarantined",
+        "retention",
+        "retention_interval",
         "source",
         "target",
         "written",
@@ -114,6 +127,8 @@ class Snapshotter:
         max_attempts: int = 5,
         backoff: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        retention: RetentionPass | None = None,
+        retention_interval: float = DEFAULT_RETENTION_INTERVAL,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, not {batch_size}")
@@ -139,6 +154,10 @@ class Snapshotter:
         self.quarantined = 0
         self._failures: dict[str, _Failures] = {}
         self._stopping = asyncio.Event()
+        #: a retention pass run by :meth:`run` every ``retention_interval`` seconds
+        self.retention = retention
+        self.retention_interval = retention_interval
+        self._retention_due = clock()  # the first pass runs at start
 
     async def drain_once(self) -> int:
         """One batch; returns how many sessions left the dirty set (or were parked)."""
@@ -308,8 +327,26 @@ class Snapshotter:
                 await self.drain()
             except Exception as exc:  # a down store must not kill the loop; retry later
                 log_warning("snapshot pass failed", error=str(exc))
+            await self.retain_if_due()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), interval)
+
+    async def retain_if_due(self) -> bool:
+        """Run the retention pass when its interval has passed; True when it ran.
+
+        A failing pass is logged, never raised: snapshots matter more, and the next
+        interval tries again.
+        """
+        if self.retention is None or self.clock() < self._retention_due:
+            return False
+        self._retention_due = self.clock() + self.retention_interval
+        try:
+            outcome = await self.retention()
+        except Exception as exc:
+            log_warning("retention pass failed", error=str(exc))
+            return True
+        log_debug("retention pass", outcome=getattr(outcome, "to_dict", lambda: outcome)())
+        return True
 
 
 async def _first_done(running: set[asyncio.Task[int]]) -> int:

@@ -157,16 +157,20 @@ async def forget_extras(db: RedisDb, session_id: str) -> None:
         await client.hdel(keys.bucket.quarantine, keys.hashed)
 
 
-async def idle_sessions(db: RedisDb, before: float, *, limit: int) -> list[tuple[str, float]]:
+async def idle_sessions(
+    db: RedisDb, before: float, *, limit: int, from_score: float | None = None
+) -> list[tuple[str, float]]:
     """(session id, last update) of up to ``limit`` sessions in Redis not updated since
-    ``before``, oldest first (index entries of sessions that expired are dropped)."""
+    ``before`` (and not before ``from_score``), oldest first; index entries of sessions
+    that expired from Redis are dropped on the way."""
+    low = "-inf" if from_score is None else repr(from_score)
     clients = db._clients
     buckets = _buckets(db)
     with clients.unavailable("list idle sessions"):
         pipe = clients.client().pipeline(transaction=False)
         for bucket in buckets:
             pipe.zrangebyscore(
-                bucket.index, "-inf", f"({before!r}", start=0, num=limit, withscores=True
+                bucket.index, low, f"({before!r}", start=0, num=limit, withscores=True
             )
         replies = await pipe.execute()
     ranked = sorted((float(score), str(h)) for reply in replies for h, score in reply)[:limit]

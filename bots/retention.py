@@ -1,0 +1,57 @@
+"""Retention per chat scope: which kind of conversation a session id is, and the
+policy the settings ask for (``STATEBOT_RETENTION_{DM,THREAD,CHANNEL}_DAYS``).
+
+The kind is read back from the key ``bots/keys.py`` built (the one format):
+
+* ``dm``: a direct conversation — a Slack DM channel (its id starts with ``D``), a
+  Discord DM (workspace ``dm``), or a user-scoped session (``…:@user``: one person's
+  own session across channels);
+* ``thread``: ``platform:workspace:channel:thread``;
+* ``channel``: ``platform:workspace:channel`` (channel-scoped agents, slash commands
+  typed in a channel, the console).
+
+Anything else (ids made outside the chat layer) is no scope: kept forever.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
+
+from bots.keys import unescape
+from core.db.retention import RetentionPolicy
+
+if TYPE_CHECKING:
+    from bots.settings import Settings
+
+RetentionScope = Literal["dm", "thread", "channel"]
+
+
+def scope_of(session_id: str) -> RetentionScope | None:
+    """The retention scope of a chat session id, or None when it is not one."""
+    parts = session_id.split(":")
+    if len(parts) not in (3, 4) or not all(parts):
+        return None
+    platform, workspace, channel = unescape(parts[0]), unescape(parts[1]), parts[2]
+    if channel.startswith("@"):  # user scope; an escaped component never starts with "@"
+        return "dm"
+    if platform == "discord" and workspace == "dm":
+        return "dm"
+    if platform == "slack" and unescape(channel).startswith("D"):
+        return "dm"
+    return "thread" if len(parts) == 4 else "channel"
+
+
+def retention_policy(
+    *, dm: float | None = None, thread: float | None = None, channel: float | None = None
+) -> RetentionPolicy:
+    """Days per scope (None: kept forever) as a core policy."""
+    return RetentionPolicy.by_class(scope_of, {"dm": dm, "thread": thread, "channel": channel})
+
+
+def policy_from_settings(settings: Settings) -> RetentionPolicy:
+    """The policy of ``STATEBOT_RETENTION_*_DAYS`` (no rules when none is set)."""
+    return retention_policy(
+        dm=settings.statebot_retention_dm_days,
+        thread=settings.statebot_retention_thread_days,
+        channel=settings.statebot_retention_channel_days,
+    )

@@ -1,0 +1,197 @@
+"""Retention: sessions and history expire after their scope's days, in every store,
+with an injected clock; enforced by the snapshotter and on demand."""
+
+from __future__ import annotations
+
+import time
+
+import sqlalchemy as sa
+
+from core.db.base import BaseDb
+from core.db.redis import RedisDb
+from core.db.retention import DAY, Retention, RetentionPolicy, RetentionRule, expire
+from core.db.snapshot import Snapshotter
+from core.db.sql.store import SqlDb
+from core.schedule.stores import schedule_store
+from tests.db.erasure_fixtures import (
+    ANA,
+    BOB,
+    deployment,
+    deployment_kind,
+    save_run,
+    schedule,
+    traces,
+)
+
+__all__ = ["deployment", "deployment_kind"]  # the fixtures, imported for pytest
+
+DM = "slack:T1:DANA"
+THREAD = "slack:T1:C1:1700.1"
+CHANNEL = "slack:T1:C2"
+
+POLICY = RetentionPolicy(
+    (
+        RetentionRule.prefix("dm", "slack:T1:D", 30),
+        RetentionRule("thread", 90, lambda sid: sid.count(":") == 3),
+    )
+)
+
+
+def days_later(days: float) -> float:
+    """A wall clock reading ``days`` from now (no sleeping)."""
+    return time.time() + days * DAY
+
+
+async def _fill(db: BaseDb) -> None:
+    for session_id in (DM, THREAD, CHANNEL):
+        await save_run(db, session_id, ANA, {"n": 1}, f"{session_id}-1")
+        await save_run(db, session_id, BOB, {"n": 2}, f"{session_id}-2")
+        await schedule_store(db).aadd(
+            schedule(session_id, ANA, f"s-{session_id}"), max_per_session=5
+        )
+    if isinstance(db, RedisDb):
+        await db.aflush()
+
+
+def _durable(db: BaseDb) -> SqlDb:
+    durable = db.snapshot_to if isinstance(db, RedisDb) else db
+    assert isinstance(durable, SqlDb)
+    return durable
+
+
+async def test_an_idle_session_expires_from_every_store(deployment: BaseDb) -> None:
+    """40 days on, the DM (30-day rule) is gone from Redis, the durable table, history
+    and schedules; the thread (90 days) and the channel (no rule) stay."""
+    await _fill(deployment)
+    assert await traces(deployment, DM)
+
+    report = await expire(deployment, POLICY, clock=lambda: days_later(40))
+
+    assert report.sessions_expired == [DM] and report.errors == {}
+    assert await traces(deployment, DM) == []
+    assert await deployment.aload(DM) is None
+    assert await schedule_store(deployment).alist(DM) == []
+    for kept in (THREAD, CHANNEL):
+        assert await deployment.aload(kept) is not None
+        assert len(await schedule_store(deployment).alist(kept)) == 1
+
+
+async def test_each_scope_has_its_own_days(deployment: BaseDb) -> None:
+    """100 days on, the thread expires too; a session no rule matches never does."""
+    await _fill(deployment)
+
+    report = await expire(deployment, POLICY, clock=lambda: days_later(100))
+
+    assert sorted(report.sessions_expired) == sorted([DM, THREAD])
+    assert await deployment.aload(THREAD) is None
+    assert await deployment.aload(CHANNEL) is not None
+    assert await expire(deployment, POLICY, clock=lambda: days_later(10_000)) is not None
+    assert await deployment.aload(CHANNEL) is not None
+
+
+async def test_nothing_expires_before_its_time(deployment: BaseDb) -> None:
+    """Ten days on, nothing is due."""
+    await _fill(deployment)
+
+    report = await expire(deployment, POLICY, clock=lambda: days_later(10))
+
+    assert report.sessions_expired == [] and report.history_rows_deleted == 0
+    assert all([await deployment.aload(s) for s in (DM, THREAD, CHANNEL)])
+
+
+async def test_dry_run_reports_and_deletes_nothing(deployment: BaseDb) -> None:
+    """--dry-run names what would expire and leaves every store as it was."""
+    await _fill(deployment)
+
+    report = await expire(deployment, POLICY, clock=lambda: days_later(40), dry_run=True)
+
+    assert report.dry_run and report.sessions_expired == [DM]
+    assert await deployment.aload(DM) is not None
+    assert len(await schedule_store(deployment).alist(DM)) == 1
+
+
+async def test_old_history_rows_of_a_live_session_are_deleted(deployment: BaseDb) -> None:
+    """A live thread keeps its current version; stored versions past the cutoff go."""
+    await _fill(deployment)
+    await save_run(deployment, THREAD, BOB, {"n": 3}, "b3")
+    if isinstance(deployment, RedisDb):
+        await deployment.aflush()
+    durable = _durable(deployment)
+    h = durable._tables.history
+    old, *newer = sorted(e.version for e in await durable.ahistory(THREAD, limit=50))
+    with durable._writer.begin() as conn:  # the oldest stored version is 100 days old
+        conn.execute(
+            sa.update(h).where(h.c.session_id == THREAD, h.c.version == old).values(saved_at=0.0)
+        )
+
+    report = await expire(deployment, POLICY)
+
+    assert report.sessions_expired == [] and report.history_rows_deleted == 1
+    versions = sorted(e.version for e in await durable.ahistory(THREAD, limit=50))
+    assert versions == newer and newer
+    assert await deployment.aload(THREAD) is not None
+
+
+async def test_a_pass_is_bounded_and_the_next_goes_on(deployment: BaseDb) -> None:
+    """A pass looks at batch_size sessions; the following passes reach the rest."""
+    for i in range(5):
+        await save_run(deployment, f"slack:T1:D{i}", ANA, {"n": i}, f"d{i}")
+    if isinstance(deployment, RedisDb):
+        await deployment.aflush()
+    retention = Retention(deployment, POLICY, batch_size=2, clock=lambda: days_later(40))
+
+    first = await retention.run_pass()
+    assert len(first.sessions_expired) == 2 and first.more
+    rest = await retention.sweep()
+
+    assert len(rest.sessions_expired) == 3
+    assert all([await deployment.aload(f"slack:T1:D{i}") is None for i in range(5)])
+
+
+async def test_the_snapshotter_runs_retention_every_interval(
+    redis_url: str, key_prefix: str
+) -> None:
+    """Snapshotter(retention=...) runs a pass at start, then once per interval."""
+    hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, run_snapshotter=False)
+    ticks = [0.0]
+    passes: list[int] = []
+
+    async def retention() -> None:
+        passes.append(1)
+
+    snapshotter = Snapshotter(
+        hot.dirty,
+        hot,
+        retention=retention,
+        retention_interval=60.0,
+        clock=lambda: ticks[0],
+    )
+    try:
+        assert await snapshotter.retain_if_due()
+        assert not await snapshotter.retain_if_due()
+        ticks[0] = 61.0
+        assert await snapshotter.retain_if_due()
+        assert len(passes) == 2
+    finally:
+        await hot.aclose()
+
+
+async def test_the_snapshotter_loop_expires_sessions(deployment: BaseDb) -> None:
+    """Snapshotter.run() with a Retention pass deletes an idle DM in every store."""
+    if not isinstance(deployment, RedisDb):
+        return  # the snapshotter drains Redis; SQLite alone runs `statebot state expire`
+    assert deployment.snapshot_to is not None
+    await _fill(deployment)
+    retention = Retention(deployment, POLICY, clock=lambda: days_later(40))
+    snapshotter = Snapshotter(deployment.dirty, deployment.snapshot_to)
+
+    async def run_then_stop() -> object:
+        report = await retention.run_pass()
+        snapshotter.stop()
+        return report
+
+    snapshotter.retention = run_then_stop
+    await snapshotter.run(interval=0.01)
+
+    assert await traces(deployment, DM) == []
+    assert await deployment.aload(THREAD) is not None
