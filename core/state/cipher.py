@@ -122,6 +122,13 @@ class StateCipher:
         """True when ``text`` is sealed under the newest key (nothing for rekey to do)."""
         return text.startswith(self._prefix)
 
+    def renewed(self, text: str, session_id: str, field: str | None) -> str | None:
+        """``text`` sealed under the newest key when it is not (plaintext included);
+        None when it already is. StateDecryptError when no configured key opens it."""
+        if self.is_current(text):
+            return None
+        return self.seal(self.open(text, session_id, field), session_id, field)
+
     # -- a session's texts ------------------------------------------------------------
     def seal_texts(self, session_id: str, texts: Mapping[str, str]) -> dict[str, str]:
         """Every key text sealed (a save's ``changed``: always sealed, whatever it holds)."""
