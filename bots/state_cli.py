@@ -266,3 +266,15 @@ def _register_migrate() -> None:
 
 
 _register_migrate()
+
+
+def _register_erasure() -> None:
+    # imported here: the command module builds on the group and helpers above; its
+    # export (with --user) replaces the plain one and runs it when --user is not given
+    from bots.state_erasure_cli import erase_cmd, expire_cmd, export_with_user_cmd
+
+    for command in (erase_cmd, expire_cmd, export_with_user_cmd):
+        state.add_command(command)
+
+
+_register_erasure()
