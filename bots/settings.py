@@ -30,6 +30,7 @@ from pydantic_settings import (
 
 from bots.admin import check_admin_id
 from bots.keys import Scope
+from core.crypto import KeyRing
 
 #: Slack OAuth block: the bot scopes of deploy/slack-app-manifest.yaml, which the OAuth
 #: install flow asks for (a test keeps the two lists equal)
@@ -88,7 +89,10 @@ def _split_pairs(value: Any, what: str) -> Any:
 class Settings(BaseSettings):
     """Everything the bots read from the environment."""
 
-    model_config = SettingsConfigDict(case_sensitive=False, extra="ignore", env_file=None)
+    # errors name the variable and why, never its value: several values are secrets
+    model_config = SettingsConfigDict(
+        case_sensitive=False, extra="ignore", env_file=None, hide_input_in_errors=True
+    )
 
     # Slack
     slack_bot_token: SecretStr | None = Field(
@@ -234,6 +238,24 @@ class Settings(BaseSettings):
             "Redis"
         ),
     )
+    statebot_state_keys: SecretStr | None = Field(
+        default=None,
+        description=(
+            "keys sealing session state at rest in Redis and the durable store: Fernet keys, "
+            "comma-separated, newest first (the first encrypts, all decrypt); empty: off. "
+            "Rotate with `statebot state rekey` (docs/encryption.md)"
+        ),
+    )
+
+    @field_validator("statebot_state_keys")
+    @classmethod
+    def _state_keys(cls, value: SecretStr | None) -> SecretStr | None:
+        # a typo here must stop the process at startup, not at the first save
+        if value is None or not value.get_secret_value().strip():
+            return None
+        KeyRing.from_setting(value.get_secret_value())  # EncryptionKeyError says what is wrong
+        return value
+
     # Retention per scope: bots/retention.py, docs/erasure.md
     statebot_retention_dm_days: float | None = Field(
         default=None,
