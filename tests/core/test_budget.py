@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 import pytest
@@ -209,3 +210,15 @@ def test_budget_rejects_limits_that_are_not_counts(bad: object) -> None:
     """A limit is a whole number of 0 or more (None: unlimited)."""
     with pytest.raises((TypeError, ValueError), match="tokens_per_user"):
         Budget(tokens_per_user=bad)  # type: ignore[arg-type]
+
+
+async def test_runs_of_one_session_at_once_overshoot_by_at_most_one_run() -> None:
+    """Two runs of one session sent together: the lease orders them, so the second sees
+    the first's usage and is refused."""
+    model = ScriptedModel([said("first", 150), said("second", 150)])
+    agent = budgeted(model, Budget(tokens_per_session=100, clock=Clock()))
+    results = await asyncio.gather(
+        agent.arun("a", session_id="s"), agent.arun("b", session_id="s"), return_exceptions=True
+    )
+    assert sum(isinstance(r, BudgetExceededError) for r in results) == 1
+    assert len(model.requests) == 1

@@ -20,17 +20,24 @@ from core.db.sql.migrate import _config, current_revision, head_revision
 from core.db.sql.tables import TableNames
 from core.db.sql.usage_tables import usage_table_name
 from core.db.sqlite import SqliteDb
-from core.run.budget import Budget, Scope, Usage, utc_day
+from core.exceptions import BudgetExceededError
+from core.models.base import ModelResponse
+from core.models.base import Usage as ModelUsage
+from core.run.budget import Budget, Scope, Usage
 from core.run.budget_redis import EXPIRY, RedisUsageStore, usage_key
 from core.run.budget_sql import SqlUsageStore
 from core.run.budget_store import MemoryUsageStore
 from core.run.budget_stores import erase_usage, usage_store
+from core.run.origin import CHANNEL_KEY
+from core.testing import ScriptedModel
 from tests.conftest import REDIS_URL
 from tests.db.conftest import STORE_FACTORIES, Backend
 
 SESSION = Scope("session", "slack:T1:C1:1700000000.000100")
 USER = Scope("user", "slack:T1:U{weird}:ü")
 CHANNEL = Scope("channel", "slack:T1:C1")
+#: 2026-11-23 12:00 UTC, the injected clock of runs below
+NOON = datetime(2026, 11, 23, 12, tzinfo=UTC).timestamp()
 KINDS = {
     "memory": MemoryUsageStore,
     "sqlite": SqlUsageStore,
@@ -145,13 +152,13 @@ async def test_migration_0008_upgrades_an_existing_database(tmp_path: Path) -> N
 
     reopened = SqliteDb(db_file=path)
     try:
-        reopened_agent = Agent(db=reopened, tools=[_add], budget=Budget())
+        reopened_agent = Agent(db=reopened, tools=[_add], budget=Budget(clock=lambda: NOON))
         await reopened_agent.arun_tool("_add", {"item": "tea"}, session_id="s")
         assert await reopened_agent.aget_session_state("s") == {"items": ["milk", "tea"]}
         with reopened.connection() as conn:
             assert current_revision(conn, names) == head_revision()
             assert usage_table_name(names) in sa.inspect(conn).get_table_names()
-        [used] = await usage_store(reopened).aread([Scope("session", "s")], _today(reopened_agent))
+        [used] = await usage_store(reopened).aread([Scope("session", "s")], "2026-11-23")
         assert used.tool_calls == 1
     finally:
         await reopened.aclose()
@@ -161,11 +168,6 @@ def _add(item: str, session_state: dict[str, list[str]]) -> str:
     """Add an item."""
     session_state.setdefault("items", []).append(item)
     return "ok"
-
-
-def _today(agent: Agent) -> str:
-    assert agent.budget is not None
-    return utc_day(agent.budget.clock())
 
 
 async def test_erasure_removes_a_users_and_sessions_counters(db: BaseDb) -> None:
@@ -178,3 +180,29 @@ async def test_erasure_removes_a_users_and_sessions_counters(db: BaseDb) -> None
     assert await erase_usage(db, user_id=USER.id, session_ids=[SESSION.id]) == 2
     used = await store.aread([SESSION, USER, CHANNEL, other], today)
     assert [u.tokens for u in used] == [0, 0, 5, 1]
+
+
+async def test_a_budgeted_turn_on_redis_adds_one_round_trip_each_to_check_and_record(
+    redis_url: str, key_prefix: str
+) -> None:
+    """RedisDb: the check is one pipelined read and the recording of all scopes one
+    pipelined write (2 + 2 round trips for a turn); a refused run leaves its lease free."""
+    db = RedisDb(db_url=redis_url, key_prefix=key_prefix)
+    answer = ModelResponse(content="ok", usage=ModelUsage(60, 0))
+    model = ScriptedModel([answer, answer, answer])
+    agent = Agent(model=model, db=db, budget=Budget(tokens_per_user=100, clock=lambda: NOON))
+    where = {CHANNEL_KEY: "slack:T1:C1"}
+    try:
+        await agent.arun("warm", session_id="s", user_id="u", metadata=where)
+        db.round_trips.reset()
+        await agent.arun("again", session_id="s", user_id="u", metadata=where)
+        assert db.round_trips.reset() == 4
+        with pytest.raises(BudgetExceededError):
+            await agent.arun("over", session_id="s", user_id="u", metadata=where)
+        assert len(model.requests) == 2
+        [used] = await usage_store(db).aread([Scope("user", "u")], "2026-11-23")
+        assert used.tokens == 120
+        agent.budget = None  # the lease went back: the session runs at once
+        assert (await agent.arun("free", session_id="s", user_id="u")).content == "ok"
+    finally:
+        await db.aclose()
