@@ -3,6 +3,8 @@
 Run one next to several bot processes (a Procfile line); bots then pass
 ``run_snapshotter=False`` or simply let both run, which is safe: upserts are
 version-guarded and a session leaves the dirty set only if its version did not move.
+With ``STATEBOT_RETENTION_*_DAYS`` set it also enforces retention, one bounded pass
+every ``--retention-interval`` seconds (docs/erasure.md).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import time
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -19,11 +23,41 @@ from bots.logging import configure_logging
 from bots.ops.health import serving, store_probe
 from bots.ops.metrics import SnapshotThroughput
 from bots.ops.startup import check_stores, one_line
+from bots.retention import policy_from_settings
 from core.db import admin
 from core.db.redis import RedisDb
-from core.db.snapshot import DEFAULT_BATCH_SIZE, Snapshotter
+from core.db.retention import Retention, RetentionPolicy
+from core.db.snapshot import DEFAULT_BATCH_SIZE, DEFAULT_RETENTION_INTERVAL, Snapshotter
 from core.db.url import open_store
 from core.utils.log import log_info
+
+
+def build_snapshotter(
+    hot: RedisDb,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    retention: RetentionPolicy | None = None,
+    retention_interval: float = DEFAULT_RETENTION_INTERVAL,
+    clock: Callable[[], float] = time.time,
+) -> Snapshotter:
+    """The snapshotter of ``hot`` (a RedisDb with its durable store), enforcing
+    ``retention`` every ``retention_interval`` seconds when it has rules.
+
+    Retention works on ``hot``, so an expired session leaves Redis, the durable store,
+    its history and its schedules together (``admin.delete_session``).
+    """
+    if hot.snapshot_to is None:
+        raise ValueError("the snapshotter needs a RedisDb with a durable store (snapshot_to)")
+    run_pass = None
+    if retention is not None and retention.rules:
+        run_pass = Retention(hot, retention, batch_size=batch_size, clock=clock).run_pass
+    return Snapshotter(
+        hot.dirty,
+        hot.snapshot_to,
+        batch_size=batch_size,
+        retention=run_pass,
+        retention_interval=retention_interval,
+    )
 
 
 async def run_snapshotter(
@@ -35,18 +69,23 @@ async def run_snapshotter(
     batch_size: int = DEFAULT_BATCH_SIZE,
     once: bool = False,
     health_port: int | None = None,
+    retention: RetentionPolicy | None = None,
+    retention_interval: float = DEFAULT_RETENTION_INTERVAL,
 ) -> int:
     """Drain until stopped (SIGTERM/SIGINT) or, with ``once``, until nothing is dirty.
 
-    With ``health_port``, serves /healthz, /readyz and /metrics while it runs.
-    Returns how many sessions were retired from the dirty sets.
+    With ``health_port``, serves /healthz, /readyz and /metrics while it runs. With a
+    ``retention`` policy, a retention pass runs every ``retention_interval`` seconds
+    (not with ``once``). Returns how many sessions were retired from the dirty sets.
     """
     durable = open_store(db_url)
     # snapshot_to only lets the health probe see the durable store and the backlog
     hot = RedisDb(
         db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
     )
-    snapshotter = Snapshotter(hot.dirty, durable, batch_size=batch_size)
+    snapshotter = build_snapshotter(
+        hot, batch_size=batch_size, retention=retention, retention_interval=retention_interval
+    )
     try:
         await check_stores(hot)  # both stores down at start: one line, not a retry loop
         if once:
@@ -96,6 +135,13 @@ async def snapshot_status(
     show_default=True,
     help="sessions copied per durable write",
 )
+@click.option(
+    "--retention-interval",
+    default=DEFAULT_RETENTION_INTERVAL,
+    show_default=True,
+    type=click.FloatRange(min=0, min_open=True),
+    help="seconds between retention passes (STATEBOT_RETENTION_*_DAYS; none set: no passes)",
+)
 @click.option("--once", is_flag=True, help="drain what is dirty now, then exit")
 @click.option(
     "--status",
@@ -108,6 +154,7 @@ def snapshotter(
     key_prefix: str,
     interval: float,
     batch_size: int,
+    retention_interval: float,
     once: bool,
     status: bool,
 ) -> None:
@@ -138,6 +185,8 @@ def snapshotter(
                 batch_size=batch_size,
                 once=once,
                 health_port=settings.statebot_health_port,
+                retention=policy_from_settings(settings),
+                retention_interval=retention_interval,
             )
         )
     except Exception as exc:

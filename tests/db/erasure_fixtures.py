@@ -65,6 +65,23 @@ async def deployment(
             await db.snapshot_to.aclose()
 
 
+@pytest.fixture
+async def redis_postgres(
+    redis_url: str, key_prefix: str, postgres_schema: tuple[str, str]
+) -> AsyncIterator[RedisDb]:
+    """The scaled deployment alone: RedisDb over PostgreSQL."""
+    url, schema = postgres_schema
+    durable = PostgresDb(db_url=url, schema=schema)
+    db = RedisDb(
+        db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
+    )
+    try:
+        yield db
+    finally:
+        await db.aclose()
+        await durable.aclose()
+
+
 async def save_run(
     db: BaseDb, session_id: str, user_id: str, state: dict[str, Any], text: str
 ) -> int:

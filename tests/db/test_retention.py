@@ -7,6 +7,8 @@ import time
 
 import sqlalchemy as sa
 
+from bots.retention import retention_policy
+from bots.snapshotter_cli import build_snapshotter
 from core.db.base import BaseDb
 from core.db.redis import RedisDb
 from core.db.retention import DAY, Retention, RetentionPolicy, RetentionRule, expire
@@ -18,12 +20,13 @@ from tests.db.erasure_fixtures import (
     BOB,
     deployment,
     deployment_kind,
+    redis_postgres,
     save_run,
     schedule,
     traces,
 )
 
-__all__ = ["deployment", "deployment_kind"]  # the fixtures, imported for pytest
+__all__ = ["deployment", "deployment_kind", "redis_postgres"]  # fixtures, for pytest
 
 DM = "slack:T1:DANA"
 THREAD = "slack:T1:C1:1700.1"
@@ -176,10 +179,9 @@ async def test_the_snapshotter_runs_retention_every_interval(
         await hot.aclose()
 
 
-async def test_the_snapshotter_loop_expires_sessions(deployment: BaseDb) -> None:
+async def test_the_snapshotter_loop_expires_sessions(redis_postgres: RedisDb) -> None:
     """Snapshotter.run() with a Retention pass deletes an idle DM in every store."""
-    if not isinstance(deployment, RedisDb):
-        return  # the snapshotter drains Redis; SQLite alone runs `statebot state expire`
+    deployment = redis_postgres
     assert deployment.snapshot_to is not None
     await _fill(deployment)
     retention = Retention(deployment, POLICY, clock=lambda: days_later(40))
@@ -195,3 +197,26 @@ async def test_the_snapshotter_loop_expires_sessions(deployment: BaseDb) -> None
 
     assert await traces(deployment, DM) == []
     assert await deployment.aload(THREAD) is not None
+
+
+async def test_statebot_snapshotter_enforces_the_settings_policy(
+    redis_postgres: RedisDb,
+) -> None:
+    """The standalone snapshotter built from STATEBOT_RETENTION_* expires the idle DM."""
+    deployment = redis_postgres
+    await _fill(deployment)
+    snapshotter = build_snapshotter(
+        deployment, retention=retention_policy(dm=30), clock=lambda: days_later(40)
+    )
+
+    assert await snapshotter.retain_if_due()
+
+    assert await traces(deployment, DM) == []
+    assert await deployment.aload(THREAD) is not None
+
+
+async def test_no_retention_settings_means_no_retention_pass(redis_postgres: RedisDb) -> None:
+    """Without any STATEBOT_RETENTION_* the snapshotter runs no retention at all."""
+    snapshotter = build_snapshotter(redis_postgres, retention=retention_policy())
+    assert snapshotter.retention is None
+    assert not await snapshotter.retain_if_due()
