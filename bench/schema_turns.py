@@ -1,0 +1,163 @@
+"""Per-turn cost of typed session state: a 1,000-task board with and without a schema.
+
+Run:
+
+    .venv/bin/python -m bench.schema_turns [--tasks 1000] [--turns 200]
+
+Each row times one agent turn (in-process model: a tool call, then an answer) on a
+board of ``--tasks`` tasks, with three agents taking turns so a drifting load on a
+shared machine weighs on all alike:
+
+- **plain**: no schema;
+- **schema**: ``session_state_schema=Board`` (a pydantic model), checked per changed
+  key (the shape the ready taskboard uses);
+- **schema, whole**: the same model plus a ``model_validator``, which makes every
+  change check the whole state.
+
+Two workloads: the tool appends a task to the big list (the changed key is the big
+one, so its 1,000 tasks are validated every turn), and the tool bumps a small counter
+beside the big list (per-key checking validates only the counter).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import BaseModel, model_validator
+
+from bench.workload import ToolThenAnswer, add_task, initial_state, summary
+from core.agent import Agent
+from core.db.base import BaseDb
+from core.db.in_memory import InMemoryDb
+from core.db.redis import RedisDb
+from core.db.sqlite import SqliteDb
+from core.models.base import Message, Model, ModelResponse, ToolCall
+from core.tools import Function
+
+REDIS_URL = os.environ.get("STATEBOT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+class Task(BaseModel):
+    id: int
+    title: str
+    status: Literal["open", "in_progress", "done"]
+
+
+class Board(BaseModel):
+    tasks: list[Task]
+    categories: list[str]
+    visits: int = 0
+
+
+class CheckedBoard(Board):
+    @model_validator(mode="after")
+    def ids_unique(self) -> CheckedBoard:
+        """A rule across the board: forces the whole-state check."""
+        if len({t.id for t in self.tasks}) != len(self.tasks):
+            raise ValueError("task ids must be unique")
+        return self
+
+
+def bump(run_context) -> str:  # unannotated: injected by name
+    """Count one more visit (changes one small key).
+
+    Args: none.
+    """
+    state = run_context.session_state
+    state["visits"] = state.get("visits", 0) + 1
+    return "Counted."
+
+
+class BumpThenAnswer(Model):
+    """A ``bump`` call, then an answer."""
+
+    id = "bump-then-answer"
+
+    async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        if messages[-1].role == "tool":
+            return ModelResponse(content="Done.")
+        return ModelResponse(tool_calls=(ToolCall(id="call_1", name="bump", arguments="{}"),))
+
+
+def stores(tmp: str) -> dict[str, Callable[[], BaseDb]]:
+    prefix = f"bench-schema-{uuid.uuid4().hex[:8]}:"
+    return {
+        "InMemoryDb": InMemoryDb,
+        "RedisDb": lambda: RedisDb(
+            db_url=REDIS_URL,
+            key_prefix=prefix,
+            snapshot_to=SqliteDb(db_file=f"{tmp}/snap-{uuid.uuid4().hex}.db"),
+        ),
+    }
+
+
+VARIANTS: dict[str, type[BaseModel] | None] = {
+    "plain": None,
+    "schema": Board,
+    "schema, whole": CheckedBoard,
+}
+
+
+async def compare(
+    store: str, make: Callable[[], BaseDb], workload: str, tasks: int, turns: int
+) -> None:
+    """Interleaved turns of the three variants on one store; prints one row per variant."""
+    if workload == "append a task":
+        model_of: Callable[[], Model] = ToolThenAnswer
+        tool = Function(add_task)
+    else:
+        model_of = BumpThenAnswer
+        tool = Function(bump, name="bump")
+    dbs = [make() for _ in VARIANTS]
+    agents = [
+        Agent(
+            model=model_of(),
+            db=db,
+            tools=[tool],
+            session_state=initial_state(tasks),
+            session_state_schema=schema,
+        )
+        for db, schema in zip(dbs, VARIANTS.values(), strict=True)
+    ]
+    sessions = [f"s-{uuid.uuid4().hex}" for _ in VARIANTS]
+    samples: list[list[float]] = [[] for _ in VARIANTS]
+    for i in range(-5, turns):  # 5 untimed turns first
+        for agent, session, timed in zip(agents, sessions, samples, strict=True):
+            start = time.perf_counter()
+            out = await agent.arun("go", session_id=session)
+            if i >= 0:
+                timed.append(time.perf_counter() - start)
+            assert not any(t.error for t in out.tools), out.tools
+    plain = summary(samples[0])[0]
+    for name, timed in zip(VARIANTS, samples, strict=True):
+        median, p95 = summary(timed)
+        print(
+            f"| {store} | {workload} | {name} | {median:.2f} | {p95:.2f} | {median / plain:.2f}x |"
+        )
+    for db in dbs:
+        await db.aclose()
+
+
+async def main(tasks: int, turns: int) -> None:
+    print(f"\n## Per-turn cost with a schema, {tasks:,}-task board ({turns} turns each)\n")
+    print("| store | turn | state | median ms | p95 ms | vs plain |")
+    print("|---|---|---|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for store, make in stores(tmp).items():
+            for workload in ("append a task", "bump a counter"):
+                await compare(store, make, workload, tasks, turns)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=1000, help="tasks on the board")
+    parser.add_argument("--turns", type=int, default=200, help="timed turns per variant")
+    args = parser.parse_args()
+    asyncio.run(main(args.tasks, args.turns))
