@@ -36,6 +36,7 @@ from core.schedule import (
     current_settings,
     schedule_store,
 )
+from core.state.cipher import StateCipher
 
 #: what ``build_app(agents=...)`` and ``serve()`` accept
 AgentSource: TypeAlias = Mapping[str, ChatAgent] | ChatAgent | Callable[[], object]
@@ -57,16 +58,27 @@ def build_model(settings: Settings) -> Model | None:
     )
 
 
-def build_durable_store(url: str) -> BaseDb:
+def state_cipher(settings: Settings) -> StateCipher | None:
+    """What seals state at rest (``STATEBOT_STATE_KEYS``, docs/encryption.md); None: off."""
+    keys = settings.statebot_state_keys
+    return None if keys is None else StateCipher.from_setting(keys.get_secret_value())
+
+
+def build_durable_store(url: str, cipher: StateCipher | None = None) -> BaseDb:
     """The durable store named by a URL (``sqlite:///path``, ``postgresql://…``)."""
     from core.db.url import open_store
 
-    return open_store(url)
+    return open_store(url, cipher=cipher)
 
 
 def build_store(settings: Settings, *, durable: BaseDb | None = None) -> BaseDb:
-    """RedisDb snapshotting to the durable store when REDIS_URL is set, else the durable one."""
-    durable = durable or build_durable_store(settings.statebot_db_url)
+    """RedisDb snapshotting to the durable store when REDIS_URL is set, else the durable one.
+
+    Both are given the key ring of ``STATEBOT_STATE_KEYS`` (the same one: the snapshot
+    copies sealed values as they are).
+    """
+    cipher = state_cipher(settings)
+    durable = durable or build_durable_store(settings.statebot_db_url, cipher)
     if settings.redis_url is None:
         return durable
     from core.db.redis import RedisDb
@@ -76,6 +88,7 @@ def build_store(settings: Settings, *, durable: BaseDb | None = None) -> BaseDb:
         snapshot_to=durable,
         run_snapshotter=settings.statebot_run_snapshotter,
         ttl=settings.statebot_redis_ttl or None,
+        cipher=cipher,
     )
 
 

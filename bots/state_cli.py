@@ -278,3 +278,13 @@ def _register_erasure() -> None:
 
 
 _register_erasure()
+
+
+def _register_rekey() -> None:
+    # imported here: the command module builds on the group and helpers above
+    from bots.state_rekey_cli import rekey_cmd
+
+    state.add_command(rekey_cmd)
+
+
+_register_rekey()
