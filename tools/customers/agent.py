@@ -8,6 +8,7 @@ from core.agent import Agent
 from core.db.base import BaseDb
 from core.models.base import Model
 from tools.customers.hook import customer_management_hook
+from tools.customers.schema import SCHEMA_VERSION, CustomerState
 from tools.customers.toolkit import CustomerDBTools
 
 AGENT_ID = "customers"
@@ -38,6 +39,8 @@ def create_agent(
         "tools": [CustomerDBTools()],
         "tool_hooks": [customer_management_hook],
         "session_state": default_state(),
+        "session_state_schema": CustomerState,
+        "session_state_schema_version": SCHEMA_VERSION,
         "resolve_in_context": True,
         "markdown": True,
     }

@@ -7,6 +7,7 @@ from typing import Any
 from core.agent import Agent
 from core.db.base import BaseDb
 from core.models.base import Model
+from tools.shopping.schema import SCHEMA_VERSION, ShoppingState
 from tools.shopping.toolkit import ShoppingListTools
 
 AGENT_ID = "shopping"
@@ -37,6 +38,8 @@ def create_agent(
         "instructions": list(INSTRUCTIONS),
         "tools": [ShoppingListTools()],
         "session_state": default_state(),
+        "session_state_schema": ShoppingState,
+        "session_state_schema_version": SCHEMA_VERSION,
         # the list is already in the instructions; the whole state would repeat it
         "add_session_state_to_context": False,
         "markdown": True,

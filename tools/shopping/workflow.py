@@ -14,6 +14,7 @@ from core.models.base import Model
 from core.run import RunContext
 from core.workflow import Step, Workflow
 from tools.shopping.agent import create_agent, default_state
+from tools.shopping.schema import SCHEMA_VERSION, ShoppingState
 from tools.shopping.tools import list_items
 
 WORKFLOW_ID = "shopping-flow"
@@ -36,6 +37,8 @@ def create_workflow(
             Step(name="show_list", executor=show_list),
         ],
         "session_state": default_state(),
+        "session_state_schema": ShoppingState,
+        "session_state_schema_version": SCHEMA_VERSION,
     }
     settings.update(overrides)
     return Workflow(name="Shopping workflow", db=db, **settings)

@@ -7,6 +7,7 @@ from typing import Any
 from core.agent import Agent
 from core.db.base import BaseDb
 from core.models.base import Model
+from tools.taskboard.schema import SCHEMA_VERSION, TaskboardState
 from tools.taskboard.toolkit import TaskboardTools
 from tools.taskboard.tools import DEFAULT_CATEGORIES
 
@@ -49,6 +50,8 @@ def create_agent(
         "instructions": list(INSTRUCTIONS),
         "tools": [TaskboardTools()],
         "session_state": default_state(),
+        "session_state_schema": TaskboardState,
+        "session_state_schema_version": SCHEMA_VERSION,
         "add_session_state_to_context": True,
         "markdown": True,
     }
