@@ -18,11 +18,12 @@ from tests.db.erasure_fixtures import (
     deployment,
     deployment_kind,
     fill,
+    redis_alone,
     save_run,
     traces,
 )
 
-__all__ = ["deployment", "deployment_kind"]  # the fixtures, imported for pytest
+__all__ = ["deployment", "deployment_kind", "redis_alone"]  # the fixtures, for pytest
 
 
 async def test_erase_leaves_no_trace_in_any_store(deployment: BaseDb) -> None:
@@ -136,3 +137,15 @@ def test_scrub_data_drops_the_users_runs_and_renames_the_rest() -> None:
     assert ANA not in scrubbed
     assert '"run_id":"2"' in scrubbed and '"run_id":"1"' not in scrubbed
     assert '"audit":[{"version":3,"user_id":"P"}]' in scrubbed
+
+
+async def test_redis_alone_is_erased_too(redis_alone: RedisDb) -> None:
+    """Without a durable store, sessions, memories and schedules in Redis are erased."""
+    await fill(redis_alone)
+
+    report = await erase_user(redis_alone, ANA)
+
+    assert report.complete and report.sessions_deleted == [OWN]
+    assert report.memories_deleted == 2 and report.schedules_deleted == 2
+    assert await traces(redis_alone, ANA) == []
+    assert await traces(redis_alone, BOB)

@@ -20,13 +20,14 @@ from tests.db.erasure_fixtures import (
     BOB,
     deployment,
     deployment_kind,
+    redis_alone,
     redis_postgres,
     save_run,
     schedule,
     traces,
 )
 
-__all__ = ["deployment", "deployment_kind", "redis_postgres"]  # fixtures, for pytest
+__all__ = ["deployment", "deployment_kind", "redis_alone", "redis_postgres"]  # fixtures
 
 DM = "slack:T1:DANA"
 THREAD = "slack:T1:C1:1700.1"
@@ -220,3 +221,14 @@ async def test_no_retention_settings_means_no_retention_pass(redis_postgres: Red
     snapshotter = build_snapshotter(redis_postgres, retention=retention_policy())
     assert snapshotter.retention is None
     assert not await snapshotter.retain_if_due()
+
+
+async def test_redis_alone_expires_from_redis(redis_alone: RedisDb) -> None:
+    """Without a durable store, Redis's listing index finds the idle DM; it is deleted."""
+    await _fill(redis_alone)
+
+    report = await expire(redis_alone, POLICY, clock=lambda: days_later(40))
+
+    assert report.sessions_expired == [DM]
+    assert await traces(redis_alone, DM) == []
+    assert await redis_alone.aload(THREAD) is not None
