@@ -5,6 +5,10 @@ delete, export and import. Chat ``/state`` and ``statebot state`` both call thes
   with ``lease=`` (fencing), so they never interleave with a run, in this process or
   another. Pass the store the bots serve from (RedisDb with its durable store as
   ``snapshot_to``) and a change reaches the hot and the durable copy together.
+* Every operation that saves records an audit entry (``core.state.audit``: who, which
+  kind, the RFC 6902 patch) in the session's data, in the same save; ``audit_log``,
+  ``diff_versions`` and ``describe`` read the trail, ``undo_last`` reverts a user's last
+  change (docs/audit.md).
 * Dumps hide values under credential names (``core.redaction``) unless revealed.
 * Exports are JSON Lines, one session per line (state, meta, version). A stored value
   JSON cannot carry never breaks an export: a non-finite or out-of-range timestamp is
@@ -24,37 +28,54 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from core.db.base import BaseDb, HistoryEntry, SessionMeta, SessionRecord, StoreError
+from core.db.base import BaseDb, HistoryEntry, Lease, SessionMeta, SessionRecord, StoreError
 from core.db.limits import StateLimits
 from core.exceptions import ImportFileError as ImportFileError
 from core.exceptions import ImportWriteError as ImportWriteError
+from core.exceptions import NothingToUndoError as NothingToUndoError
 from core.exceptions import SessionNotFoundError as SessionNotFoundError
+from core.exceptions import UndoConflictError as UndoConflictError
 from core.exceptions import VersionNotFoundError as VersionNotFoundError
 from core.redaction import REDACTED, redact, redact_text
+from core.run.history import SessionData
+from core.state.audit import AuditEntry, build_entry, diff
+from core.state.audit_text import describe as describe
+from core.state.audit_text import summarize
 from core.state.codec import encode_delta
+from core.state.undo import apply_undo, change_to_undo, find_conflict
 from core.state.values import StateValueError
 
 __all__ = [
     "REDACTED",
+    "AuditEntry",
     "ExportResult",
     "ImportFileError",
     "ImportWriteError",
+    "NothingToUndoError",
     "SessionNotFoundError",
+    "UndoConflictError",
+    "UndoResult",
     "VersionNotFoundError",
+    "audit_log",
     "delete_session",
+    "describe",
+    "diff_versions",
     "dump_session",
     "export_jsonl",
     "import_jsonl",
     "list_sessions",
     "parse_jsonl",
     "redact",
+    "replace_state",
+    "reset_session",
     "restore_version",
     "session_history",
     "summary",
+    "undo_last",
 ]
 
 #: the largest version a durable store can hold (a signed 64-bit BIGINT)
@@ -189,42 +210,197 @@ async def session_history(
 
 # -- changing one session (always under its lease) ------------------------------------
 async def restore_version(
-    db: BaseDb, session_id: str, version: int, *, actor: str | None = None
+    db: BaseDb,
+    session_id: str,
+    version: int,
+    *,
+    actor: str | None = None,
+    origin: Mapping[str, Any] | None = None,
 ) -> int:
-    """Make ``version`` current again, saved as a new version under the lease; the new one."""
+    """Make ``version`` current again, saved as a new version under the lease; the new one.
+
+    Audited as ``restore`` (naming the version brought back) by ``actor``.
+    """
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
         target = await _find_version(db, session_id, version)
-        return await db.asave(
-            session_id,
-            expected_version=current.version,
-            changed=encode_delta(target.state),
-            removed=set(current.texts) - set(target.state),
-            meta=SessionMeta(
-                kind=current.kind, owner_id=current.owner_id, user_id=actor or "restore"
-            ),
-            lease=lease,
+        saved, _ = await _save_change(
+            db,
+            lease,
+            current,
+            encode_delta(target.state),
+            kind="restore",
+            actor=actor,
+            origin=origin,
+            source_version=version,
         )
+        return saved
 
 
-async def reset_session(db: BaseDb, session_id: str, *, actor: str | None = None) -> int:
+async def reset_session(
+    db: BaseDb,
+    session_id: str,
+    *,
+    actor: str | None = None,
+    origin: Mapping[str, Any] | None = None,
+) -> int:
     """Empty the state as a new version under the lease (history kept); the new version.
 
     The owner's default state does not come back (only a new or deleted session starts
     from it); a reset keeps the session, its run history and its older versions.
+    Audited as ``reset`` by ``actor``.
     """
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
-        return await db.asave(
-            session_id,
-            expected_version=current.version,
-            changed={},
-            removed=set(current.texts),
-            meta=SessionMeta(
-                kind=current.kind, owner_id=current.owner_id, user_id=actor or "reset"
-            ),
-            lease=lease,
+        saved, _ = await _save_change(
+            db, lease, current, {}, kind="reset", actor=actor, origin=origin
         )
+        return saved
+
+
+async def replace_state(
+    db: BaseDb,
+    session_id: str,
+    state: Mapping[str, Any],
+    *,
+    kind: str,
+    actor: str | None = None,
+    origin: Mapping[str, Any] | None = None,
+) -> int:
+    """Save ``state`` as the session's next version under its lease, audited as ``kind``
+    ("migrate", …); the new version. StateValueError names a value that is not JSON."""
+    texts = encode_delta(state)
+    async with db.session_lock(session_id) as lease:
+        current = await load_session(db, session_id)
+        saved, _ = await _save_change(
+            db, lease, current, texts, kind=kind, actor=actor, origin=origin
+        )
+        return saved
+
+
+async def _save_change(
+    db: BaseDb,
+    lease: Lease,
+    current: SessionRecord,
+    texts: Mapping[str, str],
+    *,
+    kind: str,
+    actor: str | None,
+    origin: Mapping[str, Any] | None,
+    source_version: int | None = None,
+) -> tuple[int, AuditEntry]:
+    """Save ``texts`` as the whole new state of ``current`` (held under ``lease``), with
+    its audit entry in the session's data, in one save; (new version, the entry)."""
+    changed = {k: t for k, t in texts.items() if current.texts.get(k) != t}
+    removed = set(current.texts) - set(texts)
+    limits = _limits(db)
+    entry = build_entry(
+        version=current.version + 1,
+        kind=kind,
+        old={k: current.texts.get(k) for k in (*changed, *removed)},
+        new={**changed, **dict.fromkeys(removed)},
+        max_entry_bytes=limits.audit_bytes // 4,
+        user_id=actor,
+        origin=origin,
+        source_version=source_version,
+    )
+    data = SessionData.decode(current.data)
+    data.audit.append(entry.to_dict())
+    version = await db.asave(
+        current.session_id,
+        expected_version=current.version,
+        changed=changed,
+        removed=removed,
+        meta=SessionMeta(kind=current.kind, owner_id=current.owner_id, user_id=actor or kind),
+        lease=lease,
+        data=data.encode(limits),
+    )
+    return version, entry
+
+
+def _limits(db: BaseDb) -> StateLimits:
+    limits = getattr(db, "limits", None)
+    return limits if isinstance(limits, StateLimits) else StateLimits()
+
+
+# -- the audit trail -------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class UndoResult:
+    """What an undo did: the version it undid, the new version, and a readable summary."""
+
+    undone_version: int
+    version: int
+    summary: str
+    entry: AuditEntry
+
+
+def audit_entries(record: SessionRecord) -> list[AuditEntry]:
+    """A session's audit entries, oldest first."""
+    if not record.data:
+        return []
+    return [AuditEntry.from_dict(e) for e in SessionData.decode(record.data).audit]
+
+
+async def audit_log(db: BaseDb, session_id: str, *, limit: int = 20) -> list[AuditEntry]:
+    """The session's audit entries, newest first; SessionNotFoundError when there is none."""
+    record = await load_session(db, session_id)
+    return audit_entries(record)[::-1][: max(limit, 0)]
+
+
+async def diff_versions(db: BaseDb, session_id: str, v1: int, v2: int) -> list[dict[str, Any]]:
+    """RFC 6902 ops from version ``v1``'s state to ``v2``'s, from the stored versions.
+
+    VersionNotFoundError names the versions kept when one is missing.
+    """
+    entries = await db.ahistory(session_id, limit=_RESTORE_SCAN)
+    if not entries:
+        await load_session(db, session_id)  # SessionNotFoundError for no session at all
+    states = {e.version: e.state for e in entries}
+    for version in (v1, v2):
+        if version not in states:
+            raise VersionNotFoundError(session_id, version, sorted(states))
+    return diff(states[v1], states[v2])
+
+
+async def undo_last(
+    db: BaseDb,
+    session_id: str,
+    user_id: str,
+    *,
+    origin: Mapping[str, Any] | None = None,
+) -> UndoResult:
+    """Revert ``user_id``'s last change in the session, as a new version under the lease.
+
+    NothingToUndoError when the user has no change left to undo; UndoConflictError
+    (naming the later version, its user and the path) when a later change touched
+    what the undo would revert. Either way nothing is saved. Rules: core.state.undo.
+    """
+    async with db.session_lock(session_id) as lease:
+        current = await load_session(db, session_id)
+        entries = audit_entries(current)
+        target = change_to_undo(entries, user_id, session_id)
+        conflict = find_conflict(target, entries)
+        if conflict is not None:
+            later, path = conflict
+            raise UndoConflictError(session_id, target.version, path, later.version, later.user_id)
+        texts = dict(current.texts)
+        for key, text in apply_undo(target, current.texts, session_id).items():
+            if text is None:
+                texts.pop(key, None)
+            else:
+                texts[key] = text
+        version, entry = await _save_change(
+            db,
+            lease,
+            current,
+            texts,
+            kind="undo",
+            actor=user_id,
+            origin=origin,
+            source_version=target.version,
+        )
+        summary = summarize(target.patch or (), target.inverse or ())
+        return UndoResult(target.version, version, summary, entry)
 
 
 async def _find_version(db: BaseDb, session_id: str, version: int) -> HistoryEntry:
@@ -415,11 +591,8 @@ async def _write_one(db: BaseDb, record: SessionRecord, *, replace: bool) -> Non
             return
         if not replace:
             raise StoreError("it was created while the import ran; use replace to overwrite")
-        await db.asave(
-            record.session_id,
-            expected_version=current.version,
-            changed=record.texts,
-            removed=set(current.texts) - set(record.texts),
-            meta=SessionMeta(kind=record.kind, owner_id=record.owner_id, user_id=record.user_id),
-            lease=lease,
+        # the file's state as the next version, audited; the session keeps its runs and
+        # audit trail (a session the import creates gets the file's data as it was)
+        await _save_change(
+            db, lease, current, record.texts, kind="import", actor=record.user_id, origin=None
         )

@@ -28,10 +28,26 @@ class StateLimits:
     #: hold at most ~2.7 KB, so a longer id would be accepted by Redis and SQLite and
     #: then refused by every snapshot into PostgreSQL
     max_id_bytes: int = 1024
-    #: UTF-8 bytes of a session's own data (run history, name); the runtime trims the
-    #: history to ``max_runs`` and this size before saving
-    max_data_bytes: int = 262_144
+    #: UTF-8 bytes of a session's own data (run history, name, audit trail), what every
+    #: store refuses beyond; the audit trail has its own share of it (``audit_bytes``)
+    #: and the run history the rest, so neither ever pushes the other out
+    max_data_bytes: int = 393_216
     max_runs: int = 20
+    #: audit entries kept per session (newest kept), independent of ``max_runs``
+    max_audit_entries: int = 200
+    #: UTF-8 bytes the audit trail may take of the session's data (at most half of
+    #: ``max_data_bytes``: see ``audit_bytes``)
+    max_audit_bytes: int = 131_072
+
+    @property
+    def audit_bytes(self) -> int:
+        """Bytes of the session's data reserved for its audit trail."""
+        return max(0, min(self.max_audit_bytes, self.max_data_bytes // 2))
+
+    @property
+    def run_bytes(self) -> int:
+        """Bytes of the session's data left for its run history and name."""
+        return self.max_data_bytes - self.audit_bytes
 
     def check_data(self, session_id: str, data: str | None) -> None:
         """StateLimitError when a session's data (JSON text) is too large."""

@@ -1,11 +1,13 @@
 """Run history: what each run of a session asked and answered, stored with the session.
 
 A session's *data* (``SessionRecord.data``, one JSON object as text) holds its runs,
-oldest first, and its name. It is written in the same atomic save as the state,
-snapshotted, exported and deleted with it. It is bounded: at most
-``StateLimits.max_runs`` runs and ``max_data_bytes`` of JSON, the oldest runs dropped
-first, and every tool result is cut to :data:`RESULT_CHARS` characters, so a
-long-lived chat thread never grows without limit.
+oldest first, its name and its audit trail (:mod:`core.state.audit`, newest last). It
+is written in the same atomic save as the state, snapshotted, exported and deleted
+with it. It is bounded: at most ``StateLimits.max_runs`` runs in ``run_bytes`` of JSON,
+the oldest runs dropped first, and every tool result is cut to :data:`RESULT_CHARS`
+characters; the audit trail has its own bound (``max_audit_entries`` in
+``audit_bytes``), so a long run history never pushes out audit entries or the reverse,
+and a long-lived chat thread never grows without limit.
 
 A paused run (a tool that ``requires_confirmation``) keeps what it needs to resume in
 ``paused``: the run's messages so far and the pending tool calls. ``continue_run``
@@ -127,12 +129,15 @@ class RunRecord:
 
 @dataclass(slots=True)
 class SessionData:
-    """A session's data: its runs (oldest first), its name, and its state's schema version."""
+    """A session's data: its runs (oldest first), its name, its state's schema version,
+    and its audit trail (entries as stored dicts, newest last; see core.state.audit)."""
 
     runs: list[RunRecord] = field(default_factory=list)
     name: str | None = None
     #: the version of the owner's state schema the stored state is in (None: no schema)
     schema_version: int | None = None
+    #: audit entries (``AuditEntry.to_dict()``), oldest first
+    audit: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def decode(cls, text: str) -> SessionData:
@@ -144,24 +149,43 @@ class SessionData:
             runs=[RunRecord.from_dict(r) for r in data.get("runs", ())],
             name=data.get("name"),
             schema_version=data.get("schema_version"),
+            audit=list(data.get("audit") or ()),
         )
 
     def encode(self, limits: StateLimits) -> str:
-        """JSON text within ``limits``: the oldest runs are dropped first."""
+        """JSON text within ``limits``: runs and audit entries each within their own
+        share, the oldest of each dropped first."""
         runs = [_short(r) for r in self.runs[-limits.max_runs :]] if limits.max_runs > 0 else []
         while True:
             body: dict[str, Any] = {"name": self.name, "runs": [r.to_dict() for r in runs]}
             if self.schema_version is not None:
                 body["schema_version"] = self.schema_version
-            text = json.dumps(
-                body,
-                ensure_ascii=False,
-                separators=(",", ":"),
-            )
-            if len(text.encode()) <= limits.max_data_bytes or not runs:
+            text = _dumps(body)
+            if len(text.encode()) <= limits.run_bytes or not runs:
                 self.runs = runs
-                return text
+                break
             runs = runs[1:]
+        audit = self._bounded_audit(limits)
+        if not audit:
+            return text
+        return f'{text[:-1]},"audit":{audit}}}'
+
+    def _bounded_audit(self, limits: StateLimits) -> str:
+        """The audit list's JSON text within its own bound ("" when empty); trims the list."""
+        entries = self.audit[-limits.max_audit_entries :] if limits.max_audit_entries > 0 else []
+        room = limits.audit_bytes - len(',"audit":')
+        text = _dumps(entries)
+        size = len(text.encode())
+        if size > room:  # rare: measure each entry once, drop the oldest until it fits
+            sizes = [len(_dumps(e).encode()) + 1 for e in entries]
+            drop = 0
+            while drop < len(entries) and size > room:
+                size -= sizes[drop]
+                drop += 1
+            entries = entries[drop:]
+            text = _dumps(entries)
+        self.audit = entries
+        return text if entries else ""
 
     def upsert(self, run: RunRecord) -> None:
         """Add a run, or replace the stored run with the same id (a resumed pause)."""
@@ -262,6 +286,10 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
         tool_call_id=data.get("tool_call_id"),
         name=data.get("name"),
     )
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _cut(text: str | None) -> str | None:

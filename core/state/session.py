@@ -36,6 +36,7 @@ from core.exceptions import RunTimeoutError
 from core.run.history import RunRecord, SessionData
 from core.run.output import StateTexts
 from core.state import codec
+from core.state.audit import build_entry
 from core.state.cache import CachedSession, SessionCache, cache_of, held_only_by
 from core.state.merge import deep_merge
 from core.state.tracked import TrackedState
@@ -52,12 +53,14 @@ class SessionHandle:
     """The live state of a session during one run, and how to persist it."""
 
     __slots__ = (
+        "_baseline",
         "_data",
         "_data_changed",
         "_data_text",
         "_exact_start",
         "_failure",
         "_pending",
+        "audit_kind",
         "db",
         "deadline",
         "epoch",
@@ -107,6 +110,9 @@ class SessionHandle:
         self.origin: Mapping[str, Any] = {}
         #: tools whose changes to the state were kept since the last save, in call order
         self.tools: list[str] = []
+        #: the kind the next save's audit entry records ("run"; a lazy migration may say
+        #: "migrate"); back to "run" after each save
+        self.audit_kind = "run"
         self._data_text = data_text
         self._data: SessionData | None = None  # decoded on first use only
         self._data_changed = False
@@ -117,6 +123,9 @@ class SessionHandle:
         #: the live dict started as exactly the stored texts decoded (nothing merged in),
         #: so values no code touched may be reused by the next run
         self._exact_start = False
+        #: a new session's starting texts (defaults merged with the run's argument): its
+        #: first save's audit entry is the change from them (None once saved, or stored)
+        self._baseline: dict[str, str] | None = None
 
     @property
     def data(self) -> SessionData:
@@ -259,7 +268,58 @@ class SessionHandle:
             raise self._failure
 
     async def _save(self, changed: dict[str, str], removed: set[str], *, release: bool) -> None:
-        data = self.data.encode(self._limits()) if self._data_changed else None
+        limits = self._limits()
+        entry, tools = self._audit_entry(changed, removed, limits)
+        expected = self.version
+        try:
+            await self._store(changed, removed, release=release, limits=limits)
+        except BaseException:
+            if entry is not None and self.version == expected:  # not saved: not audited
+                audit = self.data.audit
+                if audit and audit[-1] is entry:
+                    audit.pop()
+            raise
+        self._baseline = None
+        if entry is not None:
+            del self.tools[: len(tools)]
+            self.audit_kind = "run"
+
+    def _audit_entry(
+        self, changed: dict[str, str], removed: set[str], limits: StateLimits
+    ) -> tuple[dict[str, Any] | None, list[str]]:
+        """Append the audit entry of a save that changes the state (from the texts at hand)."""
+        if not changed and not removed:
+            return None, []
+        keys = self.tracker.keys
+        tools = list(self.tools)
+        baseline = self._baseline if self.version == 0 else None
+        if baseline is not None:  # created now: the change is from the defaults
+            touched = baseline.keys() | changed.keys()
+            old = {k: baseline.get(k) for k in touched}
+            new: dict[str, str | None] = {k: changed.get(k) for k in touched}
+        else:
+            old = {k: keys.saved_text(k) for k in (*changed, *removed)}
+            new = {**changed, **dict.fromkeys(removed)}
+        entry = build_entry(
+            version=self.version + 1,  # every save adds exactly one version
+            kind=self.audit_kind,
+            old=old,
+            new=new,
+            max_entry_bytes=limits.audit_bytes // 4,
+            user_id=self.user_id,
+            origin=self.origin,
+            run_id=self.run_id,
+            tools=tools,
+            created=baseline is not None,
+        ).to_dict()
+        self.data.audit.append(entry)
+        self._data_changed = True
+        return entry, tools
+
+    async def _store(
+        self, changed: dict[str, str], removed: set[str], *, release: bool, limits: StateLimits
+    ) -> None:
+        data = self.data.encode(limits) if self._data_changed else None
         with observe("store_call", op="save"):
             save = asyncio.ensure_future(
                 self.db.asave(
@@ -540,6 +600,8 @@ def _start(
     )
     handle.loaded = known
     handle._exact_start = exact
+    if not exists:
+        handle._baseline = dict(tracker.keys.texts)
     return handle
 
 
