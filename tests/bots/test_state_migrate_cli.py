@@ -182,3 +182,24 @@ def test_unknown_agent_lists_the_agents(tmp_path: Path, monkeypatch: pytest.Monk
     )
     assert result.exit_code != 0
     assert "no agent 'nope'" in result.output and "taskboard" in result.output
+
+
+def test_catalog_agent_sessions_are_current(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ready taskboard on the deployment store: its sessions are at version 1, left alone."""
+    monkeypatch.chdir(tmp_path)
+    from tools.taskboard import create_agent
+
+    async def board() -> None:
+        db = SqliteDb(db_file=tmp_path / "x.db")
+        await create_agent(db=db).arun_tool("add_task", {"title": "Ship"}, session_id="s")
+        await db.aclose()
+
+    asyncio.run(board())
+    db_url = f"sqlite:///{tmp_path / 'x.db'}"
+    result = CliRunner().invoke(
+        main, ["state", "migrate", "--agent", "taskboard", "--db-url", db_url]
+    )
+    assert result.exit_code == 0, result.output
+    assert "0 sessions migrated, 1 already current, 0 failed" in result.output
