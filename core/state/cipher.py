@@ -8,7 +8,7 @@ audit entries). Ids, versions, meta, timestamps and key names stay in the clear.
 
 A sealed value is itself a JSON string, so stores keep splicing texts as they are::
 
-    "$sb1:<key id>:<base64url(nonce ‖ ciphertext ‖ tag)>"
+    "$sb1:<key id>:<base64(nonce ‖ ciphertext ‖ tag)>"
 
 * the key: AES-256-GCM under a key derived (HKDF-SHA256) from a ring key
   (``core/crypto.py``), so the same key text used for Slack tokens (Fernet) never
@@ -29,7 +29,6 @@ as itself and is sealed when next written or by the rekey command.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import dataclasses
 import os
@@ -58,7 +57,12 @@ def _aad(session_id: str, field: str | None) -> bytes:
     """What a sealed value is bound to: its session and key (None: the session's data)."""
     if field is None:
         return b"d\x00" + session_id.encode()
-    return b"s\x00" + session_id.encode() + b"\x00" + field.encode()
+    return _state_aad(session_id) + field.encode()
+
+
+def _state_aad(session_id: str) -> bytes:
+    """The start of the associated data of every state value of a session."""
+    return b"s\x00" + session_id.encode() + b"\x00"
 
 
 def sealed_key_id(text: str) -> str | None:
@@ -91,15 +95,21 @@ class StateCipher:
     # -- one text ---------------------------------------------------------------------
     def seal(self, text: str, session_id: str, field: str | None) -> str:
         """``text`` sealed under the newest key, as a JSON string text."""
+        return self._seal(text, _aad(session_id, field))
+
+    def _seal(self, text: str, aad: bytes) -> str:
         nonce = os.urandom(_NONCE)
-        sealed = self._aeads[self.primary_id].encrypt(nonce, text.encode(), _aad(session_id, field))
-        return self._prefix + base64.urlsafe_b64encode(nonce + sealed).decode("ascii") + '"'
+        sealed = self._aeads[self.primary_id].encrypt(nonce, text.encode(), aad)
+        return self._prefix + binascii.b2a_base64(nonce + sealed, newline=False).decode() + '"'
 
     def open(self, text: str, session_id: str, field: str | None) -> str:
         """The plaintext of a sealed ``text``; any other text as it is."""
-        kid = sealed_key_id(text)
-        if kid is None:
+        if not text.startswith(MARKER):
             return text
+        return self._open(text, _aad(session_id, field), session_id, field)
+
+    def _open(self, text: str, aad: bytes, session_id: str, field: str | None) -> str:
+        kid = text[len(MARKER) : len(MARKER) + _ID_LEN]
         aead = self._aeads.get(kid)
         if aead is None:
             raise StateDecryptError(
@@ -109,8 +119,8 @@ class StateCipher:
                 f"{', '.join(self._aeads)}); add that key back to read it",
             )
         try:
-            raw = base64.urlsafe_b64decode(text[_HEAD:-1])
-            plain = aead.decrypt(raw[:_NONCE], raw[_NONCE:], _aad(session_id, field))
+            raw = binascii.a2b_base64(text[_HEAD:-1])
+            plain = aead.decrypt(raw[:_NONCE], raw[_NONCE:], aad)
         except (InvalidTag, binascii.Error, ValueError) as exc:
             where = "its data" if field is None else f"key {field!r}"
             raise StateDecryptError(
@@ -132,19 +142,26 @@ class StateCipher:
     # -- a session's texts ------------------------------------------------------------
     def seal_texts(self, session_id: str, texts: Mapping[str, str]) -> dict[str, str]:
         """Every key text sealed (a save's ``changed``: always sealed, whatever it holds)."""
-        return {k: self.seal(t, session_id, k) for k, t in texts.items()}
+        base = _state_aad(session_id)
+        return {k: self._seal(t, base + k.encode()) for k, t in texts.items()}
 
     def seal_missing(self, session_id: str, texts: Mapping[str, str]) -> Mapping[str, str]:
         """Texts not sealed yet sealed, sealed ones as they are (snapshots, imports)."""
         if all(t.startswith(MARKER) for t in texts.values()):
             return texts
+        base = _state_aad(session_id)
         return {
-            k: t if t.startswith(MARKER) else self.seal(t, session_id, k) for k, t in texts.items()
+            k: t if t.startswith(MARKER) else self._seal(t, base + k.encode())
+            for k, t in texts.items()
         }
 
     def open_texts(self, session_id: str, texts: Mapping[str, str]) -> dict[str, str]:
         """Every key text opened."""
-        return {k: self.open(t, session_id, k) for k, t in texts.items()}
+        base = _state_aad(session_id)
+        return {
+            k: self._open(t, base + k.encode(), session_id, k) if t.startswith(MARKER) else t
+            for k, t in texts.items()
+        }
 
     def seal_data(self, session_id: str, data: str) -> str:
         """The session's data sealed ("" stays "": there is none)."""
