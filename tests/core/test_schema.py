@@ -253,3 +253,19 @@ def test_schema_arguments_are_checked() -> None:
         Agent(session_state_migrations={2: lambda s: s})
     with pytest.raises(TypeError, match="BaseModel or a TypedDict"):
         StateSchema(dict)
+
+
+async def test_team_members_are_checked_against_the_team_schema() -> None:
+    """A member's tool call on the team's session must fit the team's schema, else rolled back."""
+    from core.team import Team
+
+    member_model = ScriptedModel([tool_call("set_key", key="next_id", value="x"), "could not"])
+    member = Agent(model=member_model, name="Editor", tools=[set_key], description="Edits")
+    leader = ScriptedModel(
+        [tool_call("delegate_task_to_member", member_id="editor", task="edit"), "done"]
+    )
+    team = Team(members=[member], model=leader, session_state=START, session_state_schema=Board)
+    await team.arun("go", session_id="s")
+    member_result = member_model.requests[1].messages[-1].content or ""
+    assert "session_state['next_id']" in member_result
+    assert await team.aget_session_state("s") == START
