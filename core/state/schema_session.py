@@ -27,6 +27,7 @@ import contextlib
 import copy
 from collections.abc import AsyncIterator, Mapping
 from contextvars import ContextVar
+from types import MappingProxyType
 from typing import Any
 
 from core.exceptions import SchemaVersionError, StateSchemaError
@@ -52,13 +53,16 @@ class SchemaBinding:
         self.stored_texts: dict[str, str] | None = None
 
 
-_BOUND: ContextVar[SchemaBinding | None] = ContextVar("statebot_state_schema", default=None)
+#: session id -> binding, for the sessions open in this context (a run may open another
+#: session inside its own, e.g. a tool running another agent)
+_BOUND: ContextVar[Mapping[str, SchemaBinding]] = ContextVar(
+    "statebot_state_schemas", default=MappingProxyType({})
+)
 
 
 def binding_for(handle: SessionHandle) -> SchemaBinding | None:
     """The binding of the session ``handle`` runs on, if its owner has a schema."""
-    bound = _BOUND.get()
-    return bound if bound is not None and bound.session_id == handle.session_id else None
+    return _BOUND.get().get(handle.session_id)
 
 
 def schema_for(handle: SessionHandle) -> StateSchema | None:
@@ -101,7 +105,7 @@ async def typed_session(
         if run_state is not None:
             _apply_run_state(handle, schema, run_state, overwrite=overwrite)
         handle.set_schema_version(schema.version)
-        token = _BOUND.set(binding)
+        token = _BOUND.set({**_BOUND.get(), handle.session_id: binding})
         try:
             yield handle
         finally:

@@ -269,3 +269,21 @@ async def test_team_members_are_checked_against_the_team_schema() -> None:
     member_result = member_model.requests[1].messages[-1].content or ""
     assert "session_state['next_id']" in member_result
     assert await team.aget_session_state("s") == START
+
+
+async def test_a_run_opened_inside_a_tool_keeps_both_sessions_checked() -> None:
+    """A tool that runs another typed agent on another session: each session keeps its schema."""
+    inner = Agent(tools=[set_key], session_state=START, session_state_schema=Board)
+
+    async def nested(session_state: dict[str, Any]) -> str:
+        """Run the other agent, then write a bad value here."""
+        out = await inner.arun_tool("set_key", {"key": "next_id", "value": "x"}, session_id="b")
+        assert out.tools[0].error
+        session_state["next_id"] = "also bad"
+        return "done"
+
+    outer = Agent(tools=[nested], session_state=START, session_state_schema=Board)
+    out = await outer.arun_tool("nested", {}, session_id="a")
+    assert "session_state['next_id']" in str(out.content)
+    assert await outer.aget_session_state("a") == START
+    assert await inner.aget_session_state("b") == START
