@@ -338,3 +338,44 @@ async def test_open_store_gives_both_stores_the_ring(
         assert open_store("memory://", cipher=cipher) is not None  # process memory: no cipher
     finally:
         await db.aclose()
+
+
+async def test_a_repair_adopting_the_durable_copy_writes_it_sealed(
+    hot: RedisDb, raw: aioredis.Redis, key_prefix: str
+) -> None:
+    """Redis behind the durable store: the adopted durable copy lands sealed in Redis."""
+    await hot.asave("s1", expected_version=0, changed=texts({"card": "old"}))
+    await hot.aflush()
+    durable = hot.snapshot_to
+    assert isinstance(durable, SqlDb)
+    await durable.asave("s1", expected_version=1, changed=texts({"card": SECRET}), data=DATA)
+    (meta_key,) = [k async for k in raw.scan_iter(match=f"*{key_prefix}*:meta")]
+    await raw.hset(meta_key, "ep", "another-redis-incarnation")  # as after a restart
+    record = await hot.aload("s1")
+    assert record is not None and record.version == 2 and record.state == {"card": SECRET}
+    assert record.data == DATA
+    assert_sealed(await redis_texts(raw, key_prefix), key_id(K1))
+
+
+async def test_write_through_copies_sealed_texts_to_the_durable_store(
+    redis_url: str, key_prefix: str, tmp_path: Path
+) -> None:
+    """Write-through: the durable copy made by the save itself is sealed too."""
+    cipher = StateCipher([K1])
+    durable = SqliteDb(db_file=tmp_path / "wt.db", cipher=cipher)
+    db = RedisDb(
+        db_url=redis_url,
+        key_prefix=key_prefix,
+        snapshot_to=durable,
+        write_through=True,
+        run_snapshotter=False,
+        cipher=cipher,
+    )
+    try:
+        await save_secret(db)
+        assert_sealed(sql_rows(durable), key_id(K1))
+        record = await durable.aload("s1")
+        assert record is not None and record.version == 2 and record.state["card"] == SECRET
+    finally:
+        await db.aclose()
+        await durable.aclose()
