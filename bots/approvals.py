@@ -10,6 +10,11 @@ itself is stored with its session.
 Only the person who asked, or an admin, may decide. A second click finds the run no
 longer waiting and is told "already handled"; a run that left the history (or an
 agent that no longer exists) is "expired". Neither changes anything.
+
+The same buttons (labelled Confirm / Cancel) confirm an admin's ``/state restore`` or
+``/state erase``: such an Approval has no run and carries ``action`` instead (what to
+do, e.g. ``("restore", "5", "7")``), which ``bots.admin_confirm`` applies; one
+mechanism for every "are you sure?" in chat.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ class Approval:
     requester: str  # the full user key of the person who asked
     call_ids: tuple[str, ...]
     calls: tuple[tuple[str, str], ...] = ()  # (tool name, arguments as JSON) for the prompt
+    #: an admin action to confirm instead of a paused run (``bots.admin_confirm``)
+    action: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, agent_id: str, output: Any, requester: str) -> Approval:
@@ -61,25 +68,41 @@ class Approval:
         shown = ", ".join(f"{name}({_short(args)})" for name, args in self.calls)
         return ASK.format(calls=shown or "this action")
 
+    @property
+    def labels(self) -> tuple[str, str]:
+        """The yes and no button labels: Confirm / Cancel for an admin action."""
+        return ("Confirm", "Cancel") if self.action else ("Approve", "Reject")
+
     def encode(self) -> str:
         """The compact text a button carries (Slack allows 2,000 characters)."""
-        return json.dumps(
-            [self.agent_id, self.session_id, self.run_id, self.requester, list(self.call_ids)],
-            separators=(",", ":"),
-        )
+        fields: list[Any] = [
+            self.agent_id,
+            self.session_id,
+            self.run_id,
+            self.requester,
+            list(self.call_ids),
+        ]
+        if self.action:
+            fields.append(list(self.action))
+        return json.dumps(fields, separators=(",", ":"))
 
     @classmethod
     def decode(cls, value: str) -> Approval | None:
         """The approval a button carried; None for anything that is not one."""
         try:
-            agent_id, session_id, run_id, requester, call_ids = json.loads(value)
+            agent_id, session_id, run_id, requester, call_ids, *more = json.loads(value)
         except (ValueError, TypeError):
             return None
         if not all(isinstance(x, str) for x in (agent_id, session_id, run_id, requester)):
             return None
         if not isinstance(call_ids, list) or not all(isinstance(c, str) for c in call_ids):
             return None
-        return cls(agent_id, session_id, run_id, requester, tuple(call_ids))
+        action = more[0] if len(more) == 1 else []
+        if len(more) > 1 or not isinstance(action, list):
+            return None
+        if not all(isinstance(a, str) for a in action):
+            return None
+        return cls(agent_id, session_id, run_id, requester, tuple(call_ids), action=tuple(action))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,10 @@ click, also after a restart. The click is deferred at once (Discord wants an ans
 in 3 s), applied through :meth:`bots.service.ChatService.handle_decision`, then:
 refusals (not yours, already handled, expired) go to the clicker only; a decision
 removes the buttons and posts the run's answer where the question was.
+
+The same buttons, labelled Confirm / Cancel, confirm an admin's ``/state restore`` or
+``/state erase`` (``bots.admin_confirm``); that question is ephemeral, and its outcome
+replaces it (text, no buttons).
 """
 
 from __future__ import annotations
@@ -122,11 +126,13 @@ def approvals_for(settings: Settings) -> RedisApprovals | MemoryApprovals:
 class ApprovalButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
     """Approve (``y``) or Reject (``n``) for the approval stored under ``token``."""
 
-    def __init__(self, choice: str, token: str) -> None:
+    def __init__(
+        self, choice: str, token: str, labels: tuple[str, str] = ("Approve", "Reject")
+    ) -> None:
         approve = choice == "y"
         super().__init__(
             discord.ui.Button(
-                label="Approve" if approve else "Reject",
+                label=labels[0] if approve else labels[1],
                 style=discord.ButtonStyle.success if approve else discord.ButtonStyle.danger,
                 custom_id=f"{PREFIX}:{choice}:{token}",
             )
@@ -160,6 +166,10 @@ class ApprovalButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TE
             event_id=str(interaction.id),
         )
         reply = await client.service.handle_decision(decision)
+        if approval.action:  # an admin's private question: the outcome takes its place
+            text = (chunk_text(reply.text, DISCORD_LIMIT) or ["Done."])[0]
+            await interaction.edit_original_response(content=text, view=None)
+            return
         if reply.ephemeral:
             await interaction.followup.send(reply.text, ephemeral=True)
             return
@@ -171,11 +181,11 @@ class ApprovalButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TE
             await interaction.followup.send(part)
 
 
-def approval_view(token: str) -> discord.ui.View:
+def approval_view(token: str, labels: tuple[str, str] = ("Approve", "Reject")) -> discord.ui.View:
     """The two buttons for the approval stored under ``token`` (no timeout: they persist)."""
     view = discord.ui.View(timeout=None)
-    view.add_item(ApprovalButton("y", token))
-    view.add_item(ApprovalButton("n", token))
+    view.add_item(ApprovalButton("y", token, labels))
+    view.add_item(ApprovalButton("n", token, labels))
     return view
 
 
@@ -187,4 +197,5 @@ async def send_approval(target: Any, reply: Reply, store: ApprovalStore) -> None
     """
     assert reply.approval is not None
     token = await store.put(reply.approval)
-    await target.send(reply.text[:DISCORD_LIMIT], view=approval_view(token))
+    view = approval_view(token, reply.approval.labels)
+    await target.send(reply.text[:DISCORD_LIMIT], view=view)

@@ -6,6 +6,10 @@ two buttons whose ``value`` carries the encoded :class:`bots.approvals.Approval`
 acknowledged at once; the lazy listener applies it through the ChatService, replaces
 the buttons with who decided, and posts the run's answer in the thread. Refusals
 (not yours, already handled, expired) go to the clicker only.
+
+The same buttons, labelled Confirm / Cancel, confirm an admin's ``/state restore`` or
+``/state erase`` (``bots.admin_confirm``). That question is ephemeral (the admin alone
+sees it), so its outcome replaces it through the click's ``response_url``.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from slack_bolt.app.async_app import AsyncApp
 from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bots.approvals import EXPIRED, Approval, Decision
@@ -35,14 +40,15 @@ ACTIONS = re.compile(rf"^({APPROVE}|{REJECT})$")
 def approval_blocks(text: str, approval: Approval) -> list[dict[str, Any]]:
     """The question (plain text: nothing in it is interpreted) and the two buttons."""
     value = approval.encode()
+    yes, no = approval.labels
     return [
         {"type": "section", "text": {"type": "plain_text", "text": text[:3000]}},
         {
             "type": "actions",
             "block_id": "statebot_approval",
             "elements": [
-                _button("Approve", APPROVE, value, "primary"),
-                _button("Reject", REJECT, value, "danger"),
+                _button(yes, APPROVE, value, "primary"),
+                _button(no, REJECT, value, "danger"),
             ],
         },
     ]
@@ -97,7 +103,7 @@ def parse_decision(body: dict[str, Any]) -> Decision | None:
 def decision_listener(service: ChatService) -> Callable[..., Awaitable[None]]:
     """Lazy listener applying an Approve / Reject click."""
 
-    async def decide(body: dict[str, Any], client: AsyncWebClient) -> None:
+    async def decide(body: dict[str, Any], client: AsyncWebClient, respond: AsyncRespond) -> None:
         channel = str((body.get("channel") or {}).get("id", ""))
         message = body.get("message") or {}
         thread = message.get("thread_ts") or message.get("ts")
@@ -108,6 +114,9 @@ def decision_listener(service: ChatService) -> Callable[..., Awaitable[None]]:
             await sender.ephemeral(channel, user, EXPIRED, thread)
             return
         reply = await service.handle_decision(decision)
+        if decision.approval.action:  # an admin's question: its outcome replaces it
+            await _settle_question(sender, respond, body, reply)
+            return
         if reply.ephemeral:
             await sender.ephemeral(channel, user, reply.text, thread)
             return
@@ -122,6 +131,24 @@ def decision_listener(service: ChatService) -> Callable[..., Awaitable[None]]:
             await sender.post(channel, answer, thread)
 
     return decide
+
+
+async def _settle_question(
+    sender: SlackSender, respond: AsyncRespond, body: dict[str, Any], reply: Reply
+) -> None:
+    """Show an admin question's outcome to the clicker, in place of the question if private."""
+    channel = str((body.get("channel") or {}).get("id", ""))
+    user = str((body.get("user") or {}).get("id", ""))
+    container = body.get("container") or {}
+    if not (container.get("is_ephemeral") and body.get("response_url")):
+        message = body.get("message") or {}
+        thread = message.get("thread_ts") or message.get("ts")
+        await sender.ephemeral(channel, user, reply.text, thread)
+        return
+    first, *rest = sender.parts(reply.text) or ["Done."]
+    await respond(text=first, replace_original=True, response_type="ephemeral")
+    for part in rest:
+        await respond(text=part, replace_original=False, response_type="ephemeral")
 
 
 async def _ack(ack: AsyncAck) -> None:

@@ -208,9 +208,10 @@ async def answer_command(
     reply: Reply,
 ) -> None:
     """Answer through the response_url (five uses), else post to the channel directly."""
-    if reply.approval is not None:  # the question with its buttons, in the channel
+    if reply.approval is not None:  # the question with its buttons (an admin's: privately)
         blocks = approval_blocks(reply.text, reply.approval)
-        await respond(text=reply.text, blocks=blocks, response_type="in_channel")
+        kind = "ephemeral" if reply.ephemeral else "in_channel"
+        await respond(text=reply.text, blocks=blocks, response_type=kind)
         return
     parts = sender.parts(reply.text)
     response_type = "ephemeral" if reply.ephemeral else "in_channel"
