@@ -1,4 +1,8 @@
-"""``/state dump|reset|history [agent | session id]``: admin commands on a session.
+"""``/state …``: admin commands on a session (the grammar: :mod:`bots.admin_parse`).
+
+    dump | reset | history [n] | diff v1 v2 | restore vN   [agent | session id]
+    erase @user                                            (asks first: bots.admin_confirm)
+    usage [agent | session id]                             (anyone, on their own conversation)
 
 Who is an admin: ``STATEBOT_ADMIN_IDS`` lists immutable platform user keys, never
 names. ``slack:T123:U456`` is user U456 of workspace T123 and may act only on sessions
@@ -8,9 +12,11 @@ refused when the settings load (``check_admin_id``), because a user id alone doe
 say which workspace it belongs to.
 
 What they do: the operations themselves are ``core.db.admin`` (the same functions
-``statebot state`` calls), so reset runs under the session lease and reaches the hot
-and durable stores together. Replies are ephemeral, sensitive keys redacted, and
-every use, refusal and out-of-scope attempt is logged.
+``statebot state`` calls), so reset and restore run under the session lease and reach
+the hot and durable stores together. History and diff read the audit trail
+(:mod:`bots.admin_audit`); restore and erase show a Confirm / Cancel question and act
+only on an admin's Confirm (:mod:`bots.admin_confirm`). Replies are ephemeral,
+sensitive keys redacted, and every use, refusal and out-of-scope attempt is logged.
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ from dataclasses import dataclass
 
 import structlog
 
+from bots.admin_audit import diff_reply, history_reply
+from bots.admin_confirm import restore_question
+from bots.admin_parse import USAGE, StateRequest
 from bots.cards import state_card
 from bots.keys import key_prefix, parse_user_key, user_key
 from bots.replies import Reply
@@ -31,19 +40,18 @@ from core.db.base import BaseDb
 
 log = structlog.get_logger("bots.admin")
 
-ACTIONS = ("dump", "reset", "history")
-USAGE = (
-    "usage: /state dump|reset|history [agent or session id] — "
-    "the session of this conversation for that agent (default: the channel's agent)"
+__all__ = ["USAGE", "AdminGrant", "check_admin_id", "grant_for", "refuse", "run_admin"]
+
+REFUSED = (
+    "Only admins can use /state (anyone may use /state usage for their own conversation). "
+    "This attempt was logged."
 )
-REFUSED = "Only admins can use /state. This attempt was logged."
 OUT_OF_SCOPE = (
     "You are an admin for sessions starting `{scope}` only; `{session}` is not one of "
     "them. Nothing was done; this attempt was logged."
 )
 #: the workspace of an admin id that stands for every workspace of its platform
 WILDCARD = "*"
-_HISTORY_LIMIT = 10
 
 
 def check_admin_id(entry: str) -> str:
@@ -104,26 +112,52 @@ def _when(timestamp: float | None) -> str:
         return "at an unknown time"
 
 
+def out_of_scope(grant: AdminGrant, target: str, *, action: str, user_id: str) -> Reply | None:
+    """The refusal (logged) when ``target`` (a session or user key) is outside ``grant``."""
+    if grant.covers(target):
+        return None
+    log.warning(
+        "admin_command_out_of_scope",
+        action=action,
+        target_session=target,
+        actor=user_id,
+        admin_id=grant.admin_id,
+    )
+    return Reply(OUT_OF_SCOPE.format(scope=grant.scope, session=target), ephemeral=True)
+
+
 async def run_admin(
-    action: str, db: BaseDb, session_id: str, *, grant: AdminGrant, user_id: str
+    request: StateRequest,
+    db: BaseDb,
+    session_id: str,
+    *,
+    grant: AdminGrant,
+    user_id: str,
+    agent_id: str,
+    platform: str,
+    workspace: str,
 ) -> Reply:
     """Do one admin action on ``session_id``, if ``grant`` covers it."""
-    if not grant.covers(session_id):
-        log.warning(
-            "admin_command_out_of_scope",
-            action=action,
-            target_session=session_id,
-            actor=user_id,
-            admin_id=grant.admin_id,
-        )
-        return Reply(OUT_OF_SCOPE.format(scope=grant.scope, session=session_id), ephemeral=True)
+    action = request.action
+    refused = out_of_scope(grant, session_id, action=action, user_id=user_id)
+    if refused is not None:
+        return refused
     log.info("admin_command", action=action, target_session=session_id, actor=user_id)
     if action == "dump":
         return await _dump(db, session_id)
     if action == "reset":
         return await _reset(db, session_id)
     if action == "history":
-        return await _history(db, session_id)
+        return await history_reply(
+            db, session_id, request.count, platform=platform, workspace=workspace
+        )
+    if action == "diff":
+        first, second = request.versions
+        return await diff_reply(db, session_id, first, second)
+    if action == "restore":
+        return await restore_question(
+            db, agent_id, session_id, request.versions[0], requester=user_id
+        )
     return Reply(f"Unknown action {action!r}. {USAGE}", ephemeral=True)
 
 
@@ -147,15 +181,3 @@ async def _reset(db: BaseDb, session_id: str) -> Reply:
     except core_admin.SessionNotFoundError:
         return Reply(f"Session `{session_id}` had no stored state; nothing to reset.", True)
     return Reply(f"Session `{session_id}` reset: its next run starts from the default state.", True)
-
-
-async def _history(db: BaseDb, session_id: str) -> Reply:
-    entries = await core_admin.session_history(db, session_id, limit=_HISTORY_LIMIT)
-    if not entries:
-        return Reply(f"Session `{session_id}` has no saved versions.", ephemeral=True)
-    lines = [f"Last {len(entries)} versions of `{session_id}` (newest first):"]
-    for entry in entries:
-        keys = ", ".join(sorted(entry["state"])) or "empty"
-        who = entry["user_id"] or "unknown"
-        lines.append(f"• v{entry['version']} {_when(entry['saved_at'])} by {who}: {keys}")
-    return Reply("\n".join(lines), ephemeral=True)

@@ -6,7 +6,13 @@ from collections.abc import Mapping
 
 from bots.commands import usage
 from bots.registry import ChatAgent, tools_of
+from bots.undo import HELP_LINE, SHADOWED, has_own_undo
 
+STATE_LINE = (
+    "• /state usage — your usage today against the budget (this conversation, you, this "
+    "channel). Admins: /state dump | reset | history [n] | diff v1 v2 | restore vN "
+    "[agent or session id], /state erase @user (restore and erase ask to confirm)"
+)
 SYNTAX = (
     "Arguments bind in the order shown, or by name with name=value; "
     'quote text that has spaces, e.g. "two words".'
@@ -30,6 +36,7 @@ def agent_help(
     tools = tools_of(agent)
     if not tools:
         lines.append("No commands: talk to it in free text.")
+        lines.append(HELP_LINE.format(prefix=prefix))
         return "\n".join(lines)
     alias_map = aliases_by_tool(aliases)
     for name, tool in tools.items():
@@ -40,6 +47,8 @@ def agent_help(
         if summary:
             line += f" — {summary[0]}"
         lines.append(line)
+    own_undo = has_own_undo(tools, aliases)
+    lines.append(SHADOWED if own_undo else HELP_LINE.format(prefix=prefix))
     lines.append(SYNTAX)
     return "\n".join(lines)
 
@@ -64,4 +73,6 @@ def overview(agents: Mapping[str, ChatAgent]) -> str:
     for agent_id, agent in agents.items():
         description = f" — {agent.description}" if getattr(agent, "description", None) else ""
         lines.append(f"• {agent_id}{description}  (/{agent_id} help)")
+    lines.append(f"Every agent also takes `undo` (e.g. /{next(iter(agents), 'agent')} undo).")
+    lines.append(STATE_LINE)
     return "\n".join(lines)

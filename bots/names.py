@@ -21,6 +21,8 @@ from typing import Protocol
 
 import structlog
 
+from bots.keys import parse_user_key, user_key
+
 log = structlog.get_logger(__name__)
 
 Clock = Callable[[], float]
@@ -113,3 +115,35 @@ async def render_mentions(text: str, workspace: str, names: NameSource | None) -
 def authored(name: str | None, text: str) -> str:
     """The question as the model reads it: ``Ana: text`` when the author's name is known."""
     return f"{name}: {text}" if name else text
+
+
+# what a platform user id looks like where ``<@id>`` names one person and nothing else
+_REFERENCE_IDS = {"slack": re.compile(r"[UW][A-Z0-9]{2,}"), "discord": re.compile(r"\d{1,20}")}
+
+
+def user_reference(user_id: str | None, *, platform: str, workspace: str) -> str:
+    """How a reply names the user behind a user key (``slack:T1:U2``), safely.
+
+    A user of the reader's own platform and workspace becomes ``<@U2>`` (the platform
+    shows their name; Slack keeps only this markup, Discord replies allow no pings);
+    anyone else, or an id that does not look like one, is the key in a code span, so
+    no text stored in a record can become markup the platform interprets.
+    """
+    if not user_id:
+        return "someone unknown"
+    try:
+        owner, space, user = parse_user_key(user_id)
+    except ValueError:
+        return _code(user_id)
+    pattern = _REFERENCE_IDS.get(platform)
+    same = user_key(owner, space, user) == user_key(platform, workspace, user)
+    if same and pattern is not None and pattern.fullmatch(user):
+        return f"<@{user}>"
+    if same and platform == "console":
+        return "@" + user.replace("`", "'")
+    return _code(user_id)
+
+
+def _code(text: str) -> str:
+    """``text`` as an inline code span that cannot be broken out of."""
+    return "`" + text.replace("`", "'").replace("\n", " ") + "`"

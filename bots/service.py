@@ -18,14 +18,24 @@ from typing import Any
 import structlog
 
 from bots import admin, help
+from bots.admin_confirm import NO_STORE, Confirmations, ask_erase
+from bots.admin_parse import SELF_SERVICE, USAGE, StateRequest, StateUsageError, parse_state
+from bots.admin_usage import usage_reply
 from bots.approvals import ALREADY, DECIDED, EXPIRED, NOT_YOURS, Approval, Decision
 from bots.cards import Click, placed, stale, tool_card
 from bots.commands import CommandError, parse_command, resolve_tool, split_words, usage
 from bots.errors import guarded
 from bots.inbound import InboundMessage, SlashCommand
-from bots.keys import SessionKeys, channel_key, channel_of_session, keys_for, user_key
+from bots.keys import (
+    SessionKeys,
+    channel_key,
+    channel_of_session,
+    key_prefix,
+    keys_for,
+    user_key,
+)
 from bots.logging import bind_event
-from bots.names import NameCache, NameSource, authored, render_mentions
+from bots.names import NameCache, NameSource, authored, render_mentions, user_reference
 from bots.ops.metrics import count_tool_errors, timed_run
 from bots.registry import AgentRegistry, ChatAgent, scope_of, tools_of
 from bots.replies import Reply
@@ -35,6 +45,9 @@ from bots.settings import Settings
 from bots.streaming import StreamSink, can_stream, stream_answer
 from bots.targets import target_of
 from bots.timezones import TimezoneCache, TimezoneSource
+from bots.undo import NO_STORE as UNDO_NO_STORE
+from bots.undo import undo_reply, wants_undo
+from core.db.base import BaseDb
 from core.exceptions import RunError
 from core.run.origin import CHANNEL_KEY, EVENT_KEY, PLATFORM_KEY
 from core.run.output import RunOutput, content_as_text
@@ -58,7 +71,15 @@ class ConfigError(ValueError):
 class ChatService:
     """Routes inbound messages and slash commands to the registered agents."""
 
-    __slots__ = ("_agents", "_aliases", "_names", "_settings", "deliveries")
+    __slots__ = (
+        "_agents",
+        "_aliases",
+        "_confirmations",
+        "_names",
+        "_owned",
+        "_settings",
+        "deliveries",
+    )
 
     #: the input prefix of a scheduled run that is a direct command (``/task_reminder 3``)
     COMMAND_PREFIX = "/"
@@ -92,6 +113,8 @@ class ChatService:
         for agent_id, agent in self._agents.items():
             scope_of(agent_id, agent, settings.statebot_agent_scopes)  # fail at startup
         self._names: dict[str, NameCache] = {}
+        self._confirmations = Confirmations()
+        self._owned: set[str] = set()
         #: where scheduled replies can be posted from this process (adapters register)
         self.deliveries = Deliveries()
         _turn_history_on(self._agents.values(), settings.statebot_history_runs)
@@ -217,6 +240,8 @@ class ChatService:
         offline = help.offline_commands(agent_id, agent)
         if not text:
             return Reply(EMPTY.format(agent=agent_id, commands=f"Commands: {offline}"))
+        if wants_undo(text, tools_of(agent), self.aliases(agent_id)):
+            return await self._undo(agent_id, msg)
         keys = self.session_keys(agent_id, msg)
         with bind_event(
             platform=msg.platform,
@@ -378,6 +403,15 @@ class ChatService:
             user_id=clicker,
             event_id=decision.event_id,
         ):
+            if wanted.action:  # an admin's restore / erase question (bots.admin_confirm)
+                grant = self._grant(decision.platform, decision.workspace, decision.user)
+                stores = self._stores(self._agents.id_of(wanted.agent_id) or "")
+                reply = await guarded(
+                    lambda: self._confirmations.decide(decision, stores, grant),
+                    agent_id=wanted.agent_id,
+                    offline_commands="",
+                )
+                return replace(reply, ephemeral=True)
             allowed = clicker == wanted.requester or admin.grant_for(
                 decision.platform,
                 decision.workspace,
@@ -449,6 +483,8 @@ class ChatService:
         words = cmd.text.split(maxsplit=1)
         if not words or words[0].lower() in ("help", "?", "-h", "--help"):
             return Reply(self.help_text(agent_id), ephemeral=True)
+        if wants_undo(cmd.text, tools, aliases):
+            return await self._undo(agent_id, cmd)
         try:
             parsed = parse_command(cmd.text, tools, aliases)
         except CommandError as exc:
@@ -485,6 +521,38 @@ class ChatService:
                 usage=lambda: f"usage: /{agent_id} {usage(tools[parsed.tool])}",
             )
 
+    async def _undo(self, agent_id: str, event: InboundMessage | SlashCommand) -> Reply:
+        """Take back the sender's last change in this conversation's session (bots.undo)."""
+        agent = self._agents[agent_id]
+        keys = self.session_keys(agent_id, event)
+        db = agent.db
+        if db is None:
+            return Reply(UNDO_NO_STORE, ephemeral=True)
+        with bind_event(
+            platform=event.platform,
+            session_id=keys.session_id,
+            user_id=keys.user_id,
+            event_id=event.event_id,
+        ):
+            log.info("chat_undo", agent=agent_id)
+            origin_of_run = await self.run_metadata(event)
+
+            async def run() -> Reply:
+                return await undo_reply(
+                    db,
+                    keys.session_id,
+                    keys.user_id,
+                    origin=origin_of_run,
+                    platform=event.platform,
+                    workspace=event.workspace,
+                )
+
+            return await guarded(
+                timed_run(run, agent=agent_id, kind="undo"),
+                agent_id=agent_id,
+                offline_commands=help.offline_commands(agent_id, agent),
+            )
+
     def _command_error(self, agent_id: str, exc: CommandError, text: str) -> str:
         agent = self._agents[agent_id]
         try:
@@ -500,42 +568,113 @@ class ChatService:
         return f"{exc}\nNothing was changed. Try /{agent_id} help."
 
     async def _state(self, cmd: SlashCommand) -> Reply:
-        words = cmd.text.split()
-        action = words[0].lower() if words else ""
+        """``/state …``: admins (their grant's scope), except ``usage`` on one's own session."""
         keys = keys_for(cmd)
-        grant = admin.grant_for(
-            cmd.platform, cmd.workspace, cmd.user, self._settings.statebot_admin_ids
-        )
-        if grant is None:
-            with bind_event(
-                platform=cmd.platform, session_id=None, user_id=keys.user_id, event_id=cmd.event_id
-            ):
-                return admin.refuse(action or "none", user_id=keys.user_id)
-        if action not in admin.ACTIONS or len(words) > 2:
-            return Reply(admin.USAGE, ephemeral=True)
-        target = words[1] if len(words) == 2 else self.default_agent(cmd.channel)
-        if ":" in target:  # a raw session id; its owner's store is the shared one
-            agent_id, session_id = self.default_agent(cmd.channel), target
-        else:
-            agent_id = self._agents.id_of(target) or ""
-            if not agent_id:
-                return Reply(f"Unknown agent {target!r}. {admin.USAGE}", ephemeral=True)
-            session_id = self.session_keys(agent_id, cmd).session_id
+        grant = self._grant(cmd.platform, cmd.workspace, cmd.user)
+        with bind_event(
+            platform=cmd.platform, session_id=None, user_id=keys.user_id, event_id=cmd.event_id
+        ):
+            try:
+                request = parse_state(cmd.text)
+            except StateUsageError as exc:
+                if grant is None:
+                    return admin.refuse((cmd.text.split() or ["none"])[0], user_id=keys.user_id)
+                return Reply(str(exc), ephemeral=True)
+            if grant is None and request.action not in SELF_SERVICE:
+                return admin.refuse(request.action, user_id=keys.user_id)
+            if request.action == "erase":
+                assert grant is not None
+                return await self._ask_erase(cmd, request, grant)
+            target = request.target or self.default_agent(cmd.channel)
+            if ":" in target:  # a raw session id; its owner's store is the shared one
+                if grant is None:  # others' sessions are for admins
+                    return admin.refuse(request.action, user_id=keys.user_id)
+                agent_id, session_id = self.default_agent(cmd.channel), target
+            else:
+                agent_id = self._agents.id_of(target) or ""
+                if not agent_id:
+                    return Reply(f"Unknown agent {target!r}. {USAGE}", ephemeral=True)
+                session_id = self.session_keys(agent_id, cmd).session_id
         with bind_event(
             platform=cmd.platform,
             session_id=session_id,
             user_id=keys.user_id,
             event_id=cmd.event_id,
         ):
-            db = self._agents[agent_id].db
+            agent = self._agents[agent_id]
 
             async def run() -> Reply:
+                if request.action == "usage":
+                    if grant is not None:
+                        refused = admin.out_of_scope(
+                            grant, session_id, action="usage", user_id=keys.user_id
+                        )
+                        if refused is not None:
+                            return refused
+                    own = request.target is None or ":" not in request.target
+                    return await usage_reply(
+                        agent,
+                        session_id=session_id,
+                        user_id=keys.user_id if own else None,
+                        channel=channel_of_session(session_id),
+                        own=own,
+                    )
+                if agent.db is None:
+                    return Reply(NO_STORE, ephemeral=True)
+                assert grant is not None
                 return await admin.run_admin(
-                    action, db, session_id, grant=grant, user_id=keys.user_id
+                    request,
+                    agent.db,
+                    session_id,
+                    grant=grant,
+                    user_id=keys.user_id,
+                    agent_id=agent_id,
+                    platform=cmd.platform,
+                    workspace=cmd.workspace,
                 )
 
             reply = await guarded(run, agent_id=agent_id, offline_commands="")
             return replace(reply, ephemeral=True)
+
+    async def _ask_erase(
+        self, cmd: SlashCommand, request: StateRequest, grant: admin.AdminGrant
+    ) -> Reply:
+        """The Confirm / Cancel question for erasing the mentioned user of this workspace."""
+        actor = user_key(cmd.platform, cmd.workspace, cmd.user)
+        target = user_key(cmd.platform, cmd.workspace, request.user)
+        refused = admin.out_of_scope(grant, target, action="erase", user_id=actor)
+        if refused is not None:
+            return refused
+        log.info("admin_command", action="erase", target_user=target, actor=actor)
+        who = user_reference(target, platform=cmd.platform, workspace=cmd.workspace)
+        agent_id = self.default_agent(cmd.channel)
+        return ask_erase(agent_id, target, requester=actor, who=who)
+
+    def owned_by_its_user(self, platform: str) -> None:
+        """Make every user of ``platform`` admin of that platform's own sessions.
+
+        The console's rule: whoever runs it owns its store. Their grant covers only
+        ``platform:workspace:`` sessions, never another platform's.
+        """
+        self._owned.add(platform)
+
+    def _grant(self, platform: str, workspace: str, user: str) -> admin.AdminGrant | None:
+        """The admin grant of a user (STATEBOT_ADMIN_IDS, or an owned platform), or None."""
+        if platform in self._owned:
+            return admin.AdminGrant(
+                user_key(platform, workspace, user), key_prefix(platform, workspace)
+            )
+        return admin.grant_for(platform, workspace, user, self._settings.statebot_admin_ids)
+
+    def _stores(self, first: str) -> list[BaseDb]:
+        """Agent ``first``'s store, then every other store the agents use, once each."""
+        found: list[BaseDb] = []
+        for agent_id in (first, *self._agents):
+            agent = self._agents.get(agent_id)
+            db = getattr(agent, "db", None)
+            if db is not None and all(db is not seen for seen in found):
+                found.append(db)
+        return found
 
 
 def origin(platform: str, event_id: str, channel: str | None) -> dict[str, Any]:

@@ -35,6 +35,7 @@ from bots.drain import Drain
 from bots.errors import UNEXPECTED
 from bots.registry import tools_of
 from bots.replies import Reply
+from bots.undo import wants_undo
 
 if TYPE_CHECKING:
     from bots.discord.client import StatebotDiscord
@@ -47,6 +48,7 @@ _COMMAND_NAME = re.compile(r"^[-_a-z0-9]{1,32}$")
 NO_MENTIONS = discord.AllowedMentions.none()
 PRIVATE_NOTE = "That could not be done; I sent you the details privately."
 HELP_WORDS = ("help", "?", "-h", "--help")
+STATE_DESCRIPTION = "usage (anyone); admins: dump, reset, history, diff, restore, erase"
 
 
 async def safely(work: Awaitable[Reply | None], **context: Any) -> Reply | None:
@@ -73,8 +75,11 @@ def answers_privately(service: ChatService, command: str, text: str) -> bool:
     words = text.split(maxsplit=1)
     if not words or words[0].lower() in HELP_WORDS:
         return True
+    tools, aliases = tools_of(service.agents[agent_id]), service.aliases(agent_id)
+    if wants_undo(text, tools, aliases):  # a done undo is news for the whole channel
+        return False
     try:
-        parse_command(text, tools_of(service.agents[agent_id]), service.aliases(agent_id))
+        parse_command(text, tools, aliases)
     except CommandError:
         return True
     return False
@@ -126,7 +131,7 @@ async def follow_up(
         token = await client.approvals.put(reply.approval)
         await interaction.followup.send(
             reply.text[:DISCORD_LIMIT],
-            view=approval_view(token),
+            view=approval_view(token, reply.approval.labels),
             ephemeral=deferred_private,
             allowed_mentions=NO_MENTIONS,
         )
@@ -180,4 +185,4 @@ def add_commands(tree: app_commands.CommandTree[Any], service: ChatService, drai
             continue
         description = getattr(agent, "description", None) or f"Ask the {agent_id} agent"
         tree.add_command(_command(service, name, str(description), drain))
-    tree.add_command(_command(service, "state", "Admins: state dump | reset | history", drain))
+    tree.add_command(_command(service, "state", STATE_DESCRIPTION, drain))

@@ -89,7 +89,7 @@ async def test_admin_bad_usage_gets_usage(make_service: ServiceFactory, text: st
     """A missing or unknown action or agent gets the usage line."""
     service = make_service(None, statebot_admin_ids={"slack:T1:UADMIN"})
     reply = await service.handle_command(command("state", text, user="UADMIN"))
-    assert "usage: /state dump|reset|history" in reply.text and reply.ephemeral
+    assert "usage: /state dump | reset | history" in reply.text and reply.ephemeral
 
 
 async def test_dump_of_empty_session_says_so(make_service: ServiceFactory) -> None:
