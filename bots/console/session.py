@@ -4,6 +4,8 @@
     /<agent> <tool> args    run a tool of another agent
     /state                  the session state (JSON)
     /state reset            delete the session's state and history (under its lease)
+    /state history|diff|restore|usage …   as in chat (restore asks: /confirm or /cancel)
+    /undo                   take back your own last change in this session
     /agent [NAME]           show or switch the current agent
     /session [NAME]         show or switch the current session
     /sessions               this console's stored sessions and their agents
@@ -14,7 +16,10 @@
 Slash commands go through ChatService.handle_command, so they run with the same
 hooks, validation and persistence as in Slack or Discord. ``/state reset`` and
 ``/sessions`` go through ``core.db.admin``, the path ``statebot state`` and chat admins
-use; whoever runs the console owns its store, so no admin id is needed here.
+use; whoever runs the console owns its store, so no admin id is needed here: the
+other ``/state`` actions go to the service as chat's do, with the console's user as the
+admin of console sessions. A restore's Confirm / Cancel buttons are the ``/confirm``
+and ``/cancel`` lines, applied through the same ``handle_decision`` as a click.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ import json
 import uuid
 from dataclasses import dataclass
 
+from bots.admin_parse import StateUsageError, parse_state
+from bots.approvals import Approval, Decision
 from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import key_prefix, unescape
 from bots.service import ChatService
@@ -31,11 +38,19 @@ from core.db import admin as core_admin
 PLATFORM = "console"
 WORKSPACE = "local"
 CONSOLE_COMMANDS = (
-    "Console: /state shows the session state, /state reset clears it, /agent NAME "
+    "Console: /state shows the session state, /state reset clears it, /state history "
+    "[n] | diff v1 v2 | restore vN | usage work as in chat (restore asks: /confirm or "
+    "/cancel), /undo takes back your last change, /agent NAME "
     "switches agent, /session NAME switches session, /sessions lists them, /help shows "
     "this, /quit leaves. Anything else is free text for the model."
 )
-STATE_USAGE = "usage: /state [reset] — show the session state, or delete it and its history"
+STATE_USAGE = (
+    "usage: /state [reset] — show the session state, or delete it and its history; "
+    "/state history [n] | diff v1 v2 | restore vN | usage"
+)
+#: what the console's "buttons" are: a line to type
+ASK_CONFIRM = "Type /confirm to go ahead or /cancel."
+NOTHING_PENDING = "Nothing is waiting for a confirmation."
 _SESSIONS_LIMIT = 200  # newest sessions of the whole store, then this console's
 
 
@@ -50,7 +65,7 @@ class Outcome:
 class ConsoleSession:
     """The current agent and session of one console, and the line dispatcher."""
 
-    __slots__ = ("agent_id", "service", "session", "user")
+    __slots__ = ("agent_id", "pending", "service", "session", "user")
 
     def __init__(self, service: ChatService, *, agent_id: str, session: str, user: str) -> None:
         registered = service.agents.id_of(agent_id)
@@ -60,6 +75,9 @@ class ConsoleSession:
         self.agent_id = registered
         self.session = session
         self.user = user
+        #: the question a restore asked, until /confirm or /cancel
+        self.pending: Approval | None = None
+        service.owned_by_its_user(PLATFORM)
 
     def _command(self, command: str, text: str) -> SlashCommand:
         return SlashCommand(
@@ -106,7 +124,9 @@ class ConsoleSession:
         if word in ("help", "?"):
             return Outcome(self.help())
         if word == "state":
-            return Outcome(await self.state(rest.strip().lower()))
+            return Outcome(await self.state(rest.strip()))
+        if word in ("confirm", "cancel"):
+            return Outcome(await self.decide(word == "confirm"))
         if word == "agent":
             return Outcome(self.switch(rest.strip()))
         if word == "session":
@@ -131,16 +151,39 @@ class ConsoleSession:
             )
         )
 
-    async def state(self, action: str = "") -> str:
-        """The current session's state as JSON, or (``reset``) delete it."""
+    async def state(self, text: str = "") -> str:
+        """The current session's state as JSON, ``reset``, or a chat ``/state`` action."""
+        action = text.lower()
         if action == "reset":
             return await self.reset()
         if action not in ("", "dump"):
-            return STATE_USAGE
+            return await self.admin(text)
         agent = self.service.agents[self.agent_id]
         state = await agent.aget_session_state(self.session_id)
         body = json.dumps(state, indent=2, sort_keys=True, ensure_ascii=False)
         return f"Session {self.session_id} ({self.agent_id}):\n{body}"
+
+    async def admin(self, text: str) -> str:
+        """A chat ``/state`` action on the current agent's session; a question waits."""
+        try:
+            request = parse_state(text)
+        except StateUsageError as exc:
+            return str(exc)
+        if request.target is None and request.action != "erase":
+            text = f"{text} {self.agent_id}"  # the console's agent, not the channel default
+        reply = await self.service.handle_command(self._command("state", text))
+        if reply.approval is None:
+            return reply.text
+        self.pending = reply.approval
+        return f"{reply.text}\n{ASK_CONFIRM}"
+
+    async def decide(self, confirm: bool) -> str:
+        """Answer the waiting question, as a click on its Confirm / Cancel button would."""
+        if self.pending is None:
+            return NOTHING_PENDING
+        approval, self.pending = self.pending, None
+        decision = Decision(PLATFORM, WORKSPACE, self.user, confirm, approval, uuid.uuid4().hex)
+        return (await self.service.handle_decision(decision)).text
 
     async def reset(self) -> str:
         """Delete the current session's state and history, hot and durable, under its lease."""
