@@ -26,6 +26,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bots.approvals import EXPIRED, Approval, Decision
 from bots.replies import Reply
+from bots.slack.format import to_mrkdwn
 from bots.slack.send import SlackSender
 
 if TYPE_CHECKING:
@@ -38,11 +39,17 @@ ACTIONS = re.compile(rf"^({APPROVE}|{REJECT})$")
 
 
 def approval_blocks(text: str, approval: Approval) -> list[dict[str, Any]]:
-    """The question (plain text: nothing in it is interpreted) and the two buttons."""
+    """The question (a run's: plain text, nothing in it interpreted) and the two buttons."""
     value = approval.encode()
     yes, no = approval.labels
+    # an admin question is built from ids only: as safe mrkdwn, its <@U…> shows a name
+    question = (
+        {"type": "mrkdwn", "text": to_mrkdwn(text)[:3000]}
+        if approval.action
+        else {"type": "plain_text", "text": text[:3000]}
+    )
     return [
-        {"type": "section", "text": {"type": "plain_text", "text": text[:3000]}},
+        {"type": "section", "text": question},
         {
             "type": "actions",
             "block_id": "statebot_approval",

@@ -139,3 +139,22 @@ async def test_undo_command_takes_back_the_callers_change(
     assert answer["response_type"] == "in_channel"
     assert answer["text"].startswith(f"Undone <@{BOB}>'s change v2")
     assert [t["status"] for t in (await bot.state(None))["tasks"]] == ["open"]
+
+
+async def test_erase_asks_with_the_users_name_and_confirm_erases(
+    make_bot: MakeBot, fake_slack: FakeSlackApi
+) -> None:
+    """/state erase <@U…> asks (the user shown as a mention); Confirm erases their session."""
+    bot = await make_bot()
+    await _setup(bot, (BOB, "add Secret"))
+    url = fake_slack.response_url
+    text = f"erase <@{BOB}>"
+    await bot.command(slash_command("/state", text, user_id=ADMIN, response_url=url))
+    await settle()
+    question = fake_slack.response_urls[-1]
+    section = _blocks(question)[0]["text"]
+    assert section["type"] == "mrkdwn" and f"<@{BOB}>" in section["text"]
+    await _press(bot, _click(question, "Confirm", ADMIN, url))
+    outcome = fake_slack.response_urls[-1]["text"]
+    assert outcome.startswith(f"Erased `slack:{TEAM}:{BOB}`") and "1 own session deleted" in outcome
+    assert await bot.taskboard.db.aload(CHANNEL_SESSION) is None  # type: ignore[union-attr]
