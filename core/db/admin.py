@@ -41,7 +41,7 @@ from core.exceptions import SessionNotFoundError as SessionNotFoundError
 from core.exceptions import UndoConflictError as UndoConflictError
 from core.exceptions import VersionNotFoundError as VersionNotFoundError
 from core.redaction import REDACTED, redact, redact_text
-from core.run.history import SessionData
+from core.run.history import SessionData, audit_lines
 from core.state.audit import AuditEntry, build_entry, diff
 from core.state.audit_text import describe as describe
 from core.state.audit_text import summarize
@@ -305,7 +305,7 @@ async def _save_change(
         source_version=source_version,
     )
     data = SessionData.decode(current.data)
-    data.audit.append(entry.to_dict())
+    data.add_audit(entry.to_dict())
     version = await db.asave(
         current.session_id,
         expected_version=current.version,
@@ -338,7 +338,7 @@ def audit_entries(record: SessionRecord) -> list[AuditEntry]:
     """A session's audit entries, oldest first."""
     if not record.data:
         return []
-    return [AuditEntry.from_dict(e) for e in SessionData.decode(record.data).audit]
+    return [AuditEntry.from_dict(e) for e in SessionData.decode(record.data).audit_entries()]
 
 
 async def audit_log(db: BaseDb, session_id: str, *, limit: int = 20) -> list[AuditEntry]:
@@ -432,8 +432,11 @@ def export_line(record: SessionRecord) -> tuple[str, bool]:
         line[name] = _timestamp(line[name])
         repaired = repaired or line[name] is None
     line["state"] = record.state
-    if record.data:  # run history and name, as JSON (not as escaped text)
-        line["data"] = json.loads(record.data)
+    if record.data:  # run history, name and audit trail, as JSON (not as escaped text)
+        data = json.loads(record.data)
+        if data.get("audit"):  # stored as JSON Lines in one string; exported as objects
+            data["audit"] = [json.loads(entry) for entry in audit_lines(data["audit"])]
+        line["data"] = data
     text = json.dumps(line, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     return text, repaired
 
@@ -516,7 +519,10 @@ def _session_data(data: dict[str, Any]) -> str:
     """The line's run history and name as the stores keep it (JSON text, "" for none)."""
     if data.get("data") is None:
         return ""
-    return json.dumps(data["data"], ensure_ascii=False, separators=(",", ":"))
+    body = data["data"]
+    if body.get("audit"):  # exported as objects; stored as JSON Lines in one string
+        body = {**body, "audit": "\n".join(audit_lines(body["audit"]))}
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
 def _check_fields(data: dict[str, Any], limits: StateLimits) -> None:

@@ -130,14 +130,19 @@ class RunRecord:
 @dataclass(slots=True)
 class SessionData:
     """A session's data: its runs (oldest first), its name, its state's schema version,
-    and its audit trail (entries as stored dicts, newest last; see core.state.audit)."""
+    and its audit trail (oldest first; see core.state.audit).
+
+    The audit trail is stored as one JSON string of JSON Lines (an entry's compact JSON
+    per line), so a save appends and bounds it without decoding any entry: a turn costs
+    the same with 200 entries as with none. :meth:`audit_entries` decodes them.
+    """
 
     runs: list[RunRecord] = field(default_factory=list)
     name: str | None = None
     #: the version of the owner's state schema the stored state is in (None: no schema)
     schema_version: int | None = None
-    #: audit entries (``AuditEntry.to_dict()``), oldest first
-    audit: list[dict[str, Any]] = field(default_factory=list)
+    #: audit entries as compact JSON texts, oldest first
+    audit: list[str] = field(default_factory=list)
 
     @classmethod
     def decode(cls, text: str) -> SessionData:
@@ -149,8 +154,18 @@ class SessionData:
             runs=[RunRecord.from_dict(r) for r in data.get("runs", ())],
             name=data.get("name"),
             schema_version=data.get("schema_version"),
-            audit=list(data.get("audit") or ()),
+            audit=audit_lines(data.get("audit")),
         )
+
+    def add_audit(self, entry: Mapping[str, Any]) -> str:
+        """Append an audit entry (plain JSON data); its stored text."""
+        text = _dumps(entry)
+        self.audit.append(text)
+        return text
+
+    def audit_entries(self) -> list[dict[str, Any]]:
+        """The audit entries decoded, oldest first."""
+        return [json.loads(line) for line in self.audit]
 
     def encode(self, limits: StateLimits) -> str:
         """JSON text within ``limits``: runs and audit entries each within their own
@@ -171,21 +186,21 @@ class SessionData:
         return f'{text[:-1]},"audit":{audit}}}'
 
     def _bounded_audit(self, limits: StateLimits) -> str:
-        """The audit list's JSON text within its own bound ("" when empty); trims the list."""
-        entries = self.audit[-limits.max_audit_entries :] if limits.max_audit_entries > 0 else []
+        """The audit member's JSON text within its own bound ("" when empty); trims it."""
+        lines = self.audit[-limits.max_audit_entries :] if limits.max_audit_entries > 0 else []
         room = limits.audit_bytes - len(',"audit":')
-        text = _dumps(entries)
+        text = _dumps("\n".join(lines))
         size = len(text.encode())
-        if size > room:  # rare: measure each entry once, drop the oldest until it fits
-            sizes = [len(_dumps(e).encode()) + 1 for e in entries]
+        if size > room:  # rare: measure each line once, drop the oldest until it fits
+            sizes = [len(_dumps(line).encode()) for line in lines]  # quotes pay for "\n"
             drop = 0
-            while drop < len(entries) and size > room:
+            while drop < len(lines) and size > room:
                 size -= sizes[drop]
                 drop += 1
-            entries = entries[drop:]
-            text = _dumps(entries)
-        self.audit = entries
-        return text if entries else ""
+            lines = lines[drop:]
+            text = _dumps("\n".join(lines))
+        self.audit = lines
+        return text if lines else ""
 
     def upsert(self, run: RunRecord) -> None:
         """Add a run, or replace the stored run with the same id (a resumed pause)."""
@@ -286,6 +301,16 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
         tool_call_id=data.get("tool_call_id"),
         name=data.get("name"),
     )
+
+
+def audit_lines(stored: Any) -> list[str]:
+    """Audit entries as JSON texts, from the stored form (JSON Lines in one string) or
+    from a list of objects (an export file)."""
+    if not stored:
+        return []
+    if isinstance(stored, str):
+        return stored.split("\n")
+    return [_dumps(entry) for entry in stored]
 
 
 def _dumps(value: Any) -> str:

@@ -191,7 +191,8 @@ class SessionHandle:
         changed, removed = self.tracker.delta()
         if not changed and not removed and not self._data_changed and self.version > 0:
             return
-        await self._save(changed, removed, release=release)
+        # nothing ran since delta(): the live values are exactly the changed texts
+        await self._save(changed, removed, release=release, live=True)
 
     def persist_soon(self, grace: float = BATCH_SAVE_GRACE) -> None:
         """Save what changed unless the run reaches its next save within ``grace`` seconds.
@@ -267,9 +268,13 @@ class SessionHandle:
         if raise_failure and self._failure is not None:
             raise self._failure
 
-    async def _save(self, changed: dict[str, str], removed: set[str], *, release: bool) -> None:
+    async def _save(
+        self, changed: dict[str, str], removed: set[str], *, release: bool, live: bool = False
+    ) -> None:
+        """Save a delta with its audit entry. ``live``: the live state still holds exactly
+        ``changed`` (called right after ``delta()``), so the entry reads its values."""
         limits = self._limits()
-        entry, tools = self._audit_entry(changed, removed, limits)
+        entry, tools = self._audit_entry(changed, removed, limits, live=live)
         expected = self.version
         try:
             await self._store(changed, removed, release=release, limits=limits)
@@ -285,8 +290,8 @@ class SessionHandle:
             self.audit_kind = "run"
 
     def _audit_entry(
-        self, changed: dict[str, str], removed: set[str], limits: StateLimits
-    ) -> tuple[dict[str, Any] | None, list[str]]:
+        self, changed: dict[str, str], removed: set[str], limits: StateLimits, *, live: bool
+    ) -> tuple[str | None, list[str]]:
         """Append the audit entry of a save that changes the state (from the texts at hand)."""
         if not changed and not removed:
             return None, []
@@ -311,10 +316,14 @@ class SessionHandle:
             run_id=self.run_id,
             tools=tools,
             created=baseline is not None,
+            # read without marking: dict's own method, not the tracked dict's
+            new_values={k: dict.__getitem__(self.tracker.state, k) for k in changed}
+            if live
+            else None,
         ).to_dict()
-        self.data.audit.append(entry)
+        text = self.data.add_audit(entry)
         self._data_changed = True
-        return entry, tools
+        return text, tools
 
     async def _store(
         self, changed: dict[str, str], removed: set[str], *, release: bool, limits: StateLimits

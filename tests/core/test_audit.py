@@ -117,13 +117,13 @@ async def test_audit_bound_holds_and_is_independent_of_the_run_history() -> None
     assert record is not None
     data = SessionData.decode(record.data)
     assert len(data.runs) == 2
-    notes = [(AuditEntry.from_dict(e).patch or ({},))[0].get("value") for e in data.audit]
+    notes = [(AuditEntry.from_dict(e).patch or ({},))[0].get("value") for e in data.audit_entries()]
     assert notes == ["n3", "n4", "n5", "n6"]
 
 
 async def test_run_history_bytes_never_push_out_audit_entries_or_the_reverse() -> None:
     """Runs and audit entries each have their own share of max_data_bytes."""
-    limits = StateLimits(max_runs=50, max_data_bytes=8_000, max_audit_bytes=4_000)
+    limits = StateLimits(max_runs=50, max_data_bytes=12_000, max_audit_bytes=6_000)
     db = InMemoryDb(limits=limits)
     agent = Agent(model=ScriptedModel(["x" * 900] * 20), db=db, tools=[set_note])
     for n in range(12):
@@ -135,19 +135,21 @@ async def test_run_history_bytes_never_push_out_audit_entries_or_the_reverse() -
     data = SessionData.decode(record.data)
     assert len(data.audit) == 12  # all 12 audit entries survived the long answers
     assert 0 < len(data.runs) < 24
-    audit_text = json.dumps(data.audit, ensure_ascii=False, separators=(",", ":"))
-    assert len(audit_text.encode()) <= limits.audit_bytes
+    audit_text = json.dumps("\n".join(data.audit), ensure_ascii=False)
+    assert len(audit_text.encode()) + len(',"audit":') <= limits.audit_bytes
 
 
 def test_audit_bytes_drop_the_oldest_entries() -> None:
     """Entries beyond the audit share of the data are dropped oldest first."""
     limits = StateLimits(max_data_bytes=4_000, max_audit_bytes=1_000)
     data = SessionData()
-    data.audit = [{"version": n, "pad": "p" * 90} for n in range(30)]
+    for n in range(30):
+        data.add_audit({"version": n, "pad": "p" * 90})
     text = data.encode(limits)
-    kept = json.loads(text)["audit"]
+    member = json.loads(text)["audit"]
+    kept = [json.loads(line) for line in member.split("\n")]
     assert kept[-1]["version"] == 29 and kept[0]["version"] > 0
-    assert len(json.dumps(kept, separators=(",", ":"))) + len(',"audit":') <= 1_000
+    assert len(json.dumps(member)) + len(',"audit":') <= 1_000
 
 
 def test_toggling_one_task_of_a_thousand_diffs_one_value() -> None:
@@ -233,9 +235,10 @@ def test_ago_reads_like_a_person() -> None:
 def test_scrub_user_rewrites_only_that_users_audit_ids() -> None:
     """scrub_user pseudonymises a user's id in audit entries and leaves the rest alone."""
     data = SessionData(name="standup")
-    data.audit = [{"version": 1, "user_id": ANA}, {"version": 2, "user_id": BO}]
+    data.add_audit({"version": 1, "user_id": ANA})
+    data.add_audit({"version": 2, "user_id": BO})
     text = data.encode(StateLimits())
-    scrubbed = json.loads(scrub_user(text, ANA, "erased-user-1"))
-    assert [e["user_id"] for e in scrubbed["audit"]] == ["erased-user-1", BO]
-    assert scrubbed["name"] == "standup"
+    scrubbed = SessionData.decode(scrub_user(text, ANA, "erased-user-1"))
+    assert [e["user_id"] for e in scrubbed.audit_entries()] == ["erased-user-1", BO]
+    assert scrubbed.name == "standup"
     assert scrub_user(text, "nobody", "x") == text and scrub_user("", ANA, "x") == ""
