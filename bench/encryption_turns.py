@@ -1,0 +1,162 @@
+"""Per-turn cost of state encryption at rest: a 1,000-task board, plain and sealed.
+
+Run:
+
+    .venv/bin/python -m bench.encryption_turns [--tasks 1000] [--turns 200]
+
+Each row times one agent turn (in-process model: a tool call, then an answer) on a
+board of ``--tasks`` tasks; the plain and the sealed agent take turns, so a drifting
+load on a shared machine weighs on both alike. Stores: RedisDb snapshotting to SQLite
+(the snapshotter not running: the turn's own cost), and SqliteDb alone. Workloads:
+
+- **append a task**: the changed key is the big task list, sealed anew every turn;
+- **bump a counter**: one small key changes beside the big list;
+- **two processes**: two store objects (as two bot processes) take turns on one
+  session, so every turn misses the per-process cache and loads (opens) the whole
+  state, then appends a task.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from cryptography.fernet import Fernet
+
+from bench.workload import ToolThenAnswer, add_task, initial_state, summary
+from core.agent import Agent
+from core.db.base import BaseDb
+from core.db.redis import RedisDb
+from core.db.sqlite import SqliteDb
+from core.models.base import Message, Model, ModelResponse, ToolCall
+from core.state.cipher import StateCipher
+from core.tools import Function
+
+REDIS_URL = os.environ.get("STATEBOT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
+CIPHER = StateCipher([Fernet.generate_key().decode()])
+PREFIX = f"bench-crypto-{uuid.uuid4().hex[:8]}:"
+
+Factory = Callable[[StateCipher | None, str], BaseDb]
+
+
+def bump(run_context) -> str:  # unannotated: injected by name
+    """Count one more visit (changes one small key).
+
+    Args: none.
+    """
+    state = run_context.session_state
+    state["visits"] = state.get("visits", 0) + 1
+    return "Counted."
+
+
+class BumpThenAnswer(Model):
+    """A ``bump`` call, then an answer."""
+
+    id = "bump-then-answer"
+
+    async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        if messages[-1].role == "tool":
+            return ModelResponse(content="Done.")
+        return ModelResponse(tool_calls=(ToolCall(id="call_1", name="bump", arguments="{}"),))
+
+
+def stores(tmp: str) -> dict[str, Factory]:
+    """Store factories: (cipher, database file name) -> a store."""
+
+    def redis(cipher: StateCipher | None, name: str) -> BaseDb:
+        return RedisDb(
+            db_url=REDIS_URL,
+            key_prefix=PREFIX,
+            snapshot_to=SqliteDb(db_file=f"{tmp}/{name}", cipher=cipher),
+            run_snapshotter=False,
+            cipher=cipher,
+        )
+
+    return {
+        "RedisDb": redis,
+        "SqliteDb": lambda cipher, name: SqliteDb(db_file=f"{tmp}/{name}", cipher=cipher),
+    }
+
+
+async def compare(store: str, make: Factory, workload: str, tasks: int, turns: int) -> None:
+    """Interleaved turns, plain and sealed, on one store kind; one row per variant."""
+    bumping = workload == "bump a counter"
+    tool = Function(bump, name="bump") if bumping else Function(add_task)
+    variants = {"plain": None, "sealed": CIPHER}
+    processes = 2 if workload == "two processes" else 1
+    agents: list[list[Agent]] = []
+    opened: list[BaseDb] = []
+    for cipher in variants.values():
+        name = f"{uuid.uuid4().hex}.db"
+        dbs = [make(cipher, name) for _ in range(processes)]
+        opened += dbs
+        agents.append(
+            [
+                Agent(
+                    model=BumpThenAnswer() if bumping else ToolThenAnswer(),
+                    db=db,
+                    tools=[tool],
+                    session_state=initial_state(tasks),
+                )
+                for db in dbs
+            ]
+        )
+    sessions = [f"s-{uuid.uuid4().hex}" for _ in variants]
+    samples: list[list[float]] = [[] for _ in variants]
+    for i in range(-5, turns):  # 5 untimed turns first
+        for pair, session, timed in zip(agents, sessions, samples, strict=True):
+            agent = pair[i % processes]
+            start = time.perf_counter()
+            out = await agent.arun("go", session_id=session)
+            if i >= 0:
+                timed.append(time.perf_counter() - start)
+            assert not any(t.error for t in out.tools), out.tools
+    plain = summary(samples[0])[0]
+    for name, timed in zip(variants, samples, strict=True):
+        median, p95 = summary(timed)
+        print(
+            f"| {store} | {workload} | {name} | {median:.2f} | {p95:.2f} | {median / plain:.2f}x |"
+        )
+    for db in opened:
+        await db.aclose()
+    for db in opened:
+        snapshot_to = getattr(db, "snapshot_to", None)
+        if snapshot_to is not None:
+            await snapshot_to.aclose()
+
+
+async def main(tasks: int, turns: int) -> None:
+    print(f"\n## Per-turn cost with state encryption, {tasks:,}-task board ({turns} turns each)\n")
+    print("| store | turn | state | median ms | p95 ms | vs plain |")
+    print("|---|---|---|---:|---:|---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for store, make in stores(tmp).items():
+            for workload in ("append a task", "bump a counter", "two processes"):
+                await compare(store, make, workload, tasks, turns)
+    await remove_keys()
+
+
+async def remove_keys() -> None:
+    """Leave nothing of the benchmark in Redis."""
+    import redis.asyncio as aioredis
+
+    client = aioredis.Redis.from_url(REDIS_URL)
+    try:
+        async for key in client.scan_iter(match=f"*{PREFIX}*", count=1000):
+            await client.delete(key)
+    finally:
+        await client.aclose()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=1000, help="tasks on the board")
+    parser.add_argument("--turns", type=int, default=200, help="timed turns per variant")
+    args = parser.parse_args()
+    asyncio.run(main(args.tasks, args.turns))
