@@ -112,7 +112,7 @@ class StateSchema:
             problems: list[tuple[str, str]]
             if text is None:
                 problems = (
-                    [(_path(key, ()), "is required by the schema and cannot be removed")]
+                    [(_path((key,)), "is required by the schema and cannot be removed")]
                     if key in self.required
                     else []
                 )
@@ -121,7 +121,7 @@ class StateSchema:
             elif self.forbid_extra:
                 problems = [
                     (
-                        _path(key, ()),
+                        _path((key,)),
                         f"is not a field of {self.name} (fields: {', '.join(sorted(names))})",
                     )
                 ]
@@ -132,7 +132,7 @@ class StateSchema:
             errors.extend(problems)
         if keys is None:
             missing = sorted(self.required - set(texts))
-            errors.extend((_path(k, ()), "is required by the schema and missing") for k in missing)
+            errors.extend((_path((k,)), "is required by the schema and missing") for k in missing)
             first = first or (missing[0] if missing else "")
         if errors:
             raise StateSchemaError(self.name, errors, first)
@@ -146,8 +146,7 @@ class StateSchema:
         document = codec.object_text({k: t for k, t in texts.items() if k not in TRANSIENT_KEYS})
         errors = _validate(self._whole, document, None)
         if errors:
-            first = errors[0][0].split("'", 2)[1] if "'" in errors[0][0] else ""
-            raise StateSchemaError(self.name, errors, first)
+            raise StateSchemaError(self.name, errors, _top_key(errors[0][0]))
 
     # -- versions -------------------------------------------------------------------
     def migrate(
@@ -308,27 +307,33 @@ def _adapter(annotation: Any, config: Mapping[str, Any]) -> TypeAdapter[Any]:
 
 
 def _validate(adapter: TypeAdapter[Any], text: str, key: str | None) -> list[tuple[str, str]]:
-    """The problems of one JSON text (strict), as (path, message) pairs."""
+    """The problems of one JSON text (strict), as (path, message) pairs.
+
+    ``key``: the top-level key the text is the value of (None: the text is the whole
+    state, and each error's location starts with its key).
+    """
     try:
         adapter.validate_json(text, strict=True)
     except ValidationError as exc:
         problems = []
         for error in exc.errors(include_url=False):
-            loc = tuple(error.get("loc", ()))
-            if key is None:
-                top, rest = (str(loc[0]), loc[1:]) if loc else ("", ())
-            else:
-                top, rest = key, loc
+            loc = (key, *error.get("loc", ())) if key is not None else tuple(error.get("loc", ()))
             message = error["msg"]
             if error.get("type") not in ("missing", "extra_forbidden") and "input" in error:
                 message += f" (got {_short(error['input'])})"
-            problems.append((_path(top, rest), message))
+            problems.append((_path(loc), message))
         return problems
     return []
 
 
-def _path(key: str, rest: tuple[Any, ...]) -> str:
-    return f"session_state[{key!r}]" + "".join(f"[{part!r}]" for part in rest)
+def _top_key(path: str) -> str:
+    """The top-level key a path from :func:`_path` starts with ("" for the whole state)."""
+    return path.split("'", 2)[1] if path.startswith("session_state['") else ""
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    """``session_state['tasks'][0]['id']`` for the location ('tasks', 0, 'id')."""
+    return "session_state" + "".join(f"[{part!r}]" for part in loc)
 
 
 def _short(value: Any, limit: int = 60) -> str:

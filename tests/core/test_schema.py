@@ -180,7 +180,7 @@ async def test_model_with_a_model_validator_is_checked_whole() -> None:
     assert not StateSchema(Range).per_key
     agent = Agent(tools=[set_key], session_state={"low": 1, "high": 5}, session_state_schema=Range)
     out = await agent.arun_tool("set_key", {"key": "low", "value": 9}, session_id="s")
-    assert "low must not exceed high" in str(out.content)
+    assert "session_state: Value error, low must not exceed high" in str(out.content)
     assert await agent.aget_session_state("s") == {"low": 1, "high": 5}
 
 
