@@ -4,7 +4,8 @@
     reply = await service.handle_command(cmd)   # /agent tool args -> agent.arun_tool
 
 Each step is a small function: routing (``bots.routing``), keys (``bots.keys``),
-parsing (``bots.commands``), error replies (``bots.errors``), admin (``bots.admin``).
+parsing (``bots.commands``), error replies (``bots.errors``), ``/state``
+(``bots.admin_commands``), undo (``bots.undo``).
 Input that cannot be run (unknown agent or command, bad arguments, oversize text)
 gets a clear reply and runs nothing, so it changes nothing.
 """
@@ -12,15 +13,12 @@ gets a clear reply and runs nothing, so it changes nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
 from typing import Any
 
 import structlog
 
 from bots import admin, help
-from bots.admin_confirm import NO_STORE, Confirmations, ask_erase
-from bots.admin_parse import SELF_SERVICE, USAGE, StateRequest, StateUsageError, parse_state
-from bots.admin_usage import usage_reply
+from bots.admin_commands import StateCommands
 from bots.approvals import ALREADY, DECIDED, EXPIRED, NOT_YOURS, Approval, Decision
 from bots.cards import Click, placed, stale, tool_card
 from bots.commands import CommandError, parse_command, resolve_tool, split_words, usage
@@ -30,12 +28,11 @@ from bots.keys import (
     SessionKeys,
     channel_key,
     channel_of_session,
-    key_prefix,
     keys_for,
     user_key,
 )
 from bots.logging import bind_event
-from bots.names import NameCache, NameSource, authored, render_mentions, user_reference
+from bots.names import NameCache, NameSource, authored, render_mentions
 from bots.ops.metrics import count_tool_errors, timed_run
 from bots.registry import AgentRegistry, ChatAgent, scope_of, tools_of
 from bots.replies import Reply
@@ -47,7 +44,6 @@ from bots.targets import target_of
 from bots.timezones import TimezoneCache, TimezoneSource
 from bots.undo import NO_STORE as UNDO_NO_STORE
 from bots.undo import undo_reply, wants_undo
-from core.db.base import BaseDb
 from core.exceptions import RunError
 from core.run.origin import CHANNEL_KEY, EVENT_KEY, PLATFORM_KEY
 from core.run.output import RunOutput, content_as_text
@@ -74,10 +70,9 @@ class ChatService:
     __slots__ = (
         "_agents",
         "_aliases",
-        "_confirmations",
         "_names",
-        "_owned",
         "_settings",
+        "_state_commands",
         "deliveries",
     )
 
@@ -113,11 +108,14 @@ class ChatService:
         for agent_id, agent in self._agents.items():
             scope_of(agent_id, agent, settings.statebot_agent_scopes)  # fail at startup
         self._names: dict[str, NameCache] = {}
-        self._confirmations = Confirmations()
-        self._owned: set[str] = set()
+        self._state_commands = StateCommands(self)
         #: where scheduled replies can be posted from this process (adapters register)
         self.deliveries = Deliveries()
         _turn_history_on(self._agents.values(), settings.statebot_history_runs)
+
+    def owned_by_its_user(self, platform: str) -> None:
+        """Make every user of ``platform`` admin of that platform's own sessions (console)."""
+        self._state_commands.owned_by_its_user(platform)
 
     def use_names(self, platform: str, source: NameSource) -> None:
         """Resolve display names (and timezones, when it knows them) through ``source``."""
@@ -404,14 +402,7 @@ class ChatService:
             event_id=decision.event_id,
         ):
             if wanted.action:  # an admin's restore / erase question (bots.admin_confirm)
-                grant = self._grant(decision.platform, decision.workspace, decision.user)
-                stores = self._stores(self._agents.id_of(wanted.agent_id) or "")
-                reply = await guarded(
-                    lambda: self._confirmations.decide(decision, stores, grant),
-                    agent_id=wanted.agent_id,
-                    offline_commands="",
-                )
-                return replace(reply, ephemeral=True)
+                return await self._state_commands.decide(decision)
             allowed = clicker == wanted.requester or admin.grant_for(
                 decision.platform,
                 decision.workspace,
@@ -468,7 +459,7 @@ class ChatService:
             if refused is not None:
                 return refused
             if command == "state":
-                return await self._state(cmd)
+                return await self._state_commands.command(cmd)
             agent_id = self._agents.id_of(command)
             if agent_id is None:
                 known = ", ".join(f"/{a}" for a in self._agents)
@@ -566,115 +557,6 @@ class ChatService:
                 f"Try /{agent_id} help."
             )
         return f"{exc}\nNothing was changed. Try /{agent_id} help."
-
-    async def _state(self, cmd: SlashCommand) -> Reply:
-        """``/state …``: admins (their grant's scope), except ``usage`` on one's own session."""
-        keys = keys_for(cmd)
-        grant = self._grant(cmd.platform, cmd.workspace, cmd.user)
-        with bind_event(
-            platform=cmd.platform, session_id=None, user_id=keys.user_id, event_id=cmd.event_id
-        ):
-            try:
-                request = parse_state(cmd.text)
-            except StateUsageError as exc:
-                if grant is None:
-                    return admin.refuse((cmd.text.split() or ["none"])[0], user_id=keys.user_id)
-                return Reply(str(exc), ephemeral=True)
-            if grant is None and request.action not in SELF_SERVICE:
-                return admin.refuse(request.action, user_id=keys.user_id)
-            if request.action == "erase":
-                assert grant is not None
-                return await self._ask_erase(cmd, request, grant)
-            target = request.target or self.default_agent(cmd.channel)
-            if ":" in target:  # a raw session id; its owner's store is the shared one
-                if grant is None:  # others' sessions are for admins
-                    return admin.refuse(request.action, user_id=keys.user_id)
-                agent_id, session_id = self.default_agent(cmd.channel), target
-            else:
-                agent_id = self._agents.id_of(target) or ""
-                if not agent_id:
-                    return Reply(f"Unknown agent {target!r}. {USAGE}", ephemeral=True)
-                session_id = self.session_keys(agent_id, cmd).session_id
-        with bind_event(
-            platform=cmd.platform,
-            session_id=session_id,
-            user_id=keys.user_id,
-            event_id=cmd.event_id,
-        ):
-            agent = self._agents[agent_id]
-
-            async def run() -> Reply:
-                if request.action == "usage":
-                    if grant is not None:
-                        refused = admin.out_of_scope(
-                            grant, session_id, action="usage", user_id=keys.user_id
-                        )
-                        if refused is not None:
-                            return refused
-                    own = request.target is None or ":" not in request.target
-                    return await usage_reply(
-                        agent,
-                        session_id=session_id,
-                        user_id=keys.user_id if own else None,
-                        channel=channel_of_session(session_id),
-                        own=own,
-                    )
-                if agent.db is None:
-                    return Reply(NO_STORE, ephemeral=True)
-                assert grant is not None
-                return await admin.run_admin(
-                    request,
-                    agent.db,
-                    session_id,
-                    grant=grant,
-                    user_id=keys.user_id,
-                    agent_id=agent_id,
-                    platform=cmd.platform,
-                    workspace=cmd.workspace,
-                )
-
-            reply = await guarded(run, agent_id=agent_id, offline_commands="")
-            return replace(reply, ephemeral=True)
-
-    async def _ask_erase(
-        self, cmd: SlashCommand, request: StateRequest, grant: admin.AdminGrant
-    ) -> Reply:
-        """The Confirm / Cancel question for erasing the mentioned user of this workspace."""
-        actor = user_key(cmd.platform, cmd.workspace, cmd.user)
-        target = user_key(cmd.platform, cmd.workspace, request.user)
-        refused = admin.out_of_scope(grant, target, action="erase", user_id=actor)
-        if refused is not None:
-            return refused
-        log.info("admin_command", action="erase", target_user=target, actor=actor)
-        who = user_reference(target, platform=cmd.platform, workspace=cmd.workspace)
-        agent_id = self.default_agent(cmd.channel)
-        return ask_erase(agent_id, target, requester=actor, who=who)
-
-    def owned_by_its_user(self, platform: str) -> None:
-        """Make every user of ``platform`` admin of that platform's own sessions.
-
-        The console's rule: whoever runs it owns its store. Their grant covers only
-        ``platform:workspace:`` sessions, never another platform's.
-        """
-        self._owned.add(platform)
-
-    def _grant(self, platform: str, workspace: str, user: str) -> admin.AdminGrant | None:
-        """The admin grant of a user (STATEBOT_ADMIN_IDS, or an owned platform), or None."""
-        if platform in self._owned:
-            return admin.AdminGrant(
-                user_key(platform, workspace, user), key_prefix(platform, workspace)
-            )
-        return admin.grant_for(platform, workspace, user, self._settings.statebot_admin_ids)
-
-    def _stores(self, first: str) -> list[BaseDb]:
-        """Agent ``first``'s store, then every other store the agents use, once each."""
-        found: list[BaseDb] = []
-        for agent_id in (first, *self._agents):
-            agent = self._agents.get(agent_id)
-            db = getattr(agent, "db", None)
-            if db is not None and all(db is not seen for seen in found):
-                found.append(db)
-        return found
 
 
 def origin(platform: str, event_id: str, channel: str | None) -> dict[str, Any]:
