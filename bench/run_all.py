@@ -31,7 +31,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "snapshot_drain": ([], ["--sessions", "500"]),
     "schedules": ([], ["--schedules", "200", "--sessions", "20", "--polls", "5"]),
     "web_sessions_list": ([], ["--sessions", "2000", "--repeat", "3", "--no-plans"]),
-    "schema_turns": ([], ["--tasks", "200", "--turns", "3"]),
+    "schema_turns": ([], ["--tasks", "100", "--turns", "2"]),
     "encryption_turns": ([], ["--tasks", "200", "--turns", "3"]),
 }
 
