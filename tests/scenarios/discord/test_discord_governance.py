@@ -81,3 +81,18 @@ async def test_non_admin_click_is_refused(
     bot.gateway("INTERACTION_CREATE", _click(question, buttons["Confirm"], ALICE))
     await fake_discord.wait_for(lambda f: any("Only an admin" in str(e) for e in _edits(f)))
     assert await _titles(bot) == ["One", "Two"]
+
+
+async def test_undo_app_command_is_answered_in_the_channel(
+    make_discord: MakeDiscord, fake_discord: FakeDiscordApi
+) -> None:
+    """/taskboard undo is deferred publicly and says whose change was taken back."""
+    bot = await make_discord()
+    await _setup(bot, "add One", "add Two")
+    bot.gateway("INTERACTION_CREATE", interaction_create("taskboard", "undo"))
+    await bot.settle()
+    defer = fake_discord.sent("/callback")[0].json
+    assert not defer.get("data", {}).get("flags", 0) & 64
+    followup = fake_discord.sent("webhooks/")[-1].json
+    assert followup["content"].startswith(f"Undone <@{ALICE['id']}>'s change v2")
+    assert await _titles(bot) == ["One"]
