@@ -17,6 +17,8 @@ from core.run.budget_stores import usage_store
 from core.run.origin import CHANNEL_KEY
 from core.team import Team
 from core.testing import ScriptedModel, tool_call
+from core.workflow.step import Step
+from core.workflow.workflow import Workflow
 
 #: 2026-11-23 22:00 UTC: two hours before the counters reset
 EVENING = datetime(2026, 11, 23, 22, 0, tzinfo=UTC).timestamp()
@@ -222,3 +224,18 @@ async def test_runs_of_one_session_at_once_overshoot_by_at_most_one_run() -> Non
     )
     assert sum(isinstance(r, BudgetExceededError) for r in results) == 1
     assert len(model.requests) == 1
+
+
+async def test_workflow_steps_tokens_count_toward_the_workflow_run() -> None:
+    """An agent step's model usage counts in the workflow run's scopes; once used up,
+    the workflow is refused before its step's model is called."""
+    step_model = ScriptedModel([said("x", 10), said("never", 1)])
+    step_agent = Agent(name="writer", model=step_model)
+    budget = Budget(tokens_per_session=10, clock=Clock())
+    flow = Workflow("flow", steps=[Step(name="write", agent=step_agent)], budget=budget)
+    await flow.arun("go", session_id="w", user_id="u")
+    with pytest.raises(BudgetExceededError):
+        await flow.arun("again", session_id="w", user_id="u")
+    assert len(step_model.requests) == 1
+    report = await usage_report(flow.db, budget, session_id="w", user_id="u")
+    assert [s.used.tokens for s in report.scopes] == [10, 10]
