@@ -48,7 +48,7 @@ NOT_ADMIN = "Only an admin whose grant covers `{target}` can decide this; nothin
 CANCELLED = "Cancelled by {who}; nothing was done."
 BUSY = "This is being applied right now (another click); nothing more was done."
 UNKNOWN = "This button no longer works (unknown action); nothing was done."
-#: how many versions back a second click looks to recognise its own restore
+#: how many audit entries back a second click looks to recognise its own restore
 HISTORY_REACH = 500
 NO_STORE = "This agent keeps no stored state (it has no db); nothing was done."
 
@@ -159,12 +159,9 @@ async def _restore(db: BaseDb, wanted: Approval, clicker: str, who: str) -> Repl
 
 async def _moved_on(db: BaseDb, session_id: str, version: int, asked_at: int, now: int) -> str:
     """Why a restore was not applied: this card did it already, or the session changed."""
-    reach = min(max(now - version + 1, 1), HISTORY_REACH)
-    entries = {
-        e["version"]: e for e in await core_admin.session_history(db, session_id, limit=reach)
-    }
-    after, target = entries.get(asked_at + 1), entries.get(version)
-    if after is not None and target is not None and after["state"] == target["state"]:
+    entries = await core_admin.audit_log(db, session_id, limit=min(now - asked_at, HISTORY_REACH))
+    after = next((e for e in entries if e.version == asked_at + 1), None)
+    if after is not None and after.kind == "restore" and after.source_version == version:
         later = "" if now == asked_at + 1 else f" (it is at v{now} now)"
         return (
             f"Already done: `{session_id}` was restored to v{version} as v{asked_at + 1}"
