@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import getpass
 import json
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -18,6 +20,7 @@ from typing import Any, TypeVar
 import click
 from sqlalchemy.engine import make_url
 
+from bots import audit_view
 from bots.cli_format import HELP_OPTIONS, iso_time, plural, with_iso_times
 from core.db import admin
 from core.db.base import BaseDb
@@ -39,6 +42,14 @@ def open_deployment(db_url: str, redis_url: str | None) -> BaseDb:
     from bots.settings import Settings
 
     return build_store(Settings(redis_url=redis_url, statebot_db_url=db_url))
+
+
+def _operator() -> str:
+    """Who runs the command, for the audit trail ("cli:<login>")."""
+    try:
+        return f"cli:{getpass.getuser()}"
+    except (KeyError, OSError):  # no login name (a container without a passwd entry)
+        return "cli"
 
 
 def _print_json(data: Any) -> None:
@@ -176,17 +187,62 @@ def dump(ctx: click.Context, session_id: str, reveal: bool) -> None:
 @state.command(context_settings=HELP_OPTIONS)
 @store_options
 @click.argument("session_id")
-@click.option("--limit", default=20, show_default=True, help="Show at most this many versions.")
+@click.option(
+    "-n", "--limit", default=20, show_default=True, help="Show at most this many versions."
+)
+@click.option("--json", "as_json", is_flag=True, help="Machine output: versions with states.")
+@click.option("--reveal", is_flag=True, help="Show values of sensitive keys too (--json).")
+@click.pass_context
+def history(ctx: click.Context, session_id: str, limit: int, as_json: bool, reveal: bool) -> None:
+    """Show who changed what in a session, newest first ("v12 ana used add_task: …")."""
+
+    async def read(db: BaseDb) -> tuple[list[dict[str, Any]], list[admin.AuditEntry]]:
+        versions = await admin.session_history(db, session_id, limit=limit, reveal=reveal)
+        try:
+            entries = await admin.audit_log(db, session_id, limit=limit)
+        except admin.SessionNotFoundError:  # deleted: its history may still be listed
+            entries = []
+        return versions, entries
+
+    versions, entries = _with_store(ctx, read)
+    if not versions and not entries:
+        raise click.ClickException(f"no history for session {session_id!r}")
+    if as_json:
+        _print_json(audit_view.history_json(versions, entries))
+        return
+    for line in audit_view.history_lines(versions, entries, now=time.time())[:limit]:
+        click.echo(line)
+
+
+@state.command(context_settings=HELP_OPTIONS)
+@store_options
+@click.argument("session_id")
+@click.argument("v1", type=int)
+@click.argument("v2", type=int)
+@click.option("--json", "as_json", is_flag=True, help="Machine output: the RFC 6902 patch.")
 @click.option("--reveal", is_flag=True, help="Show values of sensitive keys too.")
 @click.pass_context
-def history(ctx: click.Context, session_id: str, limit: int, reveal: bool) -> None:
-    """Show a session's saved versions, newest first."""
-    entries = _with_store(
-        ctx, lambda db: admin.session_history(db, session_id, limit=limit, reveal=reveal)
-    )
-    if not entries:
-        raise click.ClickException(f"no history for session {session_id!r}")
-    _print_json(with_iso_times(entries))
+def diff(
+    ctx: click.Context, session_id: str, v1: int, v2: int, as_json: bool, reveal: bool
+) -> None:
+    """Show what changed from version V1 to version V2 (an RFC 6902 patch)."""
+
+    async def read(db: BaseDb) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        forward = await admin.diff_versions(db, session_id, v1, v2)
+        return forward, await admin.diff_versions(db, session_id, v2, v1)
+
+    ops, back = _with_store(ctx, read)
+    if not reveal:
+        ops, back = audit_view.redact_ops(ops), audit_view.redact_ops(back)
+    if as_json:
+        _print_json(ops)
+        return
+    if not ops:
+        click.echo(f"v{v1} and v{v2} hold the same state")
+        return
+    click.echo(f"v{v1} → v{v2}: {plural(len(ops), 'change')}")
+    for line in audit_view.diff_lines(ops, back):
+        click.echo(f"  {line}")
 
 
 @state.command(context_settings=HELP_OPTIONS)
@@ -196,7 +252,8 @@ def history(ctx: click.Context, session_id: str, limit: int, reveal: bool) -> No
 @click.pass_context
 def restore(ctx: click.Context, session_id: str, version: int) -> None:
     """Make an old version the current state again (saved as a new version)."""
-    new = _with_store(ctx, lambda db: admin.restore_version(db, session_id, version))
+    actor = _operator()
+    new = _with_store(ctx, lambda db: admin.restore_version(db, session_id, version, actor=actor))
     click.echo(f"restored {session_id} to version {version} (now version {new})")
 
 

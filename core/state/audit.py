@@ -160,7 +160,7 @@ def diff_texts(
     """
     before: dict[str, Any] = {}
     after: dict[str, Any] = {}
-    for key in old.keys() | new.keys():
+    for key in _union(old, new):
         a, b = old.get(key), new.get(key)
         if a == b:
             continue
@@ -189,7 +189,7 @@ def _diff_into(fwd: list[Op], inv: list[Op], prefix: str, a: Any, b: Any) -> Non
     if isinstance(a, dict) and isinstance(b, dict):
         rest_a: dict[str, Any] = {}
         rest_b: dict[str, Any] = {}
-        for key in a.keys() | b.keys():
+        for key in _union(a, b):
             va, vb = a.get(key, _MISSING), b.get(key, _MISSING)
             if type(va) is type(vb) and va == vb:
                 continue
@@ -221,6 +221,12 @@ def _diff_into(fwd: list[Op], inv: list[Op], prefix: str, a: Any, b: Any) -> Non
     if not (type(a) is type(b) and a == b):
         fwd.append({"op": "replace", "path": prefix, "value": b})
         inv.append({"op": "replace", "path": prefix, "value": a})
+
+
+def _union(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """The keys of both, in a stable order (``a``'s, then ``b``'s new ones): the same
+    change always gives the same patch."""
+    return [*a, *(k for k in b if k not in a)]
 
 
 def _trim(a: list[Any], b: list[Any]) -> tuple[int, int, int]:

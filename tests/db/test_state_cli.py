@@ -71,8 +71,8 @@ def test_dump_redacts_unless_reveal(db_url: str) -> None:
 
 
 def test_history_and_restore(db_url: str) -> None:
-    """`state history` lists versions newest first; `state restore` brings one back."""
-    code, out = _run(db_url, "history", SESSION)
+    """`state history --json` lists versions newest first; `state restore` brings one back."""
+    code, out = _run(db_url, "history", SESSION, "--json")
     assert code == 0 and [v["version"] for v in json.loads(out)] == [2, 1]
     code, out = _run(db_url, "restore", SESSION, "1")
     assert code == 0 and "now version 3" in out
@@ -257,7 +257,7 @@ def test_dump_and_history_show_iso_utc_timestamps(db_url: str) -> None:
     dump = json.loads(_run(db_url, "dump", SESSION)[1])
     assert iso.match(dump["created_at"]) and iso.match(dump["updated_at"])
     assert all(iso.match(v["saved_at"]) for v in dump["recent_versions"])
-    history = json.loads(_run(db_url, "history", SESSION)[1])
+    history = json.loads(_run(db_url, "history", SESSION, "--json")[1])
     assert all(iso.match(v["saved_at"]) for v in history)
     listed = _run(db_url, "list")[1]
     assert re.search(r"\tupdated \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", listed, re.MULTILINE)
