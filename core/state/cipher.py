@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import binascii
 import dataclasses
+import operator
 import os
 from collections.abc import Mapping, Sequence
 
@@ -43,7 +44,7 @@ from core.crypto import KeyRing
 from core.db.base import SessionRecord
 from core.exceptions import StateDecryptError
 
-__all__ = ["MARKER", "StateCipher", "sealed_key_id"]
+__all__ = ["MARKER", "StateCipher", "refuse_sealed", "sealed_key_id"]
 
 #: how a sealed value's JSON text starts (the quote opens the JSON string)
 MARKER = '"$sb1:'
@@ -51,6 +52,7 @@ _ID_LEN = 12
 _HEAD = len(MARKER) + _ID_LEN + 1  # marker, key id, ':'
 _NONCE = 12
 _INFO = b"statebot session state at rest v1"
+_IS_SEALED = operator.methodcaller("startswith", MARKER)
 
 
 def _aad(session_id: str, field: str | None) -> bytes:
@@ -70,6 +72,25 @@ def sealed_key_id(text: str) -> str | None:
     if text.startswith(MARKER) and len(text) > _HEAD:
         return text[len(MARKER) : len(MARKER) + _ID_LEN]
     return None
+
+
+def refuse_sealed(session_id: str, texts: Mapping[str, str], data: str = "") -> None:
+    """For a store without keys: StateDecryptError when it meets a sealed value.
+
+    A process started without ``STATEBOT_STATE_KEYS`` must not serve ciphertext as if
+    it were the state (nor write it back as a value): it says what is missing instead.
+    """
+    if not data.startswith(MARKER) and not any(map(_IS_SEALED, texts.values())):
+        return  # the usual case, at C speed
+    for text in (data, *texts.values()):
+        kid = sealed_key_id(text)
+        if kid is not None:
+            raise StateDecryptError(
+                session_id,
+                kid,
+                "cannot be read by a store without state keys (STATEBOT_STATE_KEYS is "
+                "empty in this process); configure the same keys as the other processes",
+            )
 
 
 class StateCipher:

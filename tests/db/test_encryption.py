@@ -379,3 +379,31 @@ async def test_write_through_copies_sealed_texts_to_the_durable_store(
     finally:
         await db.aclose()
         await durable.aclose()
+
+
+async def test_a_store_without_keys_refuses_sealed_state(
+    durable_factory: DurableFactory, redis_url: str, key_prefix: str
+) -> None:
+    """A process without STATEBOT_STATE_KEYS never serves ciphertext as state: it says so."""
+    sealed = durable_factory(StateCipher([K1]))
+    await save_secret(sealed)
+    await sealed.aclose()
+    keyless = durable_factory(None)
+    try:
+        for read in (keyless.aload("s1"), keyless.ahistory("s1"), keyless.alist_sessions()):
+            with pytest.raises(StateDecryptError, match="STATEBOT_STATE_KEYS is empty") as caught:
+                await read
+            assert key_id(K1) in str(caught.value)
+    finally:
+        await keyless.aclose()
+    hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, cipher=StateCipher([K1]))
+    await save_secret(hot)
+    await hot.aclose()
+    keyless_hot = RedisDb(db_url=redis_url, key_prefix=key_prefix)
+    try:
+        with pytest.raises(StateDecryptError, match="STATEBOT_STATE_KEYS is empty"):
+            await keyless_hot.aload("s1")
+        with pytest.raises(StateDecryptError, match="STATEBOT_STATE_KEYS is empty"):
+            await keyless_hot.ahistory("s1")
+    finally:
+        await keyless_hot.aclose()

@@ -60,7 +60,7 @@ from core.db.redis.records import (
 from core.db.redis.repair import check_against_durable
 from core.db.redis.write_through import copy_through
 from core.db.snapshot import Snapshotter
-from core.state.cipher import StateCipher
+from core.state.cipher import StateCipher, refuse_sealed
 
 # LOAD script statuses, and the SAVE status for a session another Redis incarnation wrote
 _ABSENT, _SERVED, _UNVERIFIED = 0, 1, 2
@@ -93,6 +93,11 @@ def _check_same_keys(cipher: StateCipher | None, durable: BaseDb | None) -> None
             "RedisDb and its durable store (snapshot_to) must be given the same state key "
             f"ring (cipher): Redis has {_ids(mine_ids)}, the durable store {_ids(their_ids)}"
         )
+
+
+def _unsealed(session_id: str, key: str, text: str) -> str:
+    refuse_sealed(session_id, {key: text})
+    return text
 
 
 def _ids(ids: tuple[str, ...] | None) -> str:
@@ -207,7 +212,10 @@ class RedisDb(BaseDb):
         return await self._resolve(keys, await self._load_hot(keys))
 
     def _opened(self, record: SessionRecord | None) -> SessionRecord | None:
-        if record is None or self.cipher is None:
+        if record is None:
+            return record
+        if self.cipher is None:
+            refuse_sealed(record.session_id, record.texts, record.data)
             return record
         return self.cipher.opened_record(record)
 
@@ -507,7 +515,7 @@ class RedisDb(BaseDb):
         """Opens one stored key text of the session (as is without a cipher)."""
         cipher = self.cipher
         if cipher is None:
-            return lambda key, text: text
+            return lambda key, text: _unsealed(session_id, key, text)
         return lambda key, text: cipher.open(text, session_id, key)
 
     # -- run serialization ------------------------------------------------------------

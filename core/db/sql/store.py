@@ -50,7 +50,7 @@ from core.db.sql.migrate import migrate
 from core.db.sql.snapshots import session_row, upsert_snapshots
 from core.db.sql.tables import TableNames, build_tables
 from core.state import codec
-from core.state.cipher import StateCipher
+from core.state.cipher import MARKER, StateCipher, refuse_sealed
 
 T = TypeVar("T")
 
@@ -170,10 +170,16 @@ class SqlDb(BaseDb):
 
     def _read_record(self, row: Any) -> SessionRecord:
         record = _record(row)
-        return record if self.cipher is None else self.cipher.opened_record(record)
+        if self.cipher is not None:
+            return self.cipher.opened_record(record)
+        if MARKER in row.state or row.data.startswith(MARKER):  # one C scan: rarely true
+            refuse_sealed(record.session_id, record.texts, record.data)
+        return record
 
     def _read_history(self, row: Any) -> HistoryEntry:
         if self.cipher is None:
+            if MARKER in row.state:
+                refuse_sealed(row.session_id, codec.split_object(row.state))
             return _history_entry(row)
         texts = self.cipher.open_texts(row.session_id, codec.split_object(row.state))
         state = codec.decode_state(texts)
