@@ -95,6 +95,8 @@ class StateCommands:
                         if refused is not None:
                             return refused
                     own = request.target is None or ":" not in request.target
+                    used = "state_usage" if own else "admin_command"  # others': an admin use
+                    log.info(used, action="usage", target_session=session_id, actor=keys.user_id)
                     return await usage_reply(
                         agent,
                         session_id=session_id,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from structlog.testing import capture_logs
 
 from bots.approvals import Approval, Decision
@@ -154,3 +156,22 @@ async def test_erase_by_name_gets_usage_and_erases_nothing(
     reply = await service.handle_command(command("state", "erase bob", user=ADMIN))
     assert reply.approval is None and "usage: /state" in reply.text
     assert await _titles(db) == ["Mine"]
+
+
+async def test_two_clicks_at_once_restore_once(
+    make_service: ServiceFactory, db: InMemoryDb
+) -> None:
+    """Two Confirm clicks landing together: one restores, the other restores nothing."""
+    service = make_service(None, statebot_admin_ids=ADMINS)
+    await _two_versions(service)
+    asked = await service.handle_command(command("state", "restore v1", user=ADMIN))
+    assert asked.approval is not None
+    first, second = await asyncio.gather(
+        service.handle_decision(_click(asked.approval, ADMIN)),
+        service.handle_decision(_click(asked.approval, ADMIN)),
+    )
+    texts = sorted([first.text, second.text])
+    assert sum(t.startswith("Restored") for t in texts) == 1
+    assert any(t.startswith(("This is being applied", "Already done")) for t in texts)
+    record = await db.aload(CHANNEL_SESSION)
+    assert record is not None and record.version == 3
