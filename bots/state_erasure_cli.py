@@ -26,6 +26,9 @@ from core.db.user_export import export_user
 __all__ = ["erase_cmd", "expire_cmd", "export_with_user_cmd"]
 
 
+_DAYS = click.FloatRange(min=0, min_open=True)
+
+
 @click.command("erase", context_settings=HELP_OPTIONS)
 @store_options
 @click.option("--user", "user_id", required=True, help="User key, platform:workspace:user.")
@@ -57,9 +60,24 @@ def erase_cmd(ctx: click.Context, user_id: str, yes: bool) -> None:
 @click.command("expire", context_settings=HELP_OPTIONS)
 @store_options
 @click.option("--dry-run", is_flag=True, help="Show what would expire; delete nothing.")
-@click.option("--dm-days", type=click.FloatRange(min=0, min_open=True), default=None)
-@click.option("--thread-days", type=click.FloatRange(min=0, min_open=True), default=None)
-@click.option("--channel-days", type=click.FloatRange(min=0, min_open=True), default=None)
+@click.option(
+    "--dm-days",
+    type=_DAYS,
+    default=None,
+    help="Days a DM (or user-scoped) session is kept [else STATEBOT_RETENTION_DM_DAYS].",
+)
+@click.option(
+    "--thread-days",
+    type=_DAYS,
+    default=None,
+    help="Days a thread session is kept [else STATEBOT_RETENTION_THREAD_DAYS].",
+)
+@click.option(
+    "--channel-days",
+    type=_DAYS,
+    default=None,
+    help="Days a channel session is kept [else STATEBOT_RETENTION_CHANNEL_DAYS].",
+)
 @click.pass_context
 def expire_cmd(
     ctx: click.Context,
