@@ -88,8 +88,8 @@ def refuse_sealed(session_id: str, texts: Mapping[str, str], data: str = "") -> 
             raise StateDecryptError(
                 session_id,
                 kid,
-                "cannot be read by a store without state keys (STATEBOT_STATE_KEYS is "
-                "empty in this process); configure the same keys as the other processes",
+                "cannot be read by a store built without state keys; give every "
+                "process the same STATEBOT_STATE_KEYS",
             )
 
 
