@@ -13,6 +13,7 @@ import structlog
 
 from bots.replies import Reply
 from core.exceptions import (
+    BudgetExceededError,
     LockTimeoutError,
     ModelError,
     ModelTimeoutError,
@@ -97,6 +98,16 @@ async def guarded(
         log.info("bad_command", agent=agent_id, error=str(exc))
         hint = usage()
         return Reply(f"{exc}" + (f"\n{hint}" if hint else "") + "\nNothing was changed.", True)
+    except BudgetExceededError as exc:  # says which budget, used/limit, when it resets
+        log.info(
+            "budget_exceeded",
+            agent=agent_id,
+            scope=exc.scope,
+            what=exc.what,
+            used=exc.used,
+            limit=exc.limit,
+        )
+        return Reply(str(exc), True)
     except RunError as exc:
         # the runtime's own errors (a Parallel conflict, a bad Router choice) say
         # exactly what went wrong; the run persisted nothing from the failed step

@@ -22,6 +22,7 @@ from core.agent.prompt import PromptSpec, build_system_message
 from core.agent.tool_calls import execute_tool_call, prepare_run
 from core.exceptions import NoModelError, ToolCallLimitError
 from core.models.base import Message, Model, ModelResponse, ToolCall
+from core.run.budget_gate import meter_model_call, meter_tool_call
 from core.run.context import RunContext
 from core.run.history import history_messages, message_to_dict
 from core.run.output import RunOutput, RunStatus, ToolExecution
@@ -160,6 +161,8 @@ async def _run_loop(
         output.metrics.model_calls += 1
         output.metrics.input_tokens += response.usage.input_tokens
         output.metrics.output_tokens += response.usage.output_tokens
+        # counted as it happens, so a run that fails later is still charged (budgets)
+        meter_model_call(response.usage.input_tokens, response.usage.output_tokens)
         history.append(Message("assistant", response.content, list(response.tool_calls)))
         if not response.tool_calls:
             output.content = _with_shown_results(batch.shown, response.content)
@@ -260,6 +263,7 @@ class _Batch:
     def _record(self, execution: ToolExecution) -> None:
         self.output.tools.append(execution)
         self.output.metrics.tool_calls += 1
+        meter_tool_call()
         if self.on_tool_event is not None:
             self.on_tool_event("completed", execution)
 

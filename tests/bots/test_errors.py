@@ -8,7 +8,7 @@ from bots.errors import guarded
 from bots.replies import Reply
 from core.db.base import LockTimeoutError, SessionBusyError, StaleVersionError, StoreError
 from core.db.redis import LeaseLostError
-from core.exceptions import RunTimeoutError, ToolCallLimitError
+from core.exceptions import BudgetExceededError, RunTimeoutError, ToolCallLimitError
 from core.models.base import ModelError, ModelTimeoutError
 
 
@@ -71,3 +71,24 @@ async def test_unexpected_error_says_outcome_unknown() -> None:
     """An unexpected failure does not claim an outcome it cannot know."""
     text = await reply_to(RuntimeError("kaboom"))
     assert "may or may not have been applied" in text and "kaboom" not in text
+
+
+async def test_budget_refusal_is_its_own_clear_sentence() -> None:
+    """A used-up budget is answered with the budget's own message, said once, ephemerally."""
+    error = BudgetExceededError(
+        scope="user",
+        scope_id="slack:T1:U1",
+        what="tokens",
+        used=10_240,
+        limit=10_000,
+        resets_at="2026-11-24T00:00:00+00:00",
+        resets_in=3 * 3600 + 12 * 60,
+    )
+
+    async def run() -> Reply:
+        raise error
+
+    reply = await guarded(run, agent_id="a", offline_commands="/a x")
+    assert reply.text == str(error)
+    assert "10,240 of 10,000 tokens" in reply.text and reply.text.count("Nothing was run") == 1
+    assert "could not finish" not in reply.text and reply.ephemeral

@@ -239,3 +239,35 @@ async def test_workflow_steps_tokens_count_toward_the_workflow_run() -> None:
     assert len(step_model.requests) == 1
     report = await usage_report(flow.db, budget, session_id="w", user_id="u")
     assert [s.used.tokens for s in report.scopes] == [10, 10]
+
+
+async def test_a_run_that_fails_after_model_calls_is_still_charged() -> None:
+    """Tokens of a run that fails later (here: past its tool-call rounds) still count."""
+    model = ScriptedModel(
+        [
+            ModelResponse(
+                content=None,
+                tool_calls=[tool_call("add_item", item="milk")],
+                usage=Usage(input_tokens=70, output_tokens=0),
+            ),
+            ModelResponse(
+                content=None,
+                tool_calls=[tool_call("add_item", item="eggs")],
+                usage=Usage(input_tokens=50, output_tokens=0),
+            ),
+            said("never", 1),
+        ]
+    )
+    clock = Clock()
+    agent = Agent(
+        model=model,
+        tools=[add_item],
+        db=InMemoryDb(),
+        budget=Budget(tokens_per_session=100, clock=clock),
+        tool_call_limit=1,
+    )
+    with pytest.raises(RunError):
+        await agent.arun("shop", session_id="s", user_id="u")
+    with pytest.raises(BudgetExceededError) as refused:
+        await agent.arun("again", session_id="s", user_id="u")
+    assert refused.value.used == 120 and len(model.requests) == 2
