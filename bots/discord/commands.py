@@ -66,6 +66,8 @@ def answers_privately(service: ChatService, command: str, text: str) -> bool:
     Mirrors what ChatService answers privately without running anything: ``/state``,
     unknown agents, help, and commands that do not parse. (Oversize text is refused
     privately too; it takes the public-defer path below, which keeps it private.)
+    The built-in ``undo`` is deferred publicly: a done undo is news for the channel,
+    and a refused one (conflict, nothing to undo) takes that same private path.
     """
     if command == "state":
         return True
