@@ -22,6 +22,7 @@ from core.exceptions import (
     RunTimeoutError,
     StaleVersionError,
     StateLimitError,
+    StateValueError,
     StoreError,
     StoreUnavailableError,
     ToolArgumentError,
@@ -108,6 +109,9 @@ async def guarded(
             limit=exc.limit,
         )
         return Reply(str(exc), True)
+    except StateValueError as exc:  # a step's state that is not JSON or does not fit the schema
+        log.warning("state_refused", agent=agent_id, error=str(exc))
+        return Reply(RUN_REFUSED.format(detail=str(exc).rstrip(".")))
     except RunError as exc:
         # the runtime's own errors (a Parallel conflict, a bad Router choice) say
         # exactly what went wrong; the run persisted nothing from the failed step

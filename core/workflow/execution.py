@@ -18,6 +18,7 @@ from core.agent.streaming import step_scope
 from core.run.context import RunContext
 from core.run.output import RunMetrics, ToolExecution
 from core.state.codec import encode_state
+from core.state.schema_session import checked_checkpoint
 from core.state.session import SessionHandle
 from core.state.tracker import StateTracker
 from core.state.values import TRANSIENT_KEYS
@@ -156,6 +157,7 @@ class WorkflowRun:
             try:
                 output = await step.aexecute(step_input, self)
                 self.adopt_state()
+                checked_checkpoint(self.handle)  # a step's state must fit the schema, as a tool's
                 await self.handle.persist()  # a value that is not JSON fails here, naming the key
             except BaseException:
                 self.adopt_state()

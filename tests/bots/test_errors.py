@@ -8,7 +8,12 @@ from bots.errors import guarded
 from bots.replies import Reply
 from core.db.base import LockTimeoutError, SessionBusyError, StaleVersionError, StoreError
 from core.db.redis import LeaseLostError
-from core.exceptions import BudgetExceededError, RunTimeoutError, ToolCallLimitError
+from core.exceptions import (
+    BudgetExceededError,
+    RunTimeoutError,
+    StateSchemaError,
+    ToolCallLimitError,
+)
 from core.models.base import ModelError, ModelTimeoutError
 
 
@@ -92,3 +97,13 @@ async def test_budget_refusal_is_its_own_clear_sentence() -> None:
     assert reply.text == str(error)
     assert "10,240 of 10,000 tokens" in reply.text and reply.text.count("Nothing was run") == 1
     assert "could not finish" not in reply.text and reply.ephemeral
+
+
+async def test_state_that_does_not_fit_the_schema_is_refused_truthfully() -> None:
+    """A workflow step's state that breaks the schema: refused, the failed step not saved."""
+    error = StateSchemaError(
+        "Counter", [("session_state['visits']", "Input should be int")], "visits"
+    )
+    text = await reply_to(error)
+    assert "does not fit the schema Counter" in text and "visits" in text
+    assert "Nothing from the failed step was saved" in text and "went wrong" not in text

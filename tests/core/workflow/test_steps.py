@@ -5,15 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from typing_extensions import TypedDict
 
 from core.agent import Agent
 from core.db.in_memory import InMemoryDb
-from core.exceptions import UnknownToolError
+from core.exceptions import StateSchemaError, UnknownToolError
 from core.run import RunContext
 from core.state.values import StateValueError
 from core.team import Team
 from core.testing import ScriptedModel, tool_call
 from core.workflow import Step, StepInput, StepOutput, Workflow
+
+
+class Counter(TypedDict):
+    """A typed workflow state: one count."""
+
+    visits: int
 
 
 def add_item(run_context: RunContext, item: str) -> str:
@@ -178,3 +185,27 @@ def test_bad_definitions_are_refused() -> None:
         Step("s", executor=print, agent=Agent())
     with pytest.raises(TypeError, match="not a workflow step"):
         Workflow("W", steps=[42])
+
+
+async def test_a_function_step_that_breaks_the_schema_fails_and_stores_nothing() -> None:
+    """A function step's state is checked against the workflow's schema before its save."""
+
+    def good(session_state: dict[str, Any]) -> str:
+        session_state["visits"] += 1
+        return "counted"
+
+    def bad(session_state: dict[str, Any]) -> str:
+        session_state["visits"] = "many"
+        return "broke it"
+
+    db = InMemoryDb()
+    workflow = Workflow(
+        steps=[Step("good", executor=good), Step("bad", executor=bad)],
+        db=db,
+        session_state={"visits": 0},
+        session_state_schema=Counter,
+    )
+    with pytest.raises(StateSchemaError, match="visits"):
+        await workflow.arun("go", session_id="w")
+    stored = await db.aload("w")
+    assert stored is not None and stored.state == {"visits": 1}
