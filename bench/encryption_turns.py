@@ -13,7 +13,13 @@ load on a shared machine weighs on both alike. Stores: RedisDb snapshotting to S
 - **bump a counter**: one small key changes beside the big list;
 - **two processes**: two store objects (as two bot processes) take turns on one
   session, so every turn misses the per-process cache and loads (opens) the whole
-  state, then appends a task.
+  state, then appends a task;
+- **two processes, wide**: the same with the tasks as 1,000 top-level keys (one
+  sealed value each, so a load opens 1,000 values), bumping a counter.
+
+CPU ms is this process's CPU time per turn (``time.process_time``): steadier than wall
+time on a shared machine, and where sealing and opening show; it leaves out Redis's
+and SQLite's I/O waits.
 """
 
 from __future__ import annotations
@@ -66,6 +72,14 @@ class BumpThenAnswer(Model):
         return ModelResponse(tool_calls=(ToolCall(id="call_1", name="bump", arguments="{}"),))
 
 
+WORKLOADS = ("append a task", "bump a counter", "two processes", "two processes, wide")
+
+
+def wide_state(n_tasks: int) -> dict[str, Any]:
+    """The board's tasks as ``n_tasks`` top-level keys."""
+    return {f"task{i + 1}": task for i, task in enumerate(initial_state(n_tasks)["tasks"])}
+
+
 def stores(tmp: str) -> dict[str, Factory]:
     """Store factories: (cipher, database file name) -> a store."""
 
@@ -86,10 +100,12 @@ def stores(tmp: str) -> dict[str, Factory]:
 
 async def compare(store: str, make: Factory, workload: str, tasks: int, turns: int) -> None:
     """Interleaved turns, plain and sealed, on one store kind; one row per variant."""
-    bumping = workload == "bump a counter"
+    wide = workload == "two processes, wide"
+    bumping = workload == "bump a counter" or wide
     tool = Function(bump, name="bump") if bumping else Function(add_task)
     variants = {"plain": None, "sealed": CIPHER}
-    processes = 2 if workload == "two processes" else 1
+    processes = 2 if workload.startswith("two processes") else 1
+    start_state = wide_state(tasks) if wide else initial_state(tasks)
     agents: list[list[Agent]] = []
     opened: list[BaseDb] = []
     for cipher in variants.values():
@@ -102,26 +118,30 @@ async def compare(store: str, make: Factory, workload: str, tasks: int, turns: i
                     model=BumpThenAnswer() if bumping else ToolThenAnswer(),
                     db=db,
                     tools=[tool],
-                    session_state=initial_state(tasks),
+                    session_state=start_state,
                 )
                 for db in dbs
             ]
         )
     sessions = [f"s-{uuid.uuid4().hex}" for _ in variants]
     samples: list[list[float]] = [[] for _ in variants]
+    cpu: list[list[float]] = [[] for _ in variants]
     for i in range(-5, turns):  # 5 untimed turns first
-        for pair, session, timed in zip(agents, sessions, samples, strict=True):
+        for pair, session, timed, used in zip(agents, sessions, samples, cpu, strict=True):
             agent = pair[i % processes]
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             out = await agent.arun("go", session_id=session)
             if i >= 0:
                 timed.append(time.perf_counter() - start)
+                used.append(time.process_time() - start_cpu)
             assert not any(t.error for t in out.tools), out.tools
-    plain = summary(samples[0])[0]
-    for name, timed in zip(variants, samples, strict=True):
+    plain, plain_cpu = summary(samples[0])[0], summary(cpu[0])[0]
+    for name, timed, used in zip(variants, samples, cpu, strict=True):
         median, p95 = summary(timed)
+        cpu_ms = summary(used)[0]
         print(
-            f"| {store} | {workload} | {name} | {median:.2f} | {p95:.2f} | {median / plain:.2f}x |"
+            f"| {store} | {workload} | {name} | {median:.2f} | {p95:.2f} | "
+            f"{median / plain:.2f}x | {cpu_ms:.2f} | {cpu_ms / plain_cpu:.2f}x |"
         )
     for db in opened:
         await db.aclose()
@@ -133,11 +153,11 @@ async def compare(store: str, make: Factory, workload: str, tasks: int, turns: i
 
 async def main(tasks: int, turns: int) -> None:
     print(f"\n## Per-turn cost with state encryption, {tasks:,}-task board ({turns} turns each)\n")
-    print("| store | turn | state | median ms | p95 ms | vs plain |")
-    print("|---|---|---|---:|---:|---:|")
+    print("| store | turn | state | median ms | p95 ms | vs plain | CPU ms | CPU vs plain |")
+    print("|---|---|---|---:|---:|---:|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         for store, make in stores(tmp).items():
-            for workload in ("append a task", "bump a counter", "two processes"):
+            for workload in WORKLOADS:
                 await compare(store, make, workload, tasks, turns)
     await remove_keys()
 
