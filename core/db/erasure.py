@@ -1,7 +1,8 @@
 """Erase one user from every store: the one path (``statebot state erase``, chat
 ``/state erase`` both call :func:`erase_user`). docs/erasure.md is the user's guide.
 
-1. **Memories**: every memory of the user is deleted (``adelete_memory``).
+1. **Memories**: every memory of the user is deleted (``adelete_memory``); so are
+   their usage-budget counters and those of their deleted sessions (``erase_usage``).
 2. **Finding sessions**: every session that may name the user, in every store the
    deployment uses: the durable tables (last user, state, data, history, schedules:
    ``core/db/sql/erasure_sql.py``) and, for RedisDb, every session Redis holds
@@ -45,6 +46,7 @@ from core.db.redis import RedisDb, erasure_redis
 from core.db.sql import erasure_sql
 from core.db.sql.store import SqlDb
 from core.redaction import redact_text
+from core.run.budget_stores import erase_usage
 from core.schedule.stores import schedule_store
 
 __all__ = ["ERASURE_ACTOR", "ErasureReport", "erase_user", "participants", "sessions_naming"]
@@ -69,6 +71,8 @@ class ErasureReport:
     history_rows_scrubbed: int = 0
     redis_records_scrubbed: int = 0
     schedules_deleted: int = 0
+    #: budget counters of the user and of their deleted sessions (``core.run.budget``)
+    usage_counters_deleted: int = 0
     #: step or session id -> why it failed (the rest of the erasure went on)
     errors: dict[str, str] = field(default_factory=dict)
 
@@ -90,6 +94,7 @@ class ErasureReport:
             "history_rows_scrubbed": self.history_rows_scrubbed,
             "redis_records_scrubbed": self.redis_records_scrubbed,
             "schedules_deleted": self.schedules_deleted,
+            "usage_counters_deleted": self.usage_counters_deleted,
             "errors": dict(self.errors),
         }
 
@@ -164,6 +169,12 @@ async def erase_user(db: BaseDb, user_id: str, *, pseudonym: str | None = None) 
             await _erase_in_session(db, session_id, report)
         except StoreError as exc:
             report.fail(session_id, exc)
+    try:
+        report.usage_counters_deleted = await erase_usage(
+            db, user_id=user_id, session_ids=report.sessions_deleted
+        )
+    except StoreError as exc:
+        report.fail("usage counters", exc)
     if isinstance(db, RedisDb) and db.snapshot_to is not None and report.sessions_scrubbed:
         try:  # the scrubbed versions replace the durable rows now, not at the next pass
             await db.aflush()

@@ -9,10 +9,11 @@ A :class:`Retention` pass, bounded by ``batch_size``:
 
 * **sessions** not updated for their rule's days are deleted through
   ``admin.delete_session`` (under the lease: hot and durable copies, history,
-  schedules). Candidates come from the durable sessions table (oldest first, by an
-  index on ``updated_at``) and from Redis's listing indexes (sessions that never
-  reached the durable store); each is re-read through the store before it goes, so a
-  session Redis holds a newer version of is kept;
+  schedules), with their usage-budget counters. Candidates come from the durable
+  sessions table (oldest first, by an index on ``updated_at``) and from Redis's
+  listing indexes (sessions that never reached the durable store); each is re-read
+  through the store before it goes, so a session Redis holds a newer version of is
+  kept;
 * **history rows** of live sessions saved before their cutoff are deleted from the
   durable store (at most ``batch_size`` per pass).
 
@@ -38,6 +39,7 @@ from core.db.redis import RedisDb, erasure_redis
 from core.db.sql import erasure_sql
 from core.db.sql.store import SqlDb
 from core.redaction import redact_text
+from core.run.budget_stores import erase_usage
 
 __all__ = ["Retention", "RetentionPolicy", "RetentionReport", "RetentionRule", "expire"]
 
@@ -211,6 +213,7 @@ class Retention:
             await admin.delete_session(self.db, session_id)
         if isinstance(self.db, RedisDb):
             await erasure_redis.forget_extras(self.db, session_id)
+        await erase_usage(self.db, session_ids=[session_id])  # its budget counters
         return True
 
     async def _old_history(self, latest: float, now: float, dry_run: bool) -> int:

@@ -9,6 +9,7 @@ every table) so "no trace" is checked against the stores, not against the API.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
 from core.db.sql.store import SqlDb
 from core.db.sqlite import SqliteDb
+from core.run.budget import Scope, Usage, utc_day
+from core.run.budget_stores import usage_store
 from core.run.history import RunRecord, SessionData
 from core.schedule.model import Schedule
 from core.schedule.stores import schedule_store
@@ -127,7 +130,7 @@ def schedule(session_id: str, user_id: str, schedule_id: str) -> Schedule:
 
 
 async def fill(db: BaseDb) -> None:
-    """Ana's own DM, a thread shared with Bob, memories and reminders of both."""
+    """Ana's own DM, a thread shared with Bob; memories, reminders and usage counters."""
     await save_run(db, OWN, ANA, {"notes": ["call mum"], "me": ANA}, "a1")
     await save_run(db, OWN, ANA, {"notes": ["call mum", "buy milk"], "me": ANA}, "a2")
     task_a = {"title": "design", "assignee": ANA}
@@ -141,6 +144,10 @@ async def fill(db: BaseDb) -> None:
     await store.aadd(schedule(OWN, ANA, "s-own"), max_per_session=10)
     await store.aadd(schedule(SHARED, ANA, "s-ana"), max_per_session=10)
     await store.aadd(schedule(SHARED, BOB, "s-bob"), max_per_session=10)
+    today = utc_day(time.time())
+    usage = usage_store(db)
+    await usage.aadd([Scope("user", ANA), Scope("session", OWN)], today, Usage(120, 2))
+    await usage.aadd([Scope("user", BOB), Scope("session", SHARED)], today, Usage(80, 1))
     await db.aadd_memory(UserMemory("m1", ANA, "likes tea"))
     await db.aadd_memory(UserMemory("m2", ANA, "works at night"))
     await db.aadd_memory(UserMemory("m3", BOB, "likes coffee"))

@@ -48,6 +48,7 @@ async def test_report_says_what_was_done_per_store(deployment: BaseDb) -> None:
     assert report.memories_deleted == 2
     assert report.runs_removed == 1
     assert report.schedules_deleted == 2  # one in her DM, one in the shared thread
+    assert report.usage_counters_deleted == 2  # hers and her DM's
     assert report.history_rows_scrubbed + report.redis_records_scrubbed > 0
     assert report.to_dict()["sessions_deleted"] == [OWN]
 

@@ -14,6 +14,8 @@ from core.db.redis import RedisDb
 from core.db.retention import DAY, Retention, RetentionPolicy, RetentionRule, expire
 from core.db.snapshot import Snapshotter
 from core.db.sql.store import SqlDb
+from core.run.budget import Scope, Usage, utc_day
+from core.run.budget_stores import usage_store
 from core.schedule.stores import schedule_store
 from tests.db.erasure_fixtures import (
     ANA,
@@ -41,6 +43,11 @@ POLICY = RetentionPolicy(
 )
 
 
+def today() -> str:
+    """The UTC day usage counters are kept under."""
+    return utc_day(time.time())
+
+
 def days_later(days: float) -> float:
     """A wall clock reading ``days`` from now (no sleeping)."""
     return time.time() + days * DAY
@@ -53,6 +60,7 @@ async def _fill(db: BaseDb) -> None:
         await schedule_store(db).aadd(
             schedule(session_id, ANA, f"s-{session_id}"), max_per_session=5
         )
+        await usage_store(db).aadd([Scope("session", session_id)], today(), Usage(10, 1))
     if isinstance(db, RedisDb):
         await db.aflush()
 
@@ -75,6 +83,9 @@ async def test_an_idle_session_expires_from_every_store(deployment: BaseDb) -> N
     assert await traces(deployment, DM) == []
     assert await deployment.aload(DM) is None
     assert await schedule_store(deployment).alist(DM) == []
+    usage = usage_store(deployment)
+    assert (await usage.aread([Scope("session", DM)], today()))[0].tokens == 0
+    assert (await usage.aread([Scope("session", THREAD)], today()))[0].tokens == 10
     for kept in (THREAD, CHANNEL):
         assert await deployment.aload(kept) is not None
         assert len(await schedule_store(deployment).alist(kept)) == 1
