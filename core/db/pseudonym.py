@@ -8,7 +8,8 @@ is left alone, so erasing one user never corrupts another's id.
 
 A session's data (run history, name, audit entries, ...) loses the user's own runs
 outright; everything else in it (other users' runs, entries naming the user) keeps
-its shape with the id replaced.
+its shape with the id replaced: audit entries by ``core.state.audit.scrub_user``, then
+the exact-id rule everywhere (it also reaches the patch values naming the user).
 """
 
 from __future__ import annotations
@@ -18,9 +19,12 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from core.run.history import audit_lines
+from core.state import audit
 from core.state.codec import decode_value, encode_value
 
 __all__ = [
+    "audit_entries",
     "mentions_text",
     "new_pseudonym",
     "replace_user",
@@ -104,14 +108,34 @@ def scrub_data(text: str, user_id: str, pseudonym: str) -> str:
     """A session's data without the user's runs, the id replaced everywhere else."""
     if not text or not mentions_text(text, user_id):
         return text
-    data = _decode_data(text)
+    # the audit trail's own rule for its entries first; the exact-id rule then reaches
+    # what it leaves (patch values naming the user, other fields)
+    data = _decode_data(audit.scrub_user(text, user_id, pseudonym))
     runs = data.get("runs")
     if isinstance(runs, list):
         data["runs"] = [
             r for r in runs if not (isinstance(r, dict) and r.get("user_id") == user_id)
         ]
+    stored_audit = data.pop("audit", None)
     scrubbed, _ = replace_user(data, user_id, pseudonym)
+    if stored_audit is not None:
+        scrubbed["audit"] = _scrub_audit(stored_audit, user_id, pseudonym)
     return str(_JSON.encode(scrubbed))
+
+
+def _scrub_audit(stored: Any, user_id: str, pseudonym: str) -> Any:
+    """The audit trail in its stored form (JSON Lines in one string, or a list), every
+    entry under the exact-id rule (its patches name the user too)."""
+    entries = [json.loads(line) for line in audit_lines(stored)]
+    scrubbed = [replace_user(e, user_id, pseudonym)[0] for e in entries]
+    if isinstance(stored, str):
+        return "\n".join(_JSON.encode(e) for e in scrubbed)
+    return scrubbed
+
+
+def audit_entries(text: str) -> list[Any]:
+    """A session's audit entries, decoded, from its data text (oldest first)."""
+    return [json.loads(line) for line in audit_lines(_decode_data(text).get("audit"))]
 
 
 def run_users(text: str) -> set[str]:

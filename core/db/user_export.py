@@ -22,7 +22,7 @@ from typing import Any
 
 from core.db.base import BaseDb
 from core.db.erasure import participants, sessions_naming
-from core.db.pseudonym import replace_user, user_runs
+from core.db.pseudonym import audit_entries, replace_user, user_runs
 from core.schedule.model import Schedule
 from core.schedule.stores import schedule_store
 
@@ -44,6 +44,8 @@ async def export_user(db: BaseDb, user_id: str) -> dict[str, Any]:
             continue
         history = await db.ahistory(session_id, limit=_HISTORY_SCAN)
         data = json.loads(record.data) if record.data else {}
+        if "audit" in data:  # entries as objects, as the JSON Lines export shows them
+            data["audit"] = audit_entries(record.data)
         if participants(record, history) == {user_id}:
             own.append(
                 {

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
+from core.agent import Agent
 from core.db.base import BaseDb
 from core.db.erasure import erase_user
 from core.db.pseudonym import replace_user, scrub_data
@@ -150,3 +152,29 @@ async def test_redis_alone_is_erased_too(redis_alone: RedisDb) -> None:
     assert report.memories_deleted == 2 and report.schedules_deleted == 2
     assert await traces(redis_alone, ANA) == []
     assert await traces(redis_alone, BOB)
+
+
+def assign(session_state: dict[str, Any], title: str, who: str) -> str:
+    """Add a task assigned to someone."""
+    session_state["tasks"].append({"title": title, "assignee": who})
+    return f"assigned {title}"
+
+
+async def test_real_runs_with_audit_entries_leave_no_trace(deployment: BaseDb) -> None:
+    """Runs of an agent (run history, audit entries with patches) by two users in one
+    thread: erasing one leaves no trace of them and keeps the other's task."""
+    agent = Agent(db=deployment, session_state={"tasks": []}, tools=[assign])
+    await agent.arun_tool("assign", {"title": "a", "who": ANA}, session_id=SHARED, user_id=ANA)
+    await agent.arun_tool("assign", {"title": "b", "who": BOB}, session_id=SHARED, user_id=BOB)
+    record = await deployment.aload(SHARED)
+    assert record is not None and ANA in record.data  # her run and audit entry
+
+    report = await erase_user(deployment, ANA, pseudonym="erased-user-x")
+
+    assert report.complete and report.sessions_scrubbed == [SHARED]
+    assert await traces(deployment, ANA) == []
+    output = await agent.arun_tool(
+        "assign", {"title": "c", "who": BOB}, session_id=SHARED, user_id=BOB
+    )
+    assert output.session_state is not None
+    assert [t["assignee"] for t in output.session_state["tasks"]] == ["erased-user-x", BOB, BOB]

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from core.agent import Agent
 from core.db import erasure
 from core.db.base import BaseDb, StoreUnavailableError
 from core.db.erasure import erase_user
@@ -79,3 +80,22 @@ async def test_a_failing_store_is_reported_and_a_rerun_finishes(
     again = await erase_user(deployment, ANA)
     assert again.complete
     assert await traces(deployment, ANA) == []
+
+
+def assign(session_state: dict[str, Any], title: str, who: str) -> str:
+    """Add a task assigned to someone."""
+    session_state["tasks"].append({"title": title, "assignee": who})
+    return f"assigned {title}"
+
+
+async def test_export_has_the_audit_entries_naming_the_user(deployment: BaseDb) -> None:
+    """In a thread with real runs of two users, her export holds her audit entry only."""
+    agent = Agent(db=deployment, session_state={"tasks": []}, tools=[assign])
+    await agent.arun_tool("assign", {"title": "a", "who": ANA}, session_id=SHARED, user_id=ANA)
+    await agent.arun_tool("assign", {"title": "b", "who": BOB}, session_id=SHARED, user_id=BOB)
+
+    export = await export_user(deployment, ANA)
+
+    [shared] = export["shared_sessions"]
+    assert [e["user_id"] for e in shared["audit"]] == [ANA]
+    assert BOB not in json.dumps(export)
