@@ -75,8 +75,17 @@ def test_rekey_rewrites_under_the_new_key_and_says_the_old_may_go(
     (only,) = json.loads(again.output)["passes"]
     assert only["values"] == only["data"] == only["history"] == 0  # idempotent
     monkeypatch.setenv("STATEBOT_STATE_KEYS", K2)  # the old key dropped
-    dump = CliRunner().invoke(main, ["state", "dump", "a", "--db-url", db_url])
-    assert dump.exit_code == 0, dump.output
+    new_only = build_store(Settings(statebot_db_url=db_url))
+
+    async def load() -> dict[str, object]:
+        try:
+            record = await new_only.aload("a")
+            assert record is not None
+            return record.state
+        finally:
+            await new_only.aclose()
+
+    assert asyncio.run(load()) == {"plan": SECRET}
 
 
 def test_rekey_without_the_old_key_names_it_and_exits_1(
@@ -121,7 +130,6 @@ def test_build_store_gives_redis_and_the_durable_store_the_ring(
     assert isinstance(store, RedisDb) and store.cipher is not None
     assert store.cipher.ring.ids == (key_id(K2), key_id(K1))
     assert isinstance(store.snapshot_to, SqliteDb) and store.snapshot_to.cipher is store.cipher
-    plain = build_store(
-        Settings(statebot_db_url=f"sqlite:///{tmp_path}/y.db", statebot_state_keys="")
-    )
+    monkeypatch.setenv("STATEBOT_STATE_KEYS", "")  # compose's VAR=: off
+    plain = build_store(Settings(statebot_db_url=f"sqlite:///{tmp_path}/y.db"))
     assert isinstance(plain, SqliteDb) and plain.cipher is None
