@@ -21,6 +21,7 @@ from typing import Any
 
 from core.run.history import audit_lines
 from core.state import audit
+from core.state.cipher import StateCipher
 from core.state.codec import decode_value, encode_value
 
 __all__ = [
@@ -95,6 +96,35 @@ def scrub_texts(
         elif value_changed:
             changed[key] = encode_value(key, value)
     return changed, removed
+
+
+def scrub_sealed_texts(
+    texts: Mapping[str, str],
+    session_id: str,
+    user_id: str,
+    pseudonym: str,
+    cipher: StateCipher | None,
+) -> dict[str, str] | None:
+    """Stored key texts (sealed when ``cipher`` is given) with the user pseudonymised,
+    changed keys sealed again; None when nothing changed."""
+    opened = cipher.open_texts(session_id, texts) if cipher is not None else dict(texts)
+    changed, removed = scrub_texts(opened, user_id, pseudonym)
+    if not changed and not removed:
+        return None
+    if cipher is not None:
+        changed = cipher.seal_texts(session_id, changed)
+    return {k: t for k, t in texts.items() if k not in removed and k not in changed} | changed
+
+
+def scrub_sealed_data(
+    text: str, session_id: str, user_id: str, pseudonym: str, cipher: StateCipher | None
+) -> str:
+    """Stored data text (sealed when ``cipher`` is given) under :func:`scrub_data`."""
+    if cipher is None or not text:
+        return scrub_data(text, user_id, pseudonym)
+    opened = cipher.open_data(session_id, text)
+    scrubbed = scrub_data(opened, user_id, pseudonym)
+    return text if scrubbed == opened else cipher.seal_data(session_id, scrubbed)
 
 
 def _decode_data(text: str) -> dict[str, Any]:

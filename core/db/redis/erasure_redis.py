@@ -19,11 +19,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from core.db.pseudonym import mentions_text, replace_user, scrub_data
+from core.db.pseudonym import (
+    mentions_text,
+    replace_user,
+    scrub_sealed_data,
+    scrub_sealed_texts,
+)
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys
 from core.db.redis.scripts import LuaScript
 from core.db.redis.store import RedisDb
-from core.state import codec
+from core.state.cipher import StateCipher
 
 __all__ = ["forget_extras", "idle_sessions", "scrub_extras", "sessions_naming"]
 
@@ -94,26 +99,31 @@ async def sessions_naming(db: RedisDb, user_id: str) -> set[str]:
     return found
 
 
-def _scrub_undo_item(raw: str, user_id: str, pseudonym: str) -> str:
-    """One undo record (layout in scripts.py SAVE) with the user pseudonymised."""
-    if not mentions_text(raw, user_id):
+def _scrub_undo_item(
+    raw: str, session_id: str, user_id: str, pseudonym: str, cipher: StateCipher | None
+) -> str:
+    """One undo record (layout in scripts.py SAVE) with the user pseudonymised; its old
+    texts and data are opened and sealed again when the store encrypts."""
+    if cipher is None and not mentions_text(raw, user_id):
         return raw
     item: dict[str, Any] = json.loads(raw)
+    changed = False
     if item.get("u") == user_id:
         item["u"] = pseudonym
+        changed = True
     old = item.get("o")
     if isinstance(old, dict):
-        scrubbed: dict[str, Any] = {}
-        for key, text in old.items():
-            new_key = pseudonym if key == user_id else key
-            if isinstance(text, str) and mentions_text(text, user_id):
-                value, _ = replace_user(codec.decode_value(text), user_id, pseudonym)
-                text = codec.encode_value(new_key, value)
-            scrubbed[new_key] = text
-        item["o"] = scrubbed
+        present = {k: t for k, t in old.items() if isinstance(t, str)}
+        texts = scrub_sealed_texts(present, session_id, user_id, pseudonym, cipher)
+        if texts is not None or user_id in old:
+            absent = {(pseudonym if k == user_id else k): t for k, t in old.items() if t is False}
+            item["o"] = (texts if texts is not None else present) | absent
+            changed = True
     if isinstance(item.get("d"), str):
-        item["d"] = scrub_data(item["d"], user_id, pseudonym)
-    return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+        data = scrub_sealed_data(item["d"], session_id, user_id, pseudonym, cipher)
+        changed = changed or data != item["d"]
+        item["d"] = data
+    return json.dumps(item, ensure_ascii=False, separators=(",", ":")) if changed else raw
 
 
 async def scrub_extras(db: RedisDb, session_id: str, user_id: str, pseudonym: str) -> int:
@@ -125,7 +135,7 @@ async def scrub_extras(db: RedisDb, session_id: str, user_id: str, pseudonym: st
     with db._clients.unavailable(f"erase a user from session {session_id!r}"):
         for _ in range(5):  # a snapshot or expiry may move the list meanwhile: read again
             undo = [str(u) for u in await client.lrange(keys.hist, 0, -1)]
-            new = [_scrub_undo_item(u, user_id, pseudonym) for u in undo]
+            new = [_scrub_undo_item(u, session_id, user_id, pseudonym, db.cipher) for u in undo]
             changed = sum(1 for a, b in zip(undo, new, strict=True) if a != b)
             if not changed:
                 break

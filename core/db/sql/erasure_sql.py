@@ -19,7 +19,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from core.db.pseudonym import needles, replace_user
+from core.db.pseudonym import needles, scrub_sealed_texts
 from core.db.sql.store import SqlDb
 from core.schedule.sql_store import build_schedules_table
 from core.state import codec
@@ -69,27 +69,28 @@ async def sessions_naming(db: SqlDb, user_id: str) -> set[str]:
 
 
 async def scrub_history(db: SqlDb, session_id: str, user_id: str, pseudonym: str) -> int:
-    """Pseudonymise the user in every stored version of a session; rows rewritten."""
+    """Pseudonymise the user in every stored version of a session; rows rewritten.
+
+    Every row of the session is read (at most ``history_limit``): with encryption at
+    rest a text search cannot see inside the values, so each is opened, scrubbed and
+    sealed again with the store's cipher.
+    """
     h = db._tables.history
+    cipher = db.cipher
 
     def rewrite() -> int:
         rewritten = 0
         with db._writer.begin() as conn:
             rows = conn.execute(
-                sa.select(h.c.version, h.c.state, h.c.user_id).where(
-                    h.c.session_id == session_id,
-                    sa.or_(h.c.user_id == user_id, _contains(h.c.state, user_id)),
-                )
+                sa.select(h.c.version, h.c.state, h.c.user_id).where(h.c.session_id == session_id)
             ).all()
             for row in rows:
-                try:
-                    stored = codec.decode_value(row.state)
-                except ValueError:  # not plain JSON (encrypted at rest): only the user column
-                    stored = None
-                state, changed = replace_user(stored, user_id, pseudonym)
                 values: dict[str, Any] = {}
-                if changed:
-                    values["state"] = codec.encode_value("state", state)
+                texts = scrub_sealed_texts(
+                    codec.split_object(row.state), session_id, user_id, pseudonym, cipher
+                )
+                if texts is not None:
+                    values["state"] = codec.object_text(texts)
                 if row.user_id == user_id:
                     values["user_id"] = pseudonym
                 if values:
