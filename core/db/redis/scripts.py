@@ -246,18 +246,22 @@ return 1
 """
 )
 
-# Delete a session. KEYS: state meta hist dirty index gone data  ARGV: hash
+# Delete a session. KEYS: state meta hist dirty index gone data conflict quarantine
+# ARGV: hash
 # The tombstone keeps the version the session had reached, so a snapshot in flight
-# cannot be read back and a re-created session continues after it.
+# cannot be read back and a re-created session continues after it. The conflict copy
+# and the quarantine entry go too (both hold the session's state or ids): the
+# quarantine hash is its bucket's, so every key here shares the session's slot.
 DELETE = LuaScript(
     r"""
 local existed = redis.call('EXISTS', KEYS[2])
 local v = tonumber(redis.call('HGET', KEYS[2], 'v') or '0')
 local before = tonumber(redis.call('GET', KEYS[6]) or '0') or 0
 v = math.max(v, before)
-redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[7])
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[7], KEYS[8])
 redis.call('SREM', KEYS[4], ARGV[1])
 redis.call('ZREM', KEYS[5], ARGV[1])
+redis.call('HDEL', KEYS[9], ARGV[1])
 redis.call('SET', KEYS[6], v, 'PX', 3600000)
 return existed
 """

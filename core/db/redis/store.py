@@ -469,6 +469,8 @@ class RedisDb(BaseDb):
                     keys.bucket.index,
                     keys.gone,
                     keys.data,
+                    keys.conflict,
+                    keys.bucket.quarantine,
                 ],
                 [keys.hashed],
             )
