@@ -18,9 +18,10 @@ import asyncio
 import importlib
 import os
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 from bots.budgets import apply_budget
 from bots.registry import ChatAgent
@@ -37,6 +38,9 @@ from core.schedule import (
     schedule_store,
 )
 from core.state.cipher import StateCipher
+
+if TYPE_CHECKING:
+    from core.db.retention import RetentionPolicy
 
 #: what ``build_app(agents=...)`` and ``serve()`` accept
 AgentSource: TypeAlias = Mapping[str, ChatAgent] | ChatAgent | Callable[[], object]
@@ -71,11 +75,14 @@ def build_durable_store(url: str, cipher: StateCipher | None = None) -> BaseDb:
     return open_store(url, cipher=cipher)
 
 
-def build_store(settings: Settings, *, durable: BaseDb | None = None) -> BaseDb:
+def build_store(
+    settings: Settings, *, durable: BaseDb | None = None, key_prefix: str = "statebot:"
+) -> BaseDb:
     """RedisDb snapshotting to the durable store when REDIS_URL is set, else the durable one.
 
     Both are given the key ring of ``STATEBOT_STATE_KEYS`` (the same one: the snapshot
-    copies sealed values as they are).
+    copies sealed values as they are). ``key_prefix``: of the Redis keys (``statebot
+    snapshotter --key-prefix``).
     """
     cipher = state_cipher(settings)
     durable = durable or build_durable_store(settings.statebot_db_url, cipher)
@@ -89,20 +96,38 @@ def build_store(settings: Settings, *, durable: BaseDb | None = None) -> BaseDb:
         run_snapshotter=settings.statebot_run_snapshotter,
         ttl=settings.statebot_redis_ttl or None,
         cipher=cipher,
+        key_prefix=key_prefix,
     )
 
 
-def start_snapshots(store: BaseDb) -> BaseDb:
+def start_snapshots(
+    store: BaseDb,
+    *,
+    retention: RetentionPolicy | None = None,
+    clock: Callable[[], float] = time.time,
+) -> BaseDb:
     """Start the background snapshotter of a RedisDb that may snapshot in this process.
 
     Only a process serving chat does this (``build_app``); admin commands that build a
-    store flush what they wrote when they close it.
+    store flush what they wrote when they close it. With a ``retention`` policy that has
+    rules (``STATEBOT_RETENTION_*_DAYS``), it enforces it like ``statebot snapshotter``:
+    one bounded pass at start, then hourly (docs/erasure.md). ``clock`` is the wall
+    clock retention measures idleness with.
     """
+    from bots.retention import retention_pass
     from core.db.redis import RedisDb
 
     if isinstance(store, RedisDb) and store.run_snapshotter:
-        store.start_snapshotter()
+        store.start_snapshotter(retention=retention_pass(store, retention, clock=clock))
     return store
+
+
+def serving_store(settings: Settings) -> BaseDb:
+    """The store of a process serving chat: :func:`build_store`, its snapshotter started
+    with the retention policy of ``STATEBOT_RETENTION_*_DAYS``."""
+    from bots.retention import policy_from_settings
+
+    return start_snapshots(build_store(settings), retention=policy_from_settings(settings))
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +213,7 @@ def build_app(
     configure(schedule_settings(settings))
     model = build_model(settings)
     serving = db is None  # a process serving chat builds its own store; tests pass theirs
-    store = db or start_snapshots(build_store(settings))
+    store = db or serving_store(settings)
     if agents is None:
         from tools.catalog import COMMAND_ALIASES, create_agents
 

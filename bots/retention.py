@@ -11,17 +11,24 @@ The kind is read back from the key ``bots/keys.py`` built (the one format):
   typed in a channel, the console).
 
 Anything else (ids made outside the chat layer) is no scope: kept forever.
+
+:func:`retention_pass` is the one place a snapshotter's retention pass is built, for
+``statebot snapshotter`` and for the snapshotter a bot process starts in itself.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from bots.keys import unescape
-from core.db.retention import RetentionPolicy
+from core.db.retention import DEFAULT_BATCH_SIZE, Retention, RetentionPolicy
 
 if TYPE_CHECKING:
     from bots.settings import Settings
+    from core.db.base import BaseDb
+    from core.db.snapshot import RetentionPass
 
 RetentionScope = Literal["dm", "thread", "channel"]
 
@@ -55,3 +62,17 @@ def policy_from_settings(settings: Settings) -> RetentionPolicy:
         thread=settings.statebot_retention_thread_days,
         channel=settings.statebot_retention_channel_days,
     )
+
+
+def retention_pass(
+    db: BaseDb,
+    policy: RetentionPolicy | None,
+    *,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    clock: Callable[[], float] = time.time,
+) -> RetentionPass | None:
+    """The bounded pass a snapshotter runs to enforce ``policy`` on ``db`` (the RedisDb,
+    so an expired session leaves every store together); None when it has no rules."""
+    if policy is None or not policy.rules:
+        return None
+    return Retention(db, policy, batch_size=batch_size, clock=clock).run_pass

@@ -9,6 +9,12 @@ as the store's. It stays silent until Redis first answers, so a process whose Re
 is down at start fails with its startup check's one line. Stopped by
 :meth:`SnapshotThread.stop`, which waits for the pass in flight; what is left dirty is
 then flushed by ``RedisDb.aclose``.
+
+Given ``retention`` (a bounded pass, ``core.db.retention.Retention.run_pass`` over the
+RedisDb), it enforces retention too, every ``retention_interval`` seconds, as
+``statebot snapshotter`` does. The pass runs on this thread's loop: the RedisDb and
+the durable stores keep one client per loop, so it never shares a connection with the
+process's own loop.
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import threading
 from core.db.base import BaseDb
 from core.db.redis.client import RedisClients
 from core.db.redis.dirty import DirtyQueue
-from core.db.snapshot import Snapshotter
+from core.db.snapshot import DEFAULT_RETENTION_INTERVAL, RetentionPass, Snapshotter
 
 
 class SnapshotThread:
@@ -34,15 +40,28 @@ class SnapshotThread:
         "_thread",
         "interval",
         "prefix",
+        "retention",
+        "retention_interval",
         "target",
         "url",
     )
 
-    def __init__(self, url: str, prefix: str, target: BaseDb, interval: float) -> None:
+    def __init__(
+        self,
+        url: str,
+        prefix: str,
+        target: BaseDb,
+        interval: float,
+        *,
+        retention: RetentionPass | None = None,
+        retention_interval: float = DEFAULT_RETENTION_INTERVAL,
+    ) -> None:
         self.url = url
         self.prefix = prefix
         self.target = target
         self.interval = interval
+        self.retention = retention
+        self.retention_interval = retention_interval
         self._loop: asyncio.AbstractEventLoop | None = None
         self._snapshotter: Snapshotter | None = None
         self._stopping: asyncio.Event | None = None
@@ -92,7 +111,12 @@ class SnapshotThread:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stopping.wait(), max(self.interval, 0.1))
                     return
-            self._snapshotter = Snapshotter(DirtyQueue(clients, self.prefix), self.target)
+            self._snapshotter = Snapshotter(
+                DirtyQueue(clients, self.prefix),
+                self.target,
+                retention=self.retention,
+                retention_interval=self.retention_interval,
+            )
             if not self._stopping.is_set():
                 await self._snapshotter.run(self.interval)
         finally:

@@ -59,7 +59,7 @@ from core.db.redis.records import (
 )
 from core.db.redis.repair import check_against_durable
 from core.db.redis.write_through import copy_through
-from core.db.snapshot import Snapshotter
+from core.db.snapshot import DEFAULT_RETENTION_INTERVAL, RetentionPass, Snapshotter
 from core.state.cipher import StateCipher, refuse_sealed
 
 # LOAD script statuses, and the SAVE status for a session another Redis incarnation wrote
@@ -546,13 +546,20 @@ class RedisDb(BaseDb):
         return await self._memories.delete(user_id, memory_id)
 
     # -- snapshots and lifecycle ------------------------------------------------------
-    def start_snapshotter(self) -> None:
+    def start_snapshotter(
+        self,
+        *,
+        retention: RetentionPass | None = None,
+        retention_interval: float = DEFAULT_RETENTION_INTERVAL,
+    ) -> None:
         """Copy dirty sessions to the durable store in the background from now on.
 
         Called once by the process that builds the store (``bots/app.py``); nothing
         starts it implicitly. Runs in a thread with its own event loop (see
-        ``background.py``) until :meth:`aclose`. ValueError when there is no durable
-        store or ``run_snapshotter`` is False (this process must not snapshot).
+        ``background.py``) until :meth:`aclose`. With ``retention`` (a bounded pass,
+        e.g. ``Retention(self, policy).run_pass``) it also runs that pass every
+        ``retention_interval`` seconds, on the thread's loop. ValueError when there is
+        no durable store or ``run_snapshotter`` is False (this process must not snapshot).
         """
         if self.snapshot_to is None:
             raise ValueError("this RedisDb has no durable store (snapshot_to) to snapshot to")
@@ -563,7 +570,12 @@ class RedisDb(BaseDb):
         if self._snapshot_thread is not None and self._snapshot_thread.running:
             return
         self._snapshot_thread = SnapshotThread(
-            self.db_url, self.key_prefix, self.snapshot_to, self.snapshot_interval
+            self.db_url,
+            self.key_prefix,
+            self.snapshot_to,
+            self.snapshot_interval,
+            retention=retention,
+            retention_interval=retention_interval,
         )
         self._snapshot_thread.start()
 
