@@ -4,7 +4,9 @@ Run one next to several bot processes (a Procfile line); bots then pass
 ``run_snapshotter=False`` or simply let both run, which is safe: upserts are
 version-guarded and a session leaves the dirty set only if its version did not move.
 With ``STATEBOT_RETENTION_*_DAYS`` set it also enforces retention, one bounded pass
-every ``--retention-interval`` seconds (docs/erasure.md).
+every ``--retention-interval`` seconds (docs/erasure.md). Its stores are built by
+``bots.app.build_store``, as the bots build theirs: with ``STATEBOT_STATE_KEYS`` both
+carry the key ring, so retention can read the sealed sessions it checks.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import json
 import signal
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -23,13 +25,32 @@ from bots.logging import configure_logging
 from bots.ops.health import serving, store_probe
 from bots.ops.metrics import SnapshotThroughput
 from bots.ops.startup import check_stores, one_line
-from bots.retention import policy_from_settings
+from bots.retention import policy_from_settings, retention_pass
 from core.db import admin
 from core.db.redis import RedisDb
-from core.db.retention import Retention, RetentionPolicy
+from core.db.retention import RetentionPolicy
 from core.db.snapshot import DEFAULT_BATCH_SIZE, DEFAULT_RETENTION_INTERVAL, Snapshotter
-from core.db.url import open_store
 from core.utils.log import log_info
+
+if TYPE_CHECKING:
+    from bots.settings import Settings
+
+
+def snapshotter_store(settings: Settings, *, key_prefix: str = "statebot:") -> RedisDb:
+    """The RedisDb of ``settings.redis_url`` over the durable store of
+    ``settings.statebot_db_url``, built by ``bots.app.build_store`` (the bots' one rule,
+    key ring included); it does not snapshot by itself: the snapshotter drives it."""
+    from bots.app import build_store
+
+    if not settings.redis_url:
+        raise ValueError("no Redis URL: pass --redis-url or set REDIS_URL")
+    # snapshot_to lets the health probe see the durable store and the backlog, and
+    # retention delete a session from both stores together
+    store = build_store(
+        settings.model_copy(update={"statebot_run_snapshotter": False}), key_prefix=key_prefix
+    )
+    assert isinstance(store, RedisDb)  # a Redis URL is set
+    return store
 
 
 def build_snapshotter(
@@ -48,23 +69,18 @@ def build_snapshotter(
     """
     if hot.snapshot_to is None:
         raise ValueError("the snapshotter needs a RedisDb with a durable store (snapshot_to)")
-    run_pass = None
-    if retention is not None and retention.rules:
-        run_pass = Retention(hot, retention, batch_size=batch_size, clock=clock).run_pass
     return Snapshotter(
         hot.dirty,
         hot.snapshot_to,
         batch_size=batch_size,
-        retention=run_pass,
+        retention=retention_pass(hot, retention, batch_size=batch_size, clock=clock),
         retention_interval=retention_interval,
     )
 
 
 async def run_snapshotter(
-    redis_url: str,
-    db_url: str,
+    hot: RedisDb,
     *,
-    key_prefix: str = "statebot:",
     interval: float = 1.0,
     batch_size: int = DEFAULT_BATCH_SIZE,
     once: bool = False,
@@ -72,17 +88,13 @@ async def run_snapshotter(
     retention: RetentionPolicy | None = None,
     retention_interval: float = DEFAULT_RETENTION_INTERVAL,
 ) -> int:
-    """Drain until stopped (SIGTERM/SIGINT) or, with ``once``, until nothing is dirty.
+    """Drain ``hot`` (:func:`snapshotter_store`) until stopped (SIGTERM/SIGINT) or, with
+    ``once``, until nothing is dirty; closes both its stores.
 
     With ``health_port``, serves /healthz, /readyz and /metrics while it runs. With a
     ``retention`` policy, a retention pass runs every ``retention_interval`` seconds
     (not with ``once``). Returns how many sessions were retired from the dirty sets.
     """
-    durable = open_store(db_url)
-    # snapshot_to only lets the health probe see the durable store and the backlog
-    hot = RedisDb(
-        db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
-    )
     snapshotter = build_snapshotter(
         hot, batch_size=batch_size, retention=retention, retention_interval=retention_interval
     )
@@ -100,23 +112,24 @@ async def run_snapshotter(
             # stopping: copy what is still dirty, so a deploy leaves nothing behind
             return await snapshotter.drain()
     finally:
-        await hot.aclose()
-        await durable.aclose()
+        await _close(hot)
 
 
-async def snapshot_status(
-    redis_url: str, db_url: str, *, key_prefix: str = "statebot:"
-) -> dict[str, Any]:
-    """``core.db.admin.health`` of the deployment: reachable, dirty and quarantined."""
-    durable = open_store(db_url)
-    hot = RedisDb(
-        db_url=redis_url, key_prefix=key_prefix, snapshot_to=durable, run_snapshotter=False
-    )
+async def snapshot_status(hot: RedisDb) -> dict[str, Any]:
+    """``core.db.admin.health`` of the deployment: reachable, dirty and quarantined;
+    closes both stores of ``hot``."""
     try:
         return await admin.health(hot)
     finally:
+        await _close(hot)
+
+
+async def _close(hot: RedisDb) -> None:
+    try:
         await hot.aclose()
-        await durable.aclose()
+    finally:
+        if hot.snapshot_to is not None:
+            await hot.snapshot_to.aclose()
 
 
 @click.command("snapshotter", context_settings=HELP_OPTIONS)
@@ -164,13 +177,21 @@ def snapshotter(
     settings = Settings()
     # the same log lines as the bots: STATEBOT_LOG_FORMAT (json off a terminal), _LEVEL
     configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
-    redis_url = redis_url or settings.redis_url
-    db_url = db_url or settings.statebot_db_url
-    if not redis_url:
+    settings = settings.model_copy(
+        update={
+            "redis_url": redis_url or settings.redis_url,
+            "statebot_db_url": db_url or settings.statebot_db_url,
+        }
+    )
+    if not settings.redis_url:
         raise click.UsageError("no Redis URL: pass --redis-url or set REDIS_URL")
+    try:
+        hot = snapshotter_store(settings, key_prefix=key_prefix)
+    except Exception as exc:  # a malformed URL or key prefix: one line, no traceback
+        raise click.ClickException(one_line(exc)) from exc
     if status:
         try:
-            report = asyncio.run(snapshot_status(redis_url, db_url, key_prefix=key_prefix))
+            report = asyncio.run(snapshot_status(hot))
         except Exception as exc:
             raise click.ClickException(str(exc)) from exc
         click.echo(json.dumps(report, ensure_ascii=False, indent=2))
@@ -178,9 +199,7 @@ def snapshotter(
     try:
         count = asyncio.run(
             run_snapshotter(
-                redis_url,
-                db_url,
-                key_prefix=key_prefix,
+                hot,
                 interval=interval,
                 batch_size=batch_size,
                 once=once,
