@@ -33,6 +33,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "web_sessions_list": ([], ["--sessions", "2000", "--repeat", "3", "--no-plans"]),
     "schema_turns": ([], ["--tasks", "100", "--turns", "2"]),
     "encryption_turns": ([], ["--tasks", "200", "--turns", "3"]),
+    "governance_turns": ([], ["--tasks", "100", "--turns", "2"]),
 }
 
 
