@@ -14,7 +14,9 @@ Given ``retention`` (a bounded pass, ``core.db.retention.Retention.run_pass`` ov
 RedisDb), it enforces retention too, every ``retention_interval`` seconds, as
 ``statebot snapshotter`` does. The pass runs on this thread's loop: the RedisDb and
 the durable stores keep one client per loop, so it never shares a connection with the
-process's own loop.
+process's own loop. The client the RedisDb opened on this loop (``store_clients``) is
+closed when the thread ends: left to the garbage collector after the loop closed, its
+connections would fail to close (``Event loop is closed``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import contextlib
 import threading
 
 from core.db.base import BaseDb
-from core.db.redis.client import RedisClients
+from core.db.redis.client import RedisClients, _close
 from core.db.redis.dirty import DirtyQueue
 from core.db.snapshot import DEFAULT_RETENTION_INTERVAL, RetentionPass, Snapshotter
 
@@ -42,6 +44,7 @@ class SnapshotThread:
         "prefix",
         "retention",
         "retention_interval",
+        "store_clients",
         "target",
         "url",
     )
@@ -55,6 +58,7 @@ class SnapshotThread:
         *,
         retention: RetentionPass | None = None,
         retention_interval: float = DEFAULT_RETENTION_INTERVAL,
+        store_clients: RedisClients | None = None,
     ) -> None:
         self.url = url
         self.prefix = prefix
@@ -62,6 +66,7 @@ class SnapshotThread:
         self.interval = interval
         self.retention = retention
         self.retention_interval = retention_interval
+        self.store_clients = store_clients
         self._loop: asyncio.AbstractEventLoop | None = None
         self._snapshotter: Snapshotter | None = None
         self._stopping: asyncio.Event | None = None
@@ -93,12 +98,14 @@ class SnapshotThread:
             self._snapshotter.stop()
 
     def _main(self) -> None:
-        loop = self._loop = asyncio.new_event_loop()
-        try:
-            loop.run_until_complete(self._run())
-        finally:
-            self._started.set()  # never leave start() waiting, even if setup failed
-            loop.close()
+        # like asyncio.run, the runner cancels what is left on the loop before closing
+        # it (a lease wait room a retention pass left listening)
+        with asyncio.Runner() as runner:
+            self._loop = runner.get_loop()
+            try:
+                runner.run(self._run())
+            finally:
+                self._started.set()  # never leave start() waiting, even if setup failed
 
     async def _run(self) -> None:
         clients = RedisClients(self.url)
@@ -121,6 +128,16 @@ class SnapshotThread:
                 await self._snapshotter.run(self.interval)
         finally:
             await clients.aclose()
+            if self.store_clients is not None:
+                await _close_loop_client(self.store_clients)
+
+
+async def _close_loop_client(clients: RedisClients) -> None:
+    """Close the client ``clients`` holds for the running loop, and only that one
+    (``RedisClients.aclose`` would close the process loop's client too)."""
+    client = clients._by_loop.pop(asyncio.get_running_loop(), None)
+    if client is not None:
+        await _close(client)
 
 
 async def _answers(clients: RedisClients) -> bool:

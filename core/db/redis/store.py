@@ -576,6 +576,7 @@ class RedisDb(BaseDb):
             self.snapshot_interval,
             retention=retention,
             retention_interval=retention_interval,
+            store_clients=self._clients,
         )
         self._snapshot_thread.start()
 
