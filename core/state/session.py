@@ -274,7 +274,8 @@ class SessionHandle:
         """Save a delta with its audit entry. ``live``: the live state still holds exactly
         ``changed`` (called right after ``delta()``), so the entry reads its values."""
         limits = self._limits()
-        entry, tools = self._audit_entry(changed, removed, limits, live=live)
+        tools = list(self.tools)  # the tools this save covers (more may run meanwhile)
+        entry = self._audit_entry(changed, removed, limits, tools, live=live)
         expected = self.version
         try:
             await self._store(changed, removed, release=release, limits=limits)
@@ -285,18 +286,22 @@ class SessionHandle:
                     audit.pop()
             raise
         self._baseline = None
-        if entry is not None:
-            del self.tools[: len(tools)]
-            self.audit_kind = "run"
+        del self.tools[: len(tools)]
+        self.audit_kind = "run"
 
     def _audit_entry(
-        self, changed: dict[str, str], removed: set[str], limits: StateLimits, *, live: bool
-    ) -> tuple[str | None, list[str]]:
+        self,
+        changed: dict[str, str],
+        removed: set[str],
+        limits: StateLimits,
+        tools: list[str],
+        *,
+        live: bool,
+    ) -> str | None:
         """Append the audit entry of a save that changes the state (from the texts at hand)."""
         if not changed and not removed:
-            return None, []
+            return None
         keys = self.tracker.keys
-        tools = list(self.tools)
         baseline = self._baseline if self.version == 0 else None
         if baseline is not None:  # created now: the change is from the defaults
             touched = baseline.keys() | changed.keys()
@@ -323,7 +328,7 @@ class SessionHandle:
         ).to_dict()
         text = self.data.add_audit(entry)
         self._data_changed = True
-        return text, tools
+        return text
 
     async def _store(
         self, changed: dict[str, str], removed: set[str], *, release: bool, limits: StateLimits
