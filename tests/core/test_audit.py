@@ -7,9 +7,11 @@ import json
 from typing import Any
 
 import jsonpatch
+import pytest
 
 from core.agent import Agent
 from core.db import admin
+from core.db.base import StateLimitError
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits
 from core.run.history import SessionData
@@ -242,3 +244,16 @@ def test_scrub_user_rewrites_only_that_users_audit_ids() -> None:
     assert [e["user_id"] for e in scrubbed.audit_entries()] == ["erased-user-1", BO]
     assert scrubbed.name == "standup"
     assert scrub_user(text, "nobody", "x") == text and scrub_user("", ANA, "x") == ""
+
+
+async def test_a_save_the_store_refuses_leaves_no_entry() -> None:
+    """A change over the state size limit is not saved, so it is not in the audit trail."""
+    db = InMemoryDb(limits=StateLimits(max_state_bytes=200))
+    agent = _agent(db)
+    await agent.arun_tool("set_note", {"text": "small"}, session_id="s", user_id=ANA)
+    with pytest.raises(StateLimitError):
+        await agent.arun_tool("set_note", {"text": "x" * 300}, session_id="s", user_id=BO)
+    await agent.arun_tool("set_note", {"text": "fine"}, session_id="s", user_id=ANA)
+    entries = await admin.audit_log(db, "s")
+    assert [(e.version, e.user_id) for e in entries] == [(2, ANA), (1, ANA)]
+    assert entries[0].inverse == ({"op": "replace", "path": "/note", "value": "small"},)
