@@ -56,8 +56,8 @@ class StateLimits:
         size = utf8_len(data)
         if size > self.max_data_bytes:
             raise StateLimitError(
-                f"session {session_id!r}: its run history and data would be {size:,} bytes; "
-                f"the limit is {self.max_data_bytes:,}. Nothing was written."
+                f"session {session_id!r}: its run history, audit trail and data would be "
+                f"{size:,} bytes; the limit is {self.max_data_bytes:,}. Nothing was written."
             )
 
     def check_ids(self, session_id: str, *others: str | None) -> None:
