@@ -305,7 +305,7 @@ async def _save_change(
         source_version=source_version,
     )
     data = SessionData.decode(current.data)
-    data.add_audit(entry.to_dict())
+    data.add_audit(entry.stored())
     version = await db.asave(
         current.session_id,
         expected_version=current.version,

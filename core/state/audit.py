@@ -80,8 +80,19 @@ class AuditEntry:
     created: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON data, as stored in the session's data."""
+        """Plain JSON data, every field (machine output)."""
         return _entry_dict(self)
+
+    def stored(self) -> dict[str, Any]:
+        """Plain JSON data as stored in the session's data: fields with no value left
+        out, ``keys`` only when the patches are omitted (else read from the patch)."""
+        full = _entry_dict(self)
+        out = {k: v for k, v in full.items() if v not in (None, [], 0, False)}
+        out.update(version=self.version, at=self.at, kind=self.kind)
+        out["patch"], out["inverse"] = full["patch"], full["inverse"]
+        if self.patch is not None:
+            out.pop("keys", None)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> AuditEntry:
@@ -100,7 +111,8 @@ class AuditEntry:
             tools=tuple(str(t) for t in data.get("tools") or ()),
             patch=None if patch is None else tuple(patch),
             inverse=None if inverse is None else tuple(inverse),
-            keys=tuple(str(k) for k in data.get("keys") or ()),
+            keys=tuple(str(k) for k in data.get("keys") or ())
+            or tuple(sorted({_top_key(op) for op in patch or ()})),
             omitted=int(data.get("omitted", 0)),
             source_version=None if source is None else int(source),
             created=bool(data.get("created", False)),

@@ -325,7 +325,7 @@ class SessionHandle:
             new_values={k: dict.__getitem__(self.tracker.state, k) for k in changed}
             if live
             else None,
-        ).to_dict()
+        ).stored()
         text = self.data.add_audit(entry)
         self._data_changed = True
         return text
