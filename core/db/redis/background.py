@@ -26,7 +26,7 @@ import contextlib
 import threading
 
 from core.db.base import BaseDb
-from core.db.redis.client import RedisClients, _close
+from core.db.redis.client import RedisClients
 from core.db.redis.dirty import DirtyQueue
 from core.db.snapshot import DEFAULT_RETENTION_INTERVAL, RetentionPass, Snapshotter
 
@@ -129,15 +129,8 @@ class SnapshotThread:
         finally:
             await clients.aclose()
             if self.store_clients is not None:
-                await _close_loop_client(self.store_clients)
-
-
-async def _close_loop_client(clients: RedisClients) -> None:
-    """Close the client ``clients`` holds for the running loop, and only that one
-    (``RedisClients.aclose`` would close the process loop's client too)."""
-    client = clients._by_loop.pop(asyncio.get_running_loop(), None)
-    if client is not None:
-        await _close(client)
+                # only this thread's loop: aclose() would close the process loop's client too
+                await self.store_clients.aclose_loop()
 
 
 async def _answers(clients: RedisClients) -> bool:

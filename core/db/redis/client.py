@@ -174,6 +174,12 @@ class RedisClients:
         pool.connection_class = _counting(pool.connection_class, self.counter)
         return Redis(connection_pool=pool)
 
+    async def aclose_loop(self) -> None:
+        """Close the running loop's client only (a thread whose loop is about to end)."""
+        client = self._by_loop.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await _close(client)
+
     async def aclose(self) -> None:
         """Close the current loop's client; ask other live loops to close theirs."""
         current = asyncio.get_running_loop()
