@@ -24,7 +24,6 @@ from bots import audit_view
 from bots.cli_format import HELP_OPTIONS, iso_time, plural, with_iso_times
 from core.db import admin
 from core.db.base import BaseDb
-from core.db.url import open_store
 from core.exceptions import StoreError
 from core.redaction import redact_text
 
@@ -35,13 +34,12 @@ DEFAULT_DB_URL = "sqlite:///statebot.db"
 
 
 def open_deployment(db_url: str, redis_url: str | None) -> BaseDb:
-    """The store the bots use: RedisDb over the durable store when Redis is named."""
-    if not redis_url:
-        return open_store(db_url)
+    """The store the bots use: RedisDb over the durable store when Redis is named, else the
+    durable store; either way built as the bots build it (with the STATEBOT_STATE_KEYS ring)."""
     from bots.app import build_store
     from bots.settings import Settings
 
-    return build_store(Settings(redis_url=redis_url, statebot_db_url=db_url))
+    return build_store(Settings(redis_url=redis_url or None, statebot_db_url=db_url))
 
 
 def _operator() -> str:
