@@ -332,9 +332,7 @@ class BaseDb(abc.ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} cannot receive snapshots")
 
-    async def aupsert_snapshots(
-        self, records: Sequence[SessionRecord]
-    ) -> list[bool | Exception]:
+    async def aupsert_snapshots(self, records: Sequence[SessionRecord]) -> list[bool | Exception]:
         """:meth:`aupsert_snapshot` for a batch: one outcome per record, in order (True
         written, False older than stored, or the error that session met).
 
