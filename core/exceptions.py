@@ -29,10 +29,12 @@ The hierarchy::
     │   ├── VersionNotFoundError (LookupError)  admin: no such version in the history
     │   ├── ImportFileError (ValueError)  admin: an import file that cannot be used
     │   ├── ImportWriteError              admin: an import stopped at a failed write
+    │   ├── RestoreSchemaError            admin: a restore whose schema version is unknown
     │   └── StateDecryptError             a stored value no configured key opens
     ├── UndoError                         an undo that cannot be done (nothing changed)
     │   ├── NothingToUndoError (LookupError)  the caller has no change left to undo
     │   └── UndoConflictError             a later change touched what undo would revert
+    │       └── UndoMigratedError         the state was migrated since the change
     ├── ModelError                        the model could not answer
     │   ├── ModelTimeoutError             ... within its timeout
     │   └── ScriptExhaustedError          ScriptedModel called past its script
@@ -67,6 +69,7 @@ __all__ = [
     "NothingToUndoError",
     "OutcomeUnknownError",
     "ParallelStateConflictError",
+    "RestoreSchemaError",
     "RouterSelectionError",
     "RunError",
     "RunTimeoutError",
@@ -89,6 +92,7 @@ __all__ = [
     "ToolRefusedError",
     "UndoConflictError",
     "UndoError",
+    "UndoMigratedError",
     "UnknownToolError",
     "VersionConflictError",
     "VersionNotFoundError",
@@ -517,3 +521,44 @@ class UndoConflictError(UndoError):
         self.path = path
         self.later_version = later_version
         self.later_user = later_user
+
+
+class RestoreSchemaError(StoreError):
+    """A restore of a typed session to a version whose schema version the audit trail
+    can no longer vouch for (its entries since then were dropped); nothing was changed."""
+
+    def __init__(self, session_id: str, version: int, oldest: int | None, schema: int) -> None:
+        reach = f"its oldest entry is v{oldest}" if oldest is not None else "it holds no entry"
+        super().__init__(
+            f"Can't restore {session_id!r} to v{version}: the audit trail no longer reaches "
+            f"back to it ({reach}), so it cannot tell whether v{version} is in schema "
+            f"version {schema} or an older one, and a state labelled with the wrong version "
+            "would never be migrated. Nothing was changed; restore a version the trail "
+            "still covers."
+        )
+        self.session_id = session_id
+        self.version = version
+
+
+class UndoMigratedError(UndoConflictError):
+    """The state was migrated to a new schema version after the change; nothing was changed.
+
+    The change's inverse patch is written against the old schema, so it is not applied;
+    an admin restores a version instead (which the next run migrates again).
+    """
+
+    def __init__(
+        self, session_id: str, version: int, migrated: int, schemas: tuple[int, int] | None
+    ) -> None:
+        how = f" from schema version {schemas[0]} to {schemas[1]}" if schemas else ""
+        UndoError.__init__(
+            self,
+            f"Can't undo your change v{version}: the state was migrated{how} since (v{migrated}), "
+            "so the change no longer applies as it was made. Nothing was changed; ask an admin "
+            "to restore a version instead (/state restore).",
+        )
+        self.session_id = session_id
+        self.version = version
+        self.path = ""
+        self.later_version = migrated
+        self.later_user = None
