@@ -35,12 +35,19 @@ from typing import Any
 
 from cryptography.fernet import Fernet
 
-from bench.workload import ToolThenAnswer, add_task, initial_state, summary
+from bench.workload import (
+    BumpThenAnswer,
+    ToolThenAnswer,
+    add_task,
+    bump,
+    initial_state,
+    print_ratio_rows,
+    remove_redis_keys,
+)
 from core.agent import Agent
 from core.db.base import BaseDb
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.models.base import Message, Model, ModelResponse, ToolCall
 from core.state.cipher import StateCipher
 from core.tools import Function
 
@@ -49,27 +56,6 @@ CIPHER = StateCipher([Fernet.generate_key().decode()])
 PREFIX = f"bench-crypto-{uuid.uuid4().hex[:8]}:"
 
 Factory = Callable[[StateCipher | None, str], BaseDb]
-
-
-def bump(run_context) -> str:  # unannotated: injected by name
-    """Count one more visit (changes one small key).
-
-    Args: none.
-    """
-    state = run_context.session_state
-    state["visits"] = state.get("visits", 0) + 1
-    return "Counted."
-
-
-class BumpThenAnswer(Model):
-    """A ``bump`` call, then an answer."""
-
-    id = "bump-then-answer"
-
-    async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
-        if messages[-1].role == "tool":
-            return ModelResponse(content="Done.")
-        return ModelResponse(tool_calls=(ToolCall(id="call_1", name="bump", arguments="{}"),))
 
 
 WORKLOADS = ("append a task", "bump a counter", "two processes", "two processes, wide")
@@ -135,14 +121,7 @@ async def compare(store: str, make: Factory, workload: str, tasks: int, turns: i
                 timed.append(time.perf_counter() - start)
                 used.append(time.process_time() - start_cpu)
             assert not any(t.error for t in out.tools), out.tools
-    plain, plain_cpu = summary(samples[0])[0], summary(cpu[0])[0]
-    for name, timed, used in zip(variants, samples, cpu, strict=True):
-        median, p95 = summary(timed)
-        cpu_ms = summary(used)[0]
-        print(
-            f"| {store} | {workload} | {name} | {median:.2f} | {p95:.2f} | "
-            f"{median / plain:.2f}x | {cpu_ms:.2f} | {cpu_ms / plain_cpu:.2f}x |"
-        )
+    print_ratio_rows(store, workload, list(variants), samples, cpu)
     for db in opened:
         await db.aclose()
     for db in opened:
@@ -159,19 +138,7 @@ async def main(tasks: int, turns: int) -> None:
         for store, make in stores(tmp).items():
             for workload in WORKLOADS:
                 await compare(store, make, workload, tasks, turns)
-    await remove_keys()
-
-
-async def remove_keys() -> None:
-    """Leave nothing of the benchmark in Redis."""
-    import redis.asyncio as aioredis
-
-    client = aioredis.Redis.from_url(REDIS_URL)
-    try:
-        async for key in client.scan_iter(match=f"*{PREFIX}*", count=1000):
-            await client.delete(key)
-    finally:
-        await client.aclose()
+    await remove_redis_keys(REDIS_URL, PREFIX)
 
 
 if __name__ == "__main__":

@@ -42,7 +42,13 @@ from typing import Any, Literal
 from cryptography.fernet import Fernet
 from pydantic import BaseModel
 
-from bench.workload import ToolThenAnswer, add_task, initial_state, summary
+from bench.workload import (
+    ToolThenAnswer,
+    add_task,
+    initial_state,
+    print_ratio_rows,
+    remove_redis_keys,
+)
 from core.agent import Agent
 from core.db.base import BaseDb
 from core.db.redis import RedisDb
@@ -114,14 +120,16 @@ def audit_off() -> Iterator[None]:
         SessionHandle._audit_entry = original  # type: ignore[method-assign]
 
 
+PREFIX = f"bench-governance-{uuid.uuid4().hex[:8]}:"
+
+
 def stores(tmp: str) -> dict[str, Callable[[StateCipher | None], BaseDb]]:
     """Store factories taking the cipher (None: plain)."""
-    prefix = f"bench-governance-{uuid.uuid4().hex[:8]}:"
 
     def redis(cipher: StateCipher | None) -> BaseDb:
         return RedisDb(
             db_url=REDIS_URL,
-            key_prefix=prefix,
+            key_prefix=PREFIX,
             snapshot_to=SqliteDb(db_file=f"{tmp}/snap-{uuid.uuid4().hex}.db", cipher=cipher),
             cipher=cipher,
         )
@@ -172,17 +180,12 @@ async def compare(
                 timed.append(elapsed)
                 used.append(elapsed_cpu)
             assert not any(t.error for t in out.tools), out.tools
-    plain, plain_cpu = summary(wall[0])[0], summary(cpu[0])[0]
-    for name, timed, used in zip(VARIANTS, wall, cpu, strict=True):
-        median, p95 = summary(timed)
-        median_cpu = summary(used)[0]
-        print(
-            f"| {store} | {workload} | {name} | {median:.2f} | {p95:.2f} | {median / plain:.2f}x "
-            f"| {median_cpu:.2f} | {median_cpu / plain_cpu:.2f}x |",
-            flush=True,
-        )
+    print_ratio_rows(store, workload, list(VARIANTS), wall, cpu)
     for db in dbs:
         await db.aclose()
+        snapshot_to = getattr(db, "snapshot_to", None)
+        if snapshot_to is not None:
+            await snapshot_to.aclose()
 
 
 async def main(tasks: int, turns: int) -> None:
@@ -193,6 +196,7 @@ async def main(tasks: int, turns: int) -> None:
         for store, make in stores(tmp).items():
             for workload in ("append a task", "complete a task"):
                 await compare(store, make, workload, tasks, turns)
+    await remove_redis_keys(REDIS_URL, PREFIX)
 
 
 if __name__ == "__main__":

@@ -32,17 +32,24 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, model_validator
 
-from bench.workload import ToolThenAnswer, add_task, initial_state, summary
+from bench.workload import (
+    BumpThenAnswer,
+    ToolThenAnswer,
+    add_task,
+    bump,
+    initial_state,
+    print_ratio_rows,
+)
 from core.agent import Agent
 from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.models.base import Message, Model, ModelResponse, ToolCall
+from core.models.base import Model
 from core.tools import Function
 
 REDIS_URL = os.environ.get("STATEBOT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -67,27 +74,6 @@ class CheckedBoard(Board):
         if len({t.id for t in self.tasks}) != len(self.tasks):
             raise ValueError("task ids must be unique")
         return self
-
-
-def bump(run_context) -> str:  # unannotated: injected by name
-    """Count one more visit (changes one small key).
-
-    Args: none.
-    """
-    state = run_context.session_state
-    state["visits"] = state.get("visits", 0) + 1
-    return "Counted."
-
-
-class BumpThenAnswer(Model):
-    """A ``bump`` call, then an answer."""
-
-    id = "bump-then-answer"
-
-    async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
-        if messages[-1].role == "tool":
-            return ModelResponse(content="Done.")
-        return ModelResponse(tool_calls=(ToolCall(id="call_1", name="bump", arguments="{}"),))
 
 
 def stores(tmp: str) -> dict[str, Callable[[], BaseDb]]:
@@ -141,14 +127,7 @@ async def compare(
                 timed.append(time.perf_counter() - start)
                 used.append(time.process_time() - start_cpu)
             assert not any(t.error for t in out.tools), out.tools
-    plain, plain_cpu = summary(samples[0])[0], summary(cpu[0])[0]
-    for name, timed, used in zip(VARIANTS, samples, cpu, strict=True):
-        median, p95 = summary(timed)
-        median_cpu = summary(used)[0]
-        print(
-            f"| {store} | {workload} | {name} | {median:.2f} | {p95:.2f} | {median / plain:.2f}x "
-            f"| {median_cpu:.2f} | {median_cpu / plain_cpu:.2f}x |"
-        )
+    print_ratio_rows(store, workload, list(VARIANTS), samples, cpu)
     for db in dbs:
         await db.aclose()
 

@@ -78,3 +78,51 @@ def summary(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
     return statistics.median(ordered) * 1000, p95 * 1000
+
+
+def bump(run_context) -> str:  # type: ignore[no-untyped-def]
+    """Count one more visit (changes one small key).
+
+    Args: none.
+    """
+    state = run_context.session_state
+    state["visits"] = state.get("visits", 0) + 1
+    return "Counted."
+
+
+class BumpThenAnswer(Model):
+    """A ``bump`` call, then an answer."""
+
+    id = "bump-then-answer"
+
+    async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        if messages[-1].role == "tool":
+            return ModelResponse(content="Done.")
+        return ModelResponse(tool_calls=(ToolCall(id="call_1", name="bump", arguments="{}"),))
+
+
+def print_ratio_rows(
+    store: str, workload: str, names: list[str], wall: list[list[float]], cpu: list[list[float]]
+) -> None:
+    """One Markdown row per variant: wall median/p95 and CPU median, each against the first."""
+    plain, plain_cpu = summary(wall[0])[0], summary(cpu[0])[0]
+    for name, timed, used in zip(names, wall, cpu, strict=True):
+        median, p95 = summary(timed)
+        cpu_ms = summary(used)[0]
+        print(
+            f"| {store} | {workload} | {name} | {median:.2f} | {p95:.2f} | "
+            f"{median / plain:.2f}x | {cpu_ms:.2f} | {cpu_ms / plain_cpu:.2f}x |",
+            flush=True,
+        )
+
+
+async def remove_redis_keys(url: str, prefix: str) -> None:
+    """Leave nothing of a benchmark in Redis: delete every key containing ``prefix``."""
+    import redis.asyncio as aioredis
+
+    client = aioredis.Redis.from_url(url)
+    try:
+        async for key in client.scan_iter(match=f"*{prefix}*", count=1000):
+            await client.delete(key)
+    finally:
+        await client.aclose()
