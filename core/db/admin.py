@@ -3,12 +3,20 @@ delete, export and import. Chat ``/state`` and ``statebot state`` both call thes
 
 * Operations that change a session hold its run lease (``db.session_lock``) and save
   with ``lease=`` (fencing), so they never interleave with a run, in this process or
-  another. Pass the store the bots serve from (RedisDb with its durable store as
-  ``snapshot_to``) and a change reaches the hot and the durable copy together.
+  another. ``restore_version`` and ``delete_session`` take ``expected_version``: the
+  version the caller decided on (a confirmation question, an erasure's classification);
+  if the session moved on since, they refuse with StaleVersionError and change nothing.
+  Pass the store the bots serve from (RedisDb with its durable store as ``snapshot_to``)
+  and a change reaches the hot and the durable copy together.
 * Every operation that saves records an audit entry (``core.state.audit``: who, which
   kind, the RFC 6902 patch) in the session's data, in the same save; ``audit_log``,
   ``diff_versions`` and ``describe`` read the trail, ``undo_last`` reverts a user's last
   change (docs/audit.md).
+* Restore and undo across a schema migration (one rule, :func:`_restored_schema`): a
+  restore to a version before a ``migrate`` entry labels the state with that entry's
+  "from" schema version, so the next run migrates it again; a restore the trail no
+  longer covers is refused (RestoreSchemaError) for a typed session; an undo across a
+  migration is refused (UndoMigratedError).
 * Dumps hide values under credential names (``core.redaction``) unless revealed.
 * Exports are JSON Lines, one session per line (state, meta, version). A stored value
   JSON cannot carry never breaks an export: a non-finite or out-of-range timestamp is
@@ -37,8 +45,11 @@ from core.db.limits import StateLimits
 from core.exceptions import ImportFileError as ImportFileError
 from core.exceptions import ImportWriteError as ImportWriteError
 from core.exceptions import NothingToUndoError as NothingToUndoError
+from core.exceptions import RestoreSchemaError as RestoreSchemaError
 from core.exceptions import SessionNotFoundError as SessionNotFoundError
+from core.exceptions import StaleVersionError as StaleVersionError
 from core.exceptions import UndoConflictError as UndoConflictError
+from core.exceptions import UndoMigratedError as UndoMigratedError
 from core.exceptions import VersionNotFoundError as VersionNotFoundError
 from core.redaction import REDACTED, redact, redact_text
 from core.run.history import SessionData, audit_lines
@@ -46,7 +57,7 @@ from core.state.audit import AuditEntry, build_entry, diff
 from core.state.audit_text import describe as describe
 from core.state.audit_text import summarize
 from core.state.codec import encode_delta
-from core.state.undo import apply_undo, change_to_undo, find_conflict
+from core.state.undo import apply_undo, change_to_undo, find_conflict, migration_since
 from core.state.values import StateValueError
 
 __all__ = [
@@ -56,8 +67,11 @@ __all__ = [
     "ImportFileError",
     "ImportWriteError",
     "NothingToUndoError",
+    "RestoreSchemaError",
     "SessionNotFoundError",
+    "StaleVersionError",
     "UndoConflictError",
+    "UndoMigratedError",
     "UndoResult",
     "VersionNotFoundError",
     "audit_log",
@@ -216,14 +230,20 @@ async def restore_version(
     *,
     actor: str | None = None,
     origin: Mapping[str, Any] | None = None,
+    expected_version: int | None = None,
 ) -> int:
     """Make ``version`` current again, saved as a new version under the lease; the new one.
 
     Audited as ``restore`` (naming the version brought back) by ``actor``.
+    ``expected_version``: refuse (StaleVersionError, nothing changed) unless the session
+    is still at it. A typed session's state keeps the schema version ``version`` was
+    saved in (:func:`_restored_schema`), so the next run migrates it if it is older.
     """
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
+        _check_expected(current, expected_version)
         target = await _find_version(db, session_id, version)
+        schema = _restored_schema(current, version)
         saved, _ = await _save_change(
             db,
             lease,
@@ -233,8 +253,37 @@ async def restore_version(
             actor=actor,
             origin=origin,
             source_version=version,
+            schema_version=schema,
         )
         return saved
+
+
+def _check_expected(current: SessionRecord, expected_version: int | None) -> None:
+    if expected_version is not None and current.version != expected_version:
+        raise StaleVersionError(current.session_id, expected_version, current.version)
+
+
+def _restored_schema(current: SessionRecord, version: int) -> int | None:
+    """The schema version the state of ``version`` is in, read from the audit trail.
+
+    The first ``migrate`` entry after ``version`` names it (its "from"). With none, the
+    state is in the session's current schema version, provided the trail reaches back
+    to ``version``: entries are dropped oldest first, so an oldest entry no later than
+    ``version + 1``, or the session's creating one, proves none after ``version`` was
+    dropped. Else a typed session is refused with RestoreSchemaError.
+    """
+    schema = SessionData.decode(current.data).schema_version if current.data else None
+    entries = audit_entries(current)
+    migrated = migration_since(AuditEntry(version=version, at=0.0, kind="restore"), entries)
+    if migrated is not None and migrated.schema_versions is not None:
+        return migrated.schema_versions[0]
+    oldest = entries[0] if entries else None
+    covered = oldest is not None and (oldest.version <= version + 1 or oldest.created)
+    if schema is not None and (migrated is not None or not covered):
+        raise RestoreSchemaError(
+            current.session_id, version, oldest.version if oldest else None, schema
+        )
+    return schema
 
 
 async def reset_session(
@@ -288,9 +337,11 @@ async def _save_change(
     actor: str | None,
     origin: Mapping[str, Any] | None,
     source_version: int | None = None,
+    schema_version: int | None = None,
 ) -> tuple[int, AuditEntry]:
     """Save ``texts`` as the whole new state of ``current`` (held under ``lease``), with
-    its audit entry in the session's data, in one save; (new version, the entry)."""
+    its audit entry in the session's data, in one save; (new version, the entry).
+    ``schema_version``: the schema version the new state is in (None: unchanged)."""
     changed = {k: t for k, t in texts.items() if current.texts.get(k) != t}
     removed = set(current.texts) - set(texts)
     limits = _limits(db)
@@ -305,6 +356,8 @@ async def _save_change(
         source_version=source_version,
     )
     data = SessionData.decode(current.data)
+    if schema_version is not None:
+        data.schema_version = schema_version
     data.add_audit(entry.stored())
     version = await db.asave(
         current.session_id,
@@ -373,12 +426,18 @@ async def undo_last(
 
     NothingToUndoError when the user has no change left to undo; UndoConflictError
     (naming the later version, its user and the path) when a later change touched
-    what the undo would revert. Either way nothing is saved. Rules: core.state.undo.
+    what the undo would revert, UndoMigratedError when the state was migrated since.
+    Either way nothing is saved. Rules: core.state.undo.
     """
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
         entries = audit_entries(current)
         target = change_to_undo(entries, user_id, session_id)
+        migrated = migration_since(target, entries)
+        if migrated is not None:
+            raise UndoMigratedError(
+                session_id, target.version, migrated.version, migrated.schema_versions
+            )
         conflict = find_conflict(target, entries)
         if conflict is not None:
             later, path = conflict
@@ -411,11 +470,19 @@ async def _find_version(db: BaseDb, session_id: str, version: int) -> HistoryEnt
     raise VersionNotFoundError(session_id, version, [e.version for e in entries])
 
 
-async def delete_session(db: BaseDb, session_id: str) -> None:
-    """Delete a session, its history and its schedules (hot and durable copies), under its lease."""
+async def delete_session(
+    db: BaseDb, session_id: str, *, expected_version: int | None = None
+) -> None:
+    """Delete a session, its history and its schedules (hot and durable copies), under its lease.
+
+    ``expected_version``: refuse (StaleVersionError, nothing deleted) unless the session
+    is still at that version (a run landed since the caller looked at it).
+    """
     from core.schedule.stores import erase_session_schedules  # core.schedule builds on core.db
 
     async with db.session_lock(session_id):
+        if expected_version is not None:
+            _check_expected(await load_session(db, session_id), expected_version)
         existed = await db.adelete(session_id)
         # a reminder must not fire into a session that no longer exists
         await erase_session_schedules(db, session_id)

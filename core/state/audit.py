@@ -4,7 +4,8 @@ An entry says who saved (user id; platform and message/event id from the run's
 metadata, see :mod:`core.run.origin`), from which run, with which tools, what kind of
 change it was (``run``, ``restore``, ``reset``, ``undo``, ``import``, ``migrate``), when,
 and the change itself as an RFC 6902 patch from the previous version's state to this
-one, plus the inverse patch (what undo applies). Entries live in the session's data
+one, plus the inverse patch (what undo applies); a ``migrate`` entry also names the
+schema versions it went from and to (restore reads them). Entries live in the session's data
 (:class:`core.run.history.SessionData`), so they are saved atomically with the state,
 snapshotted, exported and deleted with the session; the list has its own bound
 (``StateLimits.max_audit_entries`` / ``audit_bytes``), independent of the run history.
@@ -24,9 +25,11 @@ as a whole-key replace).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +46,7 @@ __all__ = [
     "diff",
     "diff_both",
     "diff_texts",
+    "migration",
     "scrub_user",
 ]
 
@@ -78,6 +82,8 @@ class AuditEntry:
     #: this save created the session: the patches start from the owner's defaults
     #: (and the run's ``session_state`` argument), not from an empty state
     created: bool = False
+    #: a ``migrate`` entry's schema versions: (from, to)
+    schema_versions: tuple[int, int] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data, every field (machine output)."""
@@ -100,6 +106,7 @@ class AuditEntry:
         patch = data.get("patch")
         inverse = data.get("inverse")
         source = data.get("source_version")
+        schemas = data.get("schema_versions")
         return cls(
             version=int(data.get("version", 0)),
             at=float(data.get("at", 0.0)),
@@ -116,6 +123,7 @@ class AuditEntry:
             omitted=int(data.get("omitted", 0)),
             source_version=None if source is None else int(source),
             created=bool(data.get("created", False)),
+            schema_versions=(int(schemas[0]), int(schemas[1])) if schemas else None,
         )
 
 
@@ -139,6 +147,8 @@ def _entry_dict(entry: AuditEntry) -> dict[str, Any]:
         out["source_version"] = entry.source_version
     if entry.created:
         out["created"] = True
+    if entry.schema_versions is not None:
+        out["schema_versions"] = list(entry.schema_versions)
     return out
 
 
@@ -302,6 +312,21 @@ def tokens(path: str) -> list[str]:
 
 
 # -- building entries --------------------------------------------------------------------
+#: the schema versions (from, to) of the migration being saved in this context; read by
+#: build_entry for a ``migrate`` entry whose caller (the session's save) does not pass them
+_MIGRATION: ContextVar[tuple[int, int] | None] = ContextVar("statebot_migration", default=None)
+
+
+@contextlib.contextmanager
+def migration(from_version: int, to_version: int) -> Iterator[None]:
+    """Saves in this block that record a ``migrate`` entry name these schema versions."""
+    token = _MIGRATION.set((from_version, to_version))
+    try:
+        yield
+    finally:
+        _MIGRATION.reset(token)
+
+
 def build_entry(
     *,
     version: int,
@@ -317,8 +342,11 @@ def build_entry(
     source_version: int | None = None,
     created: bool = False,
     at: float | None = None,
+    schema_versions: tuple[int, int] | None = None,
 ) -> AuditEntry:
     """The entry of a save writing ``new`` over ``old`` (texts of the keys it touches)."""
+    if kind == "migrate" and schema_versions is None:
+        schema_versions = _MIGRATION.get()
     patch, inverse = diff_texts(old, new, new_values)
     keys = tuple(sorted({_top_key(op) for op in patch}))
     entry = AuditEntry(
@@ -335,6 +363,7 @@ def build_entry(
         keys=keys,
         source_version=source_version,
         created=created,
+        schema_versions=schema_versions,
     )
     size = _patch_bytes(patch) + _patch_bytes(inverse)
     if size > max_entry_bytes:  # who and which keys are still told; undo refuses it

@@ -4,9 +4,10 @@ Each session is opened through the owner's own run path
 (:meth:`~core.agent.owner.SessionOwner.open_run_session`): under its lease, loaded,
 version-checked and migrated by the same code that migrates lazily when a run opens
 it (:mod:`core.state.schema_session`). So eager and lazy give the same state by
-construction; eager then saves at once (history, snapshot and audit see an ordinary
-save), while ``dry_run`` computes the change, shows it as an RFC 6902 patch, and
-gives the lease back without writing anything.
+construction, and the same save: one version audited as ``migrate`` naming the schema
+versions from and to (history and snapshot see an ordinary save), while ``dry_run``
+computes the change, shows it as an RFC 6902 patch, and gives the lease back without
+writing anything.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from core.db.base import BaseDb
 from core.exceptions import SchemaVersionError, StateMigrationError
 from core.state import codec
 from core.state.schema import StateSchema
-from core.state.schema_session import binding_for
+from core.state.schema_session import binding_for, migration_not_saved
 from core.state.session import SessionHandle
 
 #: sessions one eager pass lists (the store lists most recently updated first)
@@ -74,22 +75,30 @@ async def migrate_session(
 ) -> SessionMigration:
     """Migrate one stored session under its lease (see the module docstring)."""
     schema = schema_of_owner(owner)
+    skip_save = migration_not_saved() if dry_run else contextlib.nullcontext()
     try:
-        async with owner.open_run_session(session_id, None) as handle:
-            binding = binding_for(handle)
-            if handle.version == 0 or binding is None or binding.stored_texts is None:
-                # absent (deleted since it was listed) or already current: write nothing
-                return SessionMigration(session_id, None, schema.version)
-            before = codec.decode_state(binding.stored_texts)
-            after = codec.decode_state(dict(handle.tracker.keys.texts))
-            patch = list(jsonpatch.make_patch(before, after).patch)
-            if not dry_run:
-                await handle.persist()
-            return SessionMigration(
-                session_id, binding.migrated_from, schema.version, patch, written=not dry_run
-            )
+        with skip_save:
+            return await _open_and_migrate(owner, schema, session_id, dry_run=dry_run)
     except (SchemaVersionError, StateMigrationError) as exc:
         return SessionMigration(session_id, None, schema.version, error=str(exc))
+
+
+async def _open_and_migrate(
+    owner: TypedOwner, schema: StateSchema, session_id: str, *, dry_run: bool
+) -> SessionMigration:
+    """Open the session through the run path (which migrates it, and saves unless a dry
+    run), and tell what it did."""
+    async with owner.open_run_session(session_id, None) as handle:
+        binding = binding_for(handle)
+        if handle.version == 0 or binding is None or binding.stored_texts is None:
+            # absent (deleted since it was listed) or already current: write nothing
+            return SessionMigration(session_id, None, schema.version)
+        before = codec.decode_state(binding.stored_texts)
+        after = codec.decode_state(dict(handle.tracker.keys.texts))
+        patch = list(jsonpatch.make_patch(before, after).patch)
+        return SessionMigration(
+            session_id, binding.migrated_from, schema.version, patch, written=not dry_run
+        )
 
 
 async def migrate_sessions(

@@ -9,8 +9,11 @@ anything runs:
 2. an older one (no version counts as 1) is migrated on a private copy, checked whole,
    and only then made the live state: a migration that raises or gives a state that
    does not fit refuses the run (:class:`~core.exceptions.StateMigrationError`),
-   nothing changed. The migrated keys and the new version are saved with the run's
-   next save, like any change;
+   nothing changed. The migrated state and the new version are then saved at once, as
+   their own version audited as ``migrate`` (naming the schema versions from and to),
+   so the trail tells a migration from the run's own changes and a restore knows which
+   schema an older version is in. A dry run (:func:`migration_not_saved`) skips that
+   save;
 3. the run's ``session_state=`` argument is merged (after the migration: it is written
    against the code's schema) and its keys checked; one that does not fit refuses the
    run (:class:`~core.exceptions.StateSchemaError`) before anything is stored.
@@ -25,13 +28,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any
 
 from core.exceptions import SchemaVersionError, StateSchemaError
 from core.state import codec
+from core.state.audit import migration
 from core.state.checkpoints import Checkpoint
 from core.state.merge import deep_merge
 from core.state.schema import StateSchema
@@ -58,6 +62,20 @@ class SchemaBinding:
 _BOUND: ContextVar[Mapping[str, SchemaBinding]] = ContextVar(
     "statebot_state_schemas", default=MappingProxyType({})
 )
+
+
+#: set while a dry run opens sessions: the migration is computed, never saved
+_NOT_SAVED: ContextVar[bool] = ContextVar("statebot_migration_not_saved", default=False)
+
+
+@contextlib.contextmanager
+def migration_not_saved() -> Iterator[None]:
+    """Sessions opened in this block are migrated in memory only (``state migrate --dry-run``)."""
+    token = _NOT_SAVED.set(True)
+    try:
+        yield
+    finally:
+        _NOT_SAVED.reset(token)
 
 
 def binding_for(handle: SessionHandle) -> SchemaBinding | None:
@@ -102,6 +120,8 @@ async def typed_session(
         binding = SchemaBinding(handle.session_id, schema)
         if handle.version > 0:
             _migrate(handle, schema, binding)
+        if binding.migrated_from is not None and not _NOT_SAVED.get():
+            await _save_migration(handle, binding.migrated_from, schema.version)
         if run_state is not None:
             _apply_run_state(handle, schema, run_state, overwrite=overwrite)
         handle.set_schema_version(schema.version)
@@ -134,6 +154,17 @@ def _migrate(handle: SessionHandle, schema: StateSchema, binding: SchemaBinding)
     handle.tracker.checkpoint()
     binding.migrated_from = stored
     binding.stored_texts = texts
+
+
+async def _save_migration(handle: SessionHandle, from_version: int, to_version: int) -> None:
+    """Save the migrated state now, under the lease, audited as ``migrate``."""
+    handle.set_schema_version(to_version)
+    handle.audit_kind = "migrate"
+    try:
+        with migration(from_version, to_version):
+            await handle.persist()
+    finally:
+        handle.audit_kind = "run"  # the run's own saves are audited as the run's
 
 
 def _apply_run_state(

@@ -10,6 +10,9 @@ The rules (docs/audit.md):
   an overlapping path: the same value, a value inside it or around it, or a list
   whose items moved under it (an insert or removal at or before its index). A later
   change that was itself undone, and that undo, cancel out and are skipped.
+* It is refused (:class:`UndoMigratedError`) when the state was migrated to a new
+  schema version after the change: its patches are written against the old schema.
+  An admin restores a version instead.
 * As a last guard, the values the change wrote must still be there (RFC 6902
   ``test`` ops before the inverse), which also catches a save with no audit entry.
 * Otherwise the inverse patch is applied to the current values of the top-level keys
@@ -28,7 +31,7 @@ from core.exceptions import NothingToUndoError, UndoConflictError
 from core.state import codec
 from core.state.audit import AuditEntry, Op, tokens, unescape_token
 
-__all__ = ["apply_undo", "change_to_undo", "find_conflict"]
+__all__ = ["apply_undo", "change_to_undo", "find_conflict", "migration_since"]
 
 #: the index a list append ("-") stands for: after every other index
 _END = 1 << 62
@@ -55,6 +58,11 @@ def change_to_undo(entries: Sequence[AuditEntry], user_id: str, session_id: str)
         else "the audit trail holds no change of yours to this session"
     )
     raise NothingToUndoError(session_id, reason)
+
+
+def migration_since(entry: AuditEntry, entries: Sequence[AuditEntry]) -> AuditEntry | None:
+    """The first ``migrate`` entry after ``entry``, if the state was migrated since."""
+    return next((e for e in entries if e.kind == "migrate" and e.version > entry.version), None)
 
 
 def find_conflict(
