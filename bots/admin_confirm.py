@@ -11,9 +11,11 @@ in whatever process gets it. Actions::
 
 A click is applied only for an admin whose grant covers the session (or, for erase,
 the user's workspace); anyone else is refused and nothing happens. Cancel does
-nothing. Confirm runs the operation once: a restore is refused when the session moved
-on since the question (a second click then reads "already restored as vM"), so the
-same card never restores twice; a second erase finds nothing left and says so.
+nothing. Confirm runs the operation once: a restore passes the version its question
+saw (``expected_version``), checked under the session's lease, so it is refused when
+the session moved on since the question, even by a click handled in another process
+at the same moment (that click then reads "already restored as vM"); the same card
+never restores twice. A second erase finds nothing left and says so.
 """
 
 from __future__ import annotations
@@ -140,15 +142,16 @@ async def _restore(db: BaseDb, wanted: Approval, clicker: str, who: str) -> Repl
         version, asked_at = int(wanted.action[1]), int(wanted.action[2])
     except ValueError:
         return Reply(UNKNOWN, ephemeral=True)
-    try:
-        current = await core_admin.load_session(db, session_id)
+    try:  # checked under the session's lease: of two clicks in two processes, one restores
+        new = await core_admin.restore_version(
+            db, session_id, version, actor=clicker, expected_version=asked_at
+        )
     except core_admin.SessionNotFoundError:
         return Reply(f"Session `{session_id}` no longer exists; nothing was restored.", True)
-    if current.version != asked_at:
-        return Reply(await _moved_on(db, session_id, version, asked_at, current.version), True)
-    try:
-        new = await core_admin.restore_version(db, session_id, version, actor=clicker)
-    except core_admin.VersionNotFoundError as exc:
+    except core_admin.StaleVersionError as exc:
+        now = exc.actual if exc.actual is not None else asked_at
+        return Reply(await _moved_on(db, session_id, version, asked_at, now), True)
+    except (core_admin.VersionNotFoundError, core_admin.RestoreSchemaError) as exc:
         return Reply(f"{exc}; nothing was restored.", ephemeral=True)
     log.info("admin_restored", target_session=session_id, version=version, new_version=new)
     return Reply(
