@@ -10,7 +10,8 @@
    first). Other stores are read whole.
 3. **Own sessions** (every user seen in the session — its last user, its runs, its
    stored versions — is this user) are deleted by ``admin.delete_session``: hot and
-   durable copies, history, schedules, under the session's lease.
+   durable copies, history, schedules, under the session's lease, only if the session
+   is still at the version it was classified at (else it is classified again).
 4. **Shared sessions** (someone else ran there too): under the lease, the user's runs
    leave the run history and every exact occurrence of their id, in the state and in
    the session's data (audit entries, ...), becomes a pseudonym; saved through the
@@ -25,7 +26,6 @@ longer found, what failed is found again.
 
 from __future__ import annotations
 
-import contextlib
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +55,8 @@ __all__ = ["ERASURE_ACTOR", "ErasureReport", "erase_user", "participants", "sess
 ERASURE_ACTOR = "erasure"
 #: stored versions read to decide whose session it is
 _HISTORY_SCAN = 10_000
+#: how often an own session is classified again when runs keep landing before its delete
+_CLASSIFY_TRIES = 3
 _ALL = sys.maxsize
 
 
@@ -193,26 +195,44 @@ async def _erase_memories(db: BaseDb, report: ErasureReport) -> None:
 
 
 async def _erase_in_session(db: BaseDb, session_id: str, report: ErasureReport) -> None:
-    record = await db.aload(session_id)
-    history = await db.ahistory(session_id, limit=_HISTORY_SCAN)
-    users = participants(record, history)
-    if record is not None and users == {report.user_id}:
-        # the race this leaves (someone else runs between this read and the delete's
-        # lease) is the one any admin delete has; see docs/erasure.md
-        schedules = len(await schedule_store(db).alist(session_id))
-        # deleted meanwhile: nothing of it is left either way
-        with contextlib.suppress(admin.SessionNotFoundError):
-            await admin.delete_session(db, session_id)
-        if isinstance(db, RedisDb):
-            await erasure_redis.forget_extras(db, session_id)
-        report.sessions_deleted.append(session_id)
-        report.schedules_deleted += schedules
+    if await _delete_if_own(db, session_id, report):
         return
     changed = await _scrub_session(db, session_id, report)
     changed = await _scrub_versions(db, session_id, report) or changed
     changed = await _cancel_schedules(db, session_id, report) or changed
     if changed:
         report.sessions_scrubbed.append(session_id)
+
+
+async def _delete_if_own(db: BaseDb, session_id: str, report: ErasureReport) -> bool:
+    """Delete the session if only the user ever acted in it; whether it was deleted.
+
+    The delete names the version the session was classified at (``expected_version``),
+    checked under its lease: a run that landed in between (another user writing to
+    the DM) refuses it, and the session is classified again, so their data is never
+    deleted with it. After ``_CLASSIFY_TRIES`` such races, StaleVersionError goes to
+    the report (re-running the erasure is safe).
+    """
+    for attempt in range(_CLASSIFY_TRIES):
+        record = await db.aload(session_id)
+        history = await db.ahistory(session_id, limit=_HISTORY_SCAN)
+        if record is None or participants(record, history) != {report.user_id}:
+            return False
+        schedules = len(await schedule_store(db).alist(session_id))
+        try:
+            await admin.delete_session(db, session_id, expected_version=record.version)
+        except admin.SessionNotFoundError:
+            pass  # deleted meanwhile: nothing of it is left either way
+        except admin.StaleVersionError:
+            if attempt + 1 == _CLASSIFY_TRIES:
+                raise
+            continue  # a run landed since the classification: classify again
+        if isinstance(db, RedisDb):
+            await erasure_redis.forget_extras(db, session_id)
+        report.sessions_deleted.append(session_id)
+        report.schedules_deleted += schedules
+        return True
+    return False  # not reached: the last attempt returns or raises
 
 
 async def _scrub_session(db: BaseDb, session_id: str, report: ErasureReport) -> bool:
