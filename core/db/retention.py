@@ -26,7 +26,6 @@ are not trimmed by age: they are bounded by ``history_limit`` and go with the se
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -34,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.db import admin
-from core.db.base import BaseDb, StoreError
+from core.db.base import BaseDb, StaleVersionError, StoreError
 from core.db.redis import RedisDb, erasure_redis
 from core.db.sql import erasure_sql
 from core.db.sql.store import SqlDb
@@ -209,8 +208,12 @@ class Retention:
             return False
         if dry_run:
             return True
-        with contextlib.suppress(admin.SessionNotFoundError):  # gone meanwhile: fine
-            await admin.delete_session(self.db, session_id)
+        try:  # only the version found idle: a run landing meanwhile keeps the session
+            await admin.delete_session(self.db, session_id, expected_version=current.version)
+        except admin.SessionNotFoundError:
+            pass  # gone meanwhile: fine
+        except StaleVersionError:
+            return False  # used since the check: not idle any more
         if isinstance(self.db, RedisDb):
             await erasure_redis.forget_extras(self.db, session_id)
         await erase_usage(self.db, session_ids=[session_id])  # its budget counters

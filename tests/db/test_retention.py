@@ -4,7 +4,9 @@ with an injected clock; enforced by the snapshotter and on demand."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
+import pytest
 import sqlalchemy as sa
 
 from bots.retention import retention_policy
@@ -243,3 +245,24 @@ async def test_redis_alone_expires_from_redis(redis_alone: RedisDb) -> None:
     assert report.sessions_expired == [DM]
     assert await traces(redis_alone, DM) == []
     assert await redis_alone.aload(THREAD) is not None
+
+
+async def test_a_run_landing_before_the_delete_keeps_the_session(
+    deployment: BaseDb, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session used between the idle check and the delete is not expired (nor its run lost)."""
+    from core.db import admin
+
+    await _fill(deployment)
+    real_delete = admin.delete_session
+
+    async def run_lands_first(db: BaseDb, session_id: str, **kwargs: Any) -> None:
+        await save_run(db, session_id, BOB, {"n": 3}, f"{session_id}-late")
+        await real_delete(db, session_id, **kwargs)
+
+    monkeypatch.setattr(admin, "delete_session", run_lands_first)
+    report = await expire(deployment, POLICY, clock=lambda: days_later(40))
+
+    assert report.sessions_expired == []
+    kept = await deployment.aload(DM)
+    assert kept is not None and kept.state == {"n": 3}
