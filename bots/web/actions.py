@@ -18,7 +18,7 @@ from bots.web.context import console, viewer
 from bots.web.guard import check_scope, session_id_of
 from bots.web.render import page, redirect
 from core.db import admin
-from core.exceptions import StoreError
+from core.exceptions import RestoreSchemaError, StaleVersionError, StoreError
 from core.redaction import redact_text
 
 log = structlog.get_logger("bots.web")
@@ -62,12 +62,17 @@ async def confirm(request: web.Request) -> web.Response:
             title="Which version?",
             message="Restore needs the version to restore (?version=N).",
         )
+    try:  # the version the admin confirms against: the action refuses if it moved
+        seen = str((await admin.load_session(console(request).db, session_id)).version)
+    except admin.SessionNotFoundError:
+        seen = ""
     return page(
         request,
         "confirm.html",
         session_id=session_id,
         action=action,
         version=version,
+        seen=seen,
         explanation=ACTIONS[action].format(version=version),
     )
 
@@ -98,10 +103,14 @@ async def act(request: web.Request) -> web.Response:
             title="Which version?",
             message="Nothing was done: restore needs the version number to restore.",
         )
+    seen_text = str(form.get("seen", ""))
+    seen = int(seen_text) if seen_text.isdigit() else None
     try:
         if action == "restore":
             version = int(version_text)
-            new = await admin.restore_version(db, session_id, version, actor=who.admin_id)
+            new = await admin.restore_version(
+                db, session_id, version, actor=who.admin_id, expected_version=seen
+            )
             done = f"Version {version} restored as version {new}."
             bound.info("web_action", version=version, new_version=new)
         elif action == "reset":
@@ -109,7 +118,7 @@ async def act(request: web.Request) -> web.Response:
             done = f"State reset (now version {new}); the previous version is kept."
             bound.info("web_action", new_version=new)
         else:
-            await admin.delete_session(db, session_id)
+            await admin.delete_session(db, session_id, expected_version=seen)
             bound.info("web_action")
             return redirect(f"{console(request).base}/?done={quote('Session deleted.')}")
     except (admin.SessionNotFoundError, admin.VersionNotFoundError) as exc:
@@ -121,6 +130,22 @@ async def act(request: web.Request) -> web.Response:
             title="Nothing to do",
             message=f"{exc}. Nothing was changed.",
         )
+    except StaleVersionError as exc:
+        bound.warning("web_action_stale", error=str(exc))
+        now = f"now version {exc.actual}" if exc.actual is not None else "it is gone now"
+        return page(
+            request,
+            "message.html",
+            status=409,
+            title="The session changed",
+            message=(
+                f"Nothing was done: the session changed ({now}) after you opened the "
+                f"confirmation page at version {exc.expected}. Look at it and confirm again."
+            ),
+        )
+    except RestoreSchemaError as exc:
+        bound.warning("web_action_refused", error=str(exc))
+        return page(request, "message.html", status=409, title="Not restored", message=str(exc))
     except StoreError as exc:
         bound.error("web_action_failed", error=redact_text(str(exc)))
         return page(

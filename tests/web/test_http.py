@@ -426,3 +426,45 @@ async def test_restore_without_a_version_number_does_nothing(
         assert record is not None and record.version == 1
     finally:
         await client.close()
+
+
+async def test_restore_refused_when_the_session_changed_after_the_confirmation_page(
+    tmp_path: Path, sqlite: BaseDb
+) -> None:
+    """A restore confirmed on a page showing v2 does nothing once a run saved v3 (409)."""
+    from core.db.base import SessionMeta
+    from core.state.codec import encode_delta
+
+    await seed(sqlite, [{"session_id": "slack:T1:C1", "state": {"n": 1}}])
+    await sqlite.asave(
+        "slack:T1:C1", expected_version=1, changed=encode_delta({"n": 2}), meta=SessionMeta()
+    )
+    config = config_for(tmp_path)
+    client = await signed_in_client(create_app(sqlite, config), config)
+    try:
+        confirm = await (
+            await client.get("/session/confirm?action=restore&version=1&id=slack:T1:C1")
+        ).text()
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', confirm)
+        seen = re.search(r'name="seen" value="([^"]*)"', confirm)
+        assert csrf is not None and seen is not None and seen[1] == "2"
+        await sqlite.asave(
+            "slack:T1:C1", expected_version=2, changed=encode_delta({"n": 3}), meta=SessionMeta()
+        )
+        response = await client.post(
+            "/session/act",
+            data={
+                "id": "slack:T1:C1",
+                "action": "restore",
+                "version": "1",
+                "seen": seen[1],
+                "confirmed": "yes",
+                "csrf_token": csrf[1],
+            },
+        )
+        text = await response.text()
+        assert response.status == 409 and "now version 3" in text and "Nothing was done" in text
+        record = await sqlite.aload("slack:T1:C1")
+        assert record is not None and record.version == 3 and record.state == {"n": 3}
+    finally:
+        await client.close()
