@@ -25,11 +25,9 @@ as a whole-key replace).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +44,6 @@ __all__ = [
     "diff",
     "diff_both",
     "diff_texts",
-    "migration",
     "scrub_user",
 ]
 
@@ -312,21 +309,6 @@ def tokens(path: str) -> list[str]:
 
 
 # -- building entries --------------------------------------------------------------------
-#: the schema versions (from, to) of the migration being saved in this context; read by
-#: build_entry for a ``migrate`` entry whose caller (the session's save) does not pass them
-_MIGRATION: ContextVar[tuple[int, int] | None] = ContextVar("statebot_migration", default=None)
-
-
-@contextlib.contextmanager
-def migration(from_version: int, to_version: int) -> Iterator[None]:
-    """Saves in this block that record a ``migrate`` entry name these schema versions."""
-    token = _MIGRATION.set((from_version, to_version))
-    try:
-        yield
-    finally:
-        _MIGRATION.reset(token)
-
-
 def build_entry(
     *,
     version: int,
@@ -345,8 +327,6 @@ def build_entry(
     schema_versions: tuple[int, int] | None = None,
 ) -> AuditEntry:
     """The entry of a save writing ``new`` over ``old`` (texts of the keys it touches)."""
-    if kind == "migrate" and schema_versions is None:
-        schema_versions = _MIGRATION.get()
     patch, inverse = diff_texts(old, new, new_values)
     keys = tuple(sorted({_top_key(op) for op in patch}))
     entry = AuditEntry(

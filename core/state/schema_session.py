@@ -35,7 +35,6 @@ from typing import Any
 
 from core.exceptions import SchemaVersionError, StateSchemaError
 from core.state import codec
-from core.state.audit import migration
 from core.state.checkpoints import Checkpoint
 from core.state.merge import deep_merge
 from core.state.schema import StateSchema
@@ -160,11 +159,12 @@ async def _save_migration(handle: SessionHandle, from_version: int, to_version: 
     """Save the migrated state now, under the lease, audited as ``migrate``."""
     handle.set_schema_version(to_version)
     handle.audit_kind = "migrate"
+    handle.audit_schema = (from_version, to_version)
     try:
-        with migration(from_version, to_version):
-            await handle.persist()
+        await handle.persist()
     finally:
         handle.audit_kind = "run"  # the run's own saves are audited as the run's
+        handle.audit_schema = None
 
 
 def _apply_run_state(

@@ -61,6 +61,7 @@ class SessionHandle:
         "_failure",
         "_pending",
         "audit_kind",
+        "audit_schema",
         "db",
         "deadline",
         "epoch",
@@ -113,6 +114,8 @@ class SessionHandle:
         #: the kind the next save's audit entry records ("run"; a lazy migration may say
         #: "migrate"); back to "run" after each save
         self.audit_kind = "run"
+        #: a "migrate" save's schema versions (from, to); None after each save
+        self.audit_schema: tuple[int, int] | None = None
         self._data_text = data_text
         self._data: SessionData | None = None  # decoded on first use only
         self._data_changed = False
@@ -288,6 +291,7 @@ class SessionHandle:
         self._baseline = None
         del self.tools[: len(tools)]
         self.audit_kind = "run"
+        self.audit_schema = None
 
     def _audit_entry(
         self,
@@ -321,6 +325,7 @@ class SessionHandle:
             run_id=self.run_id,
             tools=tools,
             created=baseline is not None,
+            schema_versions=self.audit_schema,
             # read without marking: dict's own method, not the tracked dict's
             new_values={k: dict.__getitem__(self.tracker.state, k) for k in changed}
             if live
