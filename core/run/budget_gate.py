@@ -17,9 +17,9 @@ Decided here, once:
   usage of the runs in flight, one run per concurrent session.
 * **What counts.** The run's ``RunOutput.metrics`` (input + output tokens, tool
   calls), which already include a team's members and a workflow's steps. A run that
-  failed has no output: what the model loop reported to :func:`metered` counts instead
-  (:func:`meter_model_call`, :func:`meter_tool_call`; until ``core/agent/loop.py``
-  calls them, a failed run's usage is not counted — docs/budgets.md, known gap).
+  failed has no output: what the model loop reported to :func:`metered` as it went
+  counts instead (:func:`meter_model_call`, :func:`meter_tool_call`, called by
+  ``core/agent/loop.py`` after each model call and tool call).
 
 An owner without a ``budget`` counts nothing and costs nothing. One with a Budget,
 even without limits, counts its usage (so ``/state usage`` can show it).
