@@ -14,7 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from bots.cli import main as cli_main
 from bots.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,17 +60,28 @@ def check_make(words: list[str]) -> None:
     assert result.returncode == 0, result.stderr
 
 
+def statebot_help(path: list[str]) -> tuple[int, str]:
+    """``statebot <path> --help`` through the CLI's own click group, in this process.
+
+    In-process because each documented command checks its help (a subprocess costs
+    the CLI's start-up, seconds each); the installed ``statebot`` script itself is run by
+    :func:`test_statebot_help_and_state_list_run`.
+    """
+    result = CliRunner().invoke(cli_main, [*path, "--help"], prog_name="statebot")
+    return result.exit_code, result.output
+
+
 def check_statebot(words: list[str]) -> None:
     """The subcommand exists and every option it shows is in its --help."""
     path = [w for w in words[1:] if re.fullmatch(r"[a-z][a-z-]*", w)]
     # the subcommand path ends at the first argument that is not a command name
-    result = run([STATEBOT, *path, "--help"])
-    while result.returncode != 0 and path:
+    code, output = statebot_help(path)
+    while code != 0 and path:
         path.pop()
-        result = run([STATEBOT, *path, "--help"])
-    assert result.returncode == 0, result.stderr
+        code, output = statebot_help(path)
+    assert code == 0, output
     for option in re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", " ".join(words[1:])):
-        assert option in result.stdout, f"{' '.join(words)}: {option} not in --help"
+        assert option in output, f"{' '.join(words)}: {option} not in --help"
 
 
 def check_command(command: str) -> None:
