@@ -12,6 +12,7 @@ from typing import Any
 
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
+from core.agent.history_tool import chat_history_function
 from core.agent.loop import ContentSink, LoopSpec, Resume, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
@@ -22,7 +23,6 @@ from core.exceptions import NoModelError
 from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.run.budget import Budget
-from core.run.history_tool import chat_history_function
 from core.run.output import RunOutput
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle

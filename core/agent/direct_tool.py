@@ -1,7 +1,7 @@
 """Running one tool directly, without the model (slash commands, ``arun_tool``).
 
 The call goes through the same hooks, validation, rollback and persistence as a call
-the model makes, and the same run path (:mod:`core.run.runner`: lease, load, deadline,
+the model makes, and the same run path (:mod:`core.agent.runner`: lease, load, deadline,
 save); only the model is left out. A tool with ``requires_confirmation``
 is not run: the call returns a *paused* output, stored in the session's history like
 a model run's pause (marked ``direct``), and ``continue_run`` runs or rejects it once,
@@ -14,12 +14,12 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from core.agent import runner
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.agent.loop import Resume
 from core.agent.owner import SessionOwner
 from core.agent.tool_calls import execute_tool_call, prepare_run
 from core.exceptions import UnknownToolError
-from core.run import runner
 from core.run.history import RunRecord
 from core.run.output import RunOutput, RunStatus, ToolExecution
 from core.state.session import SessionHandle

@@ -6,7 +6,7 @@ when that session is created), the default ``session_id`` / ``user_id``, the run
 deadline, ``overwrite_db_session_state`` and ``dependencies``. Its one requirement
 is :meth:`SessionOwner.arun_on_session`: run on a session that is already open.
 Everything around that — lease, load, resolve, deadline, history, save, output —
-is the runner's (:mod:`core.run.runner`), the same for every kind of owner.
+is the runner's (:mod:`core.agent.runner`), the same for every kind of owner.
 
 Typed state (optional, :mod:`core.state.schema`): ``session_state_schema`` (a pydantic
 model or TypedDict), ``session_state_schema_version`` (default 1) and

@@ -2,7 +2,7 @@
 
 ``run`` / ``arun`` (``stream=True`` for events), ``print_response`` /
 ``aprint_response`` and ``continue_run`` / ``acontinue_run``. Each is a thin door into
-:mod:`core.run.runner`, which owns what a run does.
+:mod:`core.agent.runner`, which owns what a run does.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator, Mapping
 from typing import Any, Literal, overload
 
+from core.agent import runner
 from core.agent.direct_tool import resume_direct_call
 from core.agent.loop import ContentSink
 from core.agent.owner import SessionOwner
 from core.agent.pause import decisions_of
 from core.agent.streaming import stream_run
-from core.run import runner
 from core.run.events import RunContentEvent, RunOutputEvent
 from core.run.output import RunOutput
 from core.utils.sync import iterate_sync, run_sync

@@ -1,4 +1,4 @@
-"""The one run path: SessionOwner's shared settings and core.run.runner's steps."""
+"""The one run path: SessionOwner's shared settings and core.agent.runner's steps."""
 
 from __future__ import annotations
 
