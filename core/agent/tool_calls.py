@@ -32,7 +32,6 @@ from typing import Any, ParamSpec
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.exceptions import ToolArgumentError, ToolRefusedError
 from core.run.context import RunContext
-from core.run.dependencies import resolve_dependencies
 from core.run.output import ToolExecution
 from core.state.checkpoints import Checkpoint
 from core.state.schema_session import checked_checkpoint
@@ -41,6 +40,7 @@ from core.state.tracked import LazyState
 from core.state.values import TRANSIENT_KEYS, StateValueError
 from core.state.view import AgentState
 from core.tools.call import call_function
+from core.tools.dependencies import resolve_dependencies
 from core.tools.function import Function
 from core.utils.log import logger
 from core.utils.observe import observe

@@ -24,11 +24,11 @@ from core.agent.streaming import observe_run
 from core.db.base import BaseDb
 from core.exceptions import NoModelError, UnknownToolError
 from core.run.budget import Budget
-from core.run.dependencies import resolve_dependencies
 from core.run.output import RunOutput
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
 from core.team.team import Team
+from core.tools.dependencies import resolve_dependencies
 from core.workflow.execution import WorkflowRun
 from core.workflow.step import Step, as_step
 from core.workflow.types import StepInput, StepOutput
@@ -93,7 +93,7 @@ class Workflow(RunMethods, SessionStateApi):
     ) -> RunOutput:
         """Run every step on an open session; persists after each step."""
         started = time.perf_counter()
-        # callables are called once per run, as for agents (core.run.dependencies)
+        # callables are called once per run, as for agents (core.tools.dependencies)
         resolved = await resolve_dependencies(
             self.run_dependencies(dependencies), {"workflow": self, "session_state": handle.state}
         )

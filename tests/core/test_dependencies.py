@@ -10,7 +10,7 @@ import pytest
 from core.agent import Agent
 from core.agent.prompt import PromptSpec, build_system_message
 from core.run.context import RunContext
-from core.run.dependencies import DependencyError, resolve_dependencies
+from core.tools.dependencies import DependencyError, resolve_dependencies
 
 
 async def test_sync_and_async_callables_are_called_with_injected_values() -> None:

@@ -8,9 +8,9 @@ import pytest
 
 from core.agent import Agent
 from core.run.context import RunContext
-from core.run.dependencies import DependencyError
 from core.testing import ScriptedModel, tool_call
 from core.tools import tool
+from core.tools.dependencies import DependencyError
 
 
 def test_callable_dependency_reaches_prompt_and_tools_resolved_per_run() -> None:

@@ -36,7 +36,7 @@ OLD_PATHS = [
     ("core.testing", ["ScriptExhaustedError"]),
     ("core.workflow.router", ["RouterSelectionError"]),
     ("core.workflow.merge", ["ParallelStateConflictError"]),
-    ("core.run.dependencies", ["DependencyError"]),
+    ("core.tools.dependencies", ["DependencyError"]),
     ("core.schedule.errors", ["ScheduleError", "ScheduleLimitError"]),
 ]
 

@@ -18,16 +18,14 @@ from types import MappingProxyType
 from typing import Any
 
 from core.exceptions import DependencyError as DependencyError
+from core.tools.hooks import call_with
+from core.tools.workers import run_in_worker
 
 
 async def resolve_dependencies(
     dependencies: Mapping[str, Any], available: Mapping[str, Any]
 ) -> Mapping[str, Any]:
     """A read-only mapping with every callable value replaced by what it returns."""
-    # imported here: core.tools imports core.run, never the other way round at load time
-    from core.tools.hooks import call_with
-    from core.tools.workers import run_in_worker
-
     resolved: dict[str, Any] = {}
     for key, value in dependencies.items():
         if not callable(value):
