@@ -21,17 +21,26 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.agent.loop import ContentSink, ToolEventSink
 from core.run import events as ev
 from core.run.output import RunOutput, RunStatus, ToolExecution
 
-if TYPE_CHECKING:  # both import this module
+if TYPE_CHECKING:  # it imports this module
     from core.agent.owner import SessionOwner
-    from core.workflow.types import StepOutput
 
 _END = object()
+
+
+class StepResult(Protocol):
+    """What a finished workflow step reports (``core.workflow.types.StepOutput`` is one):
+    the workflow layer sits above this module, so the step's type is not imported."""
+
+    @property
+    def content(self) -> Any:
+        """The step's content, sent as the event's ``content``."""
+
 
 #: (kind, what) -> (event class, Agno event name)
 _NAMES: dict[tuple[str, str], tuple[type[ev.RunOutputEvent], str]] = {}
@@ -212,7 +221,7 @@ async def observe_run(
 @contextlib.asynccontextmanager
 async def step_scope(
     workflow: SessionOwner, run_id: str, session_id: str, name: str | None
-) -> AsyncIterator[Callable[[StepOutput], None]]:
+) -> AsyncIterator[Callable[[StepResult], None]]:
     """Report one workflow step: StepStarted, then StepCompleted (via the callback) or StepError."""
     stream = _stream.get()
     token = _step.set(name)
@@ -221,7 +230,7 @@ async def step_scope(
         if stream is not None:
             stream.emit(source.event("step_started"))
 
-        def completed(output: StepOutput) -> None:
+        def completed(output: StepResult) -> None:
             if stream is not None:
                 stream.emit(
                     source.event("step_completed", content=output.content, step_output=output)

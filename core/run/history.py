@@ -20,15 +20,12 @@ import json
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from core.db.limits import StateLimits
 from core.models.base import Message, ToolCall
 from core.run.output import RunOutput, ToolExecution, content_as_text
 from core.run.output import RunStatus as OutputStatus
-
-if TYPE_CHECKING:  # core.state.session stores this module's records
-    from core.state.session import SessionHandle
 
 RunStatus = Literal["completed", "paused", "error", "cancelled"]
 
@@ -237,6 +234,23 @@ def history_messages(
     return out
 
 
+class OpenRun(Protocol):
+    """The run a history entry is made for, on its open session (core.state's handle:
+    the session layer sits above this one and stores these records)."""
+
+    @property
+    def run_id(self) -> str:
+        """The run's id."""
+
+    @property
+    def user_id(self) -> str | None:
+        """Who asked for the run."""
+
+    @property
+    def data(self) -> SessionData:
+        """The session's data as the run opened it (its history so far)."""
+
+
 #: how a RunOutput's status is stored (any other status: completed)
 _STORED_STATUS: dict[OutputStatus, RunStatus] = {
     OutputStatus.paused: "paused",
@@ -246,7 +260,7 @@ _STORED_STATUS: dict[OutputStatus, RunStatus] = {
 
 
 def run_record(
-    handle: SessionHandle, input: str, output: RunOutput | None, *, owner_id: str | None
+    handle: OpenRun, input: str, output: RunOutput | None, *, owner_id: str | None
 ) -> RunRecord:
     """The history entry of a run that just ended (``output`` None: it failed)."""
     known = handle.data.find(handle.run_id)

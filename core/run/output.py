@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+import abc
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 from core.models.base import Message
-from core.state import codec
 
 
 class RunStatus(StrEnum):
@@ -77,24 +76,19 @@ class RunMetrics:
     duration_s: float = 0.0
 
 
-class StateTexts:
-    """A run's final state as JSON text per key: decoded only when someone reads it.
+class DeferredState(abc.ABC):
+    """A run's final state, decoded only when someone reads it.
 
     Assigned to ``RunOutput.session_state``, it gives the caller a fresh dict on first
     access, so nothing the caller keeps or changes aliases the runtime's own values.
-    ``texts`` may be the runtime's own dict, shared without a copy
-    (``KeyTexts.share``): it is never changed while this object lives, and never
-    changed here.
+    The session layer, above this one, provides it (``core.state.checkpoints.StateTexts``).
     """
 
-    __slots__ = ("__weakref__", "texts")
+    __slots__ = ("__weakref__",)
 
-    def __init__(self, texts: Mapping[str, str]) -> None:
-        self.texts = texts
-
+    @abc.abstractmethod
     def decode(self) -> dict[str, Any]:
         """A fresh dict of the state."""
-        return codec.decode_state(self.texts)
 
 
 @dataclass(slots=True)
@@ -141,25 +135,25 @@ class RunOutput:
         """The content as text (JSON for a pydantic model or other value), '' for none."""
         return content_as_text(self.content)
 
-    def keep_state(self, texts: StateTexts) -> None:
+    def keep_state(self, state: DeferredState) -> None:
         """Set ``session_state`` to a run's final state, decoded when first read."""
-        _state_slot.__set__(self, texts)
+        _state_slot.__set__(self, state)
 
 
-# ``session_state`` accepts a StateTexts and decodes it on first read (Agno's attribute,
+# ``session_state`` accepts a DeferredState and decodes it on first read (Agno's attribute,
 # a plain dict to the caller); the dataclass's slot keeps the value.
 _state_slot = RunOutput.__dict__["session_state"]
 
 
 def _get_session_state(output: RunOutput) -> dict[str, Any]:
     value = _state_slot.__get__(output, RunOutput)
-    if isinstance(value, StateTexts):
+    if isinstance(value, DeferredState):
         value = value.decode()
         _state_slot.__set__(output, value)
     return value  # type: ignore[no-any-return]
 
 
-def _set_session_state(output: RunOutput, value: dict[str, Any] | StateTexts) -> None:
+def _set_session_state(output: RunOutput, value: dict[str, Any] | DeferredState) -> None:
     _state_slot.__set__(output, value)
 
 

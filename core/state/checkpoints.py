@@ -17,6 +17,9 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
+from core.run.output import DeferredState
+from core.state import codec
+
 T = TypeVar("T")
 
 #: marks a key that is absent (in the journal and the saved texts)
@@ -161,3 +164,21 @@ class KeyTexts:
 def texts_size(texts: Mapping[str, str]) -> int:
     """Characters of every key and text (what :attr:`KeyTexts.size` counts)."""
     return sum(len(k) + len(t) for k, t in texts.items())
+
+
+class StateTexts(DeferredState):
+    """A run's final state as JSON text per key, for its output (decoded on first read).
+
+    ``texts`` may be the runtime's own dict, shared without a copy
+    (:meth:`KeyTexts.share`): it is never changed while this object lives, and never
+    changed here.
+    """
+
+    __slots__ = ("texts",)
+
+    def __init__(self, texts: Mapping[str, str]) -> None:
+        self.texts = texts
+
+    def decode(self) -> dict[str, Any]:
+        """A fresh dict of the state."""
+        return codec.decode_state(self.texts)

@@ -34,10 +34,10 @@ from core.db.base import BaseDb, KnownVersion, Lease, OpenedRun, SessionMeta, Se
 from core.db.limits import StateLimits
 from core.exceptions import RunTimeoutError
 from core.run.history import RunRecord, SessionData
-from core.run.output import StateTexts
 from core.state import codec
 from core.state.audit import build_entry
 from core.state.cache import CachedSession, SessionCache, cache_of, held_only_by
+from core.state.checkpoints import StateTexts
 from core.state.merge import deep_merge
 from core.state.tracked import TrackedState
 from core.state.tracker import StateTracker

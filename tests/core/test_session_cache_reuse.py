@@ -15,10 +15,9 @@ from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits
 from core.db.redis import RedisDb
 from core.models.scripted import ScriptedModel, tool_call
-from core.run.output import StateTexts
 from core.state import cache as cache_module
 from core.state.cache import cache_of, held_only_by
-from core.state.checkpoints import KeyTexts
+from core.state.checkpoints import KeyTexts, StateTexts
 from core.state.codec import state_bytes
 from core.state.tracked import TrackedState
 from core.state.view import AgentState
