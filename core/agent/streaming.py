@@ -38,7 +38,7 @@ class StepResult(Protocol):
     the workflow layer sits above this module, so the step's type is not imported."""
 
     @property
-    def content(self) -> Any:
+    def content(self) -> object:
         """The step's content, sent as the event's ``content``."""
 
 

@@ -327,7 +327,7 @@ def audit_lines(stored: Any) -> list[str]:
     return [_dumps(entry) for entry in stored]
 
 
-def _dumps(value: Any) -> str:
+def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 

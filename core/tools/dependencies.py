@@ -15,7 +15,6 @@ from __future__ import annotations
 import inspect
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
 from core.exceptions import DependencyError as DependencyError
 from core.tools.hooks import call_with
@@ -23,10 +22,10 @@ from core.tools.workers import run_in_worker
 
 
 async def resolve_dependencies(
-    dependencies: Mapping[str, Any], available: Mapping[str, Any]
-) -> Mapping[str, Any]:
+    dependencies: Mapping[str, object], available: Mapping[str, object]
+) -> Mapping[str, object]:
     """A read-only mapping with every callable value replaced by what it returns."""
-    resolved: dict[str, Any] = {}
+    resolved: dict[str, object] = {}
     for key, value in dependencies.items():
         if not callable(value):
             resolved[key] = value

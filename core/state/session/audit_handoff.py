@@ -9,7 +9,6 @@ starting texts (the defaults merged with the run's argument), not from nothing.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
 
 from core.state.audit import build_entry
 from core.state.checkpoints import KeyTexts
@@ -24,15 +23,15 @@ def save_entry(
     *,
     version: int,
     baseline: Mapping[str, str] | None,
-    live_state: dict[str, Any] | None,
+    live_state: dict[str, object] | None,
     kind: str,
     user_id: str | None,
-    origin: Mapping[str, Any],
+    origin: Mapping[str, object],
     run_id: str,
     tools: Sequence[str],
     schema_versions: tuple[int, int] | None,
     max_entry_bytes: int,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """The stored entry of a save from ``version`` writing ``changed`` and ``removed``.
 
     ``baseline``: a new session's starting texts (None once it is stored);
