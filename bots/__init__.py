@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from bots.app import AgentSource
+    from bots.app.build import AgentSource
     from bots.settings import Settings
 
 __all__ = ["PLATFORMS", "serve"]
@@ -42,14 +42,14 @@ def serve(
         raise ValueError("session= applies to platform='console' only")
     import sys
 
-    from bots.app import agents_from
-    from bots.logging import configure_logging
+    from bots.app.build import agents_from
+    from bots.ops.logging import configure_logging
     from bots.settings import Settings
 
     settings = settings or Settings()
     loaded = agents_from(agents, "serve()")  # a bad argument fails here, before any I/O
     if platform == "console":
-        from bots.console.command import prepare_console, start_console
+        from bots.adapters.console.command import prepare_console, start_console
 
         configure_logging("console", level="WARNING", stream=sys.stderr, force=True)
         app, agent_id = prepare_console(settings, agents=loaded)
@@ -59,12 +59,12 @@ def serve(
 
     configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
     if platform == "slack":
-        from bots.slack.cli import serve as serve_slack
+        from bots.adapters.slack.cli import serve as serve_slack
 
         use_socket = settings.slack_app_token is not None if socket is None else socket
         work = serve_slack(settings, socket=use_socket, port=settings.port, agents=loaded)
         run_process(work, name="slack")
     else:
-        from bots.discord.cli import serve as serve_discord
+        from bots.adapters.discord.cli import serve as serve_discord
 
         run_process(serve_discord(settings, agents=loaded), name="discord")

@@ -28,7 +28,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from bots.admin import check_admin_id
+from bots.admin.actions import check_admin_id
 from bots.keys import Scope
 from core.crypto import KeyRing
 
@@ -256,7 +256,7 @@ class Settings(BaseSettings):
         KeyRing.from_setting(value.get_secret_value())  # EncryptionKeyError says what is wrong
         return value
 
-    # Retention per scope: bots/retention.py, docs/erasure.md
+    # Retention per scope: bots/admin/retention.py, docs/erasure.md
     statebot_retention_dm_days: float | None = Field(
         default=None,
         gt=0,
@@ -275,7 +275,7 @@ class Settings(BaseSettings):
         gt=0,
         description="the same for channel sessions (and the console's); unset keeps them",
     )
-    # Chat layer; admin ids: see bots/admin.py (check_admin_id)
+    # Chat layer; admin ids: see bots/admin/actions.py (check_admin_id)
     statebot_admin_ids: Annotated[frozenset[str], NoDecode] = Field(
         default=frozenset(),
         description=(

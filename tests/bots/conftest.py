@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from bots.chat.service import ChatService
 from bots.inbound import InboundMessage, SlashCommand
-from bots.service import ChatService
 from bots.settings import Settings
 from core.db.in_memory import InMemoryDb
 from core.models.scripted import ScriptedModel, Turn

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from pydantic import SecretStr
 from structlog.testing import capture_logs
 
-from bots.cli import main
+from bots.cli.main import main
 from bots.settings import Settings
 from bots.web import WebConfig, console_mounts, create_app, mount
 from bots.web.tokens import AdminTokens
@@ -181,7 +181,7 @@ async def test_served_by_the_slack_http_process(tmp_path: Path, sqlite: BaseDb) 
     """The Slack HTTP server serves the console under /admin beside its own routes."""
     from slack_bolt.async_app import AsyncApp
 
-    from bots.slack.server import SlackHttpServer
+    from bots.adapters.slack.server import SlackHttpServer
 
     config = config_for(tmp_path)
     bolt = AsyncApp(token="xoxb-test", signing_secret="secret")

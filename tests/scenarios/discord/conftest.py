@@ -17,9 +17,9 @@ from discord_harness import Harness, MakeDiscord
 from discord_payloads import GUILD, guild_create
 from fakes.discord_api import FakeDiscordApi
 
-from bots.discord.client import StatebotDiscord
-from bots.flags import Flags, MemoryFlags
-from bots.service import ChatService
+from bots.adapters.discord.client import StatebotDiscord
+from bots.chat.service import ChatService
+from bots.ops.flags import Flags, MemoryFlags
 from bots.settings import Settings
 from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb

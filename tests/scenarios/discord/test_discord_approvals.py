@@ -22,11 +22,11 @@ from discord_payloads import (
 )
 from fakes.discord_api import APP_ID, BOT_USER, FakeDiscordApi
 
-from bots.approvals import ALREADY, EXPIRED, NOT_YOURS
-from bots.discord.client import StatebotDiscord
-from bots.discord.components import PREFIX, RedisApprovals, approval_view
-from bots.flags import MemoryFlags
-from bots.service import ChatService
+from bots.adapters.discord.client import StatebotDiscord
+from bots.adapters.discord.components import PREFIX, RedisApprovals, approval_view
+from bots.chat.approvals import ALREADY, EXPIRED, NOT_YOURS
+from bots.chat.service import ChatService
+from bots.ops.flags import MemoryFlags
 from bots.settings import Settings
 from core.agent import Agent
 from core.db.sqlite import SqliteDb

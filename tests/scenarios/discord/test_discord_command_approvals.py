@@ -10,10 +10,10 @@ from discord_harness import Harness
 from discord_payloads import guild_create, interaction_create
 from fakes.discord_api import FakeDiscordApi
 
-from bots.discord.client import StatebotDiscord
-from bots.discord.components import PREFIX, MemoryApprovals
-from bots.flags import MemoryFlags
-from bots.service import ChatService
+from bots.adapters.discord.client import StatebotDiscord
+from bots.adapters.discord.components import PREFIX, MemoryApprovals
+from bots.chat.service import ChatService
+from bots.ops.flags import MemoryFlags
 from bots.settings import Settings
 from core.agent import Agent
 from core.db.in_memory import InMemoryDb

@@ -13,10 +13,10 @@ from fakes.slack_api import FakeSlackApi
 from slack_harness import MakeBot, SlackBot, settle, start_bot
 from slack_payloads import TEAM
 
-from bots.flags import Flags, MemoryFlags, RedisFlags
-from bots.service import ChatService
+from bots.adapters.slack.options import SlackOptions
+from bots.chat.service import ChatService
+from bots.ops.flags import Flags, MemoryFlags, RedisFlags
 from bots.settings import Scope, Settings
-from bots.slack.options import SlackOptions
 from core.db.base import BaseDb
 from core.testing import ScriptedModel
 from tools.catalog import COMMAND_ALIASES, create_agents

@@ -1,0 +1,595 @@
+"""ChatService: the platform-neutral front door every adapter (and the console) calls.
+
+    reply = await service.handle_message(msg)   # free text -> agent.arun
+    reply = await service.handle_command(cmd)   # /agent tool args -> agent.arun_tool
+
+Each step is a small function: routing (``bots.chat.routing``), keys (``bots.keys``),
+parsing (``bots.chat.commands``), error replies (``bots.chat.errors``), ``/state``
+(``bots.admin.commands``), undo (``bots.chat.undo``).
+Input that cannot be run (unknown agent or command, bad arguments, oversize text)
+gets a clear reply and runs nothing, so it changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import structlog
+
+from bots.admin import actions as admin
+from bots.admin.commands import StateCommands
+from bots.chat import help
+from bots.chat.approvals import ALREADY, DECIDED, EXPIRED, NOT_YOURS, Approval, Decision
+from bots.chat.cards import Click, placed, stale, tool_card
+from bots.chat.commands import CommandError, parse_command, resolve_tool, split_words, usage
+from bots.chat.errors import guarded
+from bots.chat.names import NameCache, NameSource, authored, render_mentions
+from bots.chat.registry import AgentRegistry, ChatAgent, scope_of, tools_of
+from bots.chat.replies import Reply
+from bots.chat.routing import default_agent_for, route
+from bots.chat.schedules import Deliveries
+from bots.chat.streaming import StreamSink, can_stream, stream_answer
+from bots.chat.targets import target_of
+from bots.chat.timezones import TimezoneCache, TimezoneSource
+from bots.chat.undo import NO_STORE as UNDO_NO_STORE
+from bots.chat.undo import undo_reply, wants_undo
+from bots.inbound import InboundMessage, SlashCommand
+from bots.keys import (
+    SessionKeys,
+    channel_key,
+    channel_of_session,
+    keys_for,
+    user_key,
+)
+from bots.ops.logging import bind_event
+from bots.ops.metrics import count_tool_errors, timed_run
+from bots.settings import Settings
+from core.exceptions import RunError
+from core.run.origin import CHANNEL_KEY, EVENT_KEY, PLATFORM_KEY
+from core.run.output import RunOutput, content_as_text
+from core.schedule import TARGET_KEY, USER_TZ_KEY, Schedule
+
+log = structlog.get_logger("bots.service")
+
+TOO_LONG = (
+    "That message is too long ({length:,} characters; the limit is {limit:,}). "
+    "Nothing was run; please shorten it or split it up."
+)
+CLICK_STALE = "That board was out of date: the item is no longer there, so nothing was done."
+CLICK_EXPIRED = "That button no longer works (its agent or command is gone); nothing was done."
+EMPTY = "Hi! Tell me what to do after the mention, e.g. `{agent} what is on my list?`. {commands}"
+
+
+class ConfigError(ValueError):
+    """The settings name an agent that is not registered."""
+
+
+class ChatService:
+    """Routes inbound messages and slash commands to the registered agents."""
+
+    __slots__ = (
+        "_agents",
+        "_aliases",
+        "_names",
+        "_settings",
+        "_state_commands",
+        "deliveries",
+    )
+
+    #: the input prefix of a scheduled run that is a direct command (``/task_reminder 3``)
+    COMMAND_PREFIX = "/"
+
+    def __init__(
+        self,
+        agents: Mapping[str, ChatAgent],
+        *,
+        settings: Settings,
+        aliases: Mapping[str, Mapping[str, str]] | None = None,
+    ) -> None:
+        if not agents:
+            raise ConfigError("no agents registered")
+        try:
+            self._agents = AgentRegistry(agents)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        self._aliases = {k: dict(v) for k, v in (aliases or {}).items()}
+        self._settings = settings
+        named = {"STATEBOT_DEFAULT_AGENT": settings.statebot_default_agent}
+        named.update(
+            {
+                f"STATEBOT_CHANNEL_AGENTS[{c}]": a
+                for c, a in settings.statebot_channel_agents.items()
+            }
+        )
+        for where, agent_id in named.items():
+            if self._agents.id_of(agent_id) != agent_id:  # settings name the exact id
+                known = ", ".join(self._agents)
+                raise ConfigError(f"{where}={agent_id!r} is not an agent (agents: {known})")
+        for agent_id, agent in self._agents.items():
+            scope_of(agent_id, agent, settings.statebot_agent_scopes)  # fail at startup
+        self._names: dict[str, NameCache] = {}
+        self._state_commands = StateCommands(self)
+        #: where scheduled replies can be posted from this process (adapters register)
+        self.deliveries = Deliveries()
+        _turn_history_on(self._agents.values(), settings.statebot_history_runs)
+
+    def owned_by_its_user(self, platform: str) -> None:
+        """Make every user of ``platform`` admin of that platform's own sessions (console)."""
+        self._state_commands.owned_by_its_user(platform)
+
+    def use_names(self, platform: str, source: NameSource) -> None:
+        """Resolve display names (and timezones, when it knows them) through ``source``."""
+        if isinstance(source, TimezoneSource):
+            self._names[platform] = TimezoneCache(source, source)
+        else:
+            self._names[platform] = NameCache(source)
+
+    async def run_metadata(self, event: InboundMessage | SlashCommand) -> dict[str, Any]:
+        """What a run learns of its chat context: where replies go, the user's timezone,
+        and where it came from (platform, event id, channel: audit records and budgets).
+        """
+        metadata: dict[str, Any] = {TARGET_KEY: target_of(event)}
+        metadata |= origin(
+            event.platform,
+            event.event_id,
+            channel_key(event.platform, event.workspace, event.channel),
+        )
+        return metadata | await self._user_tz(event.platform, event.workspace, event.user)
+
+    async def _user_tz(self, platform: str, workspace: str, user: str) -> dict[str, Any]:
+        """``{USER_TZ_KEY: zone}`` when the platform tells the user's timezone, else ``{}``."""
+        names = self._names.get(platform)
+        if isinstance(names, TimezoneCache):
+            zone = await names.user_tz(workspace, user)
+            if zone:
+                return {USER_TZ_KEY: zone}
+        return {}
+
+    # -- lookups ------------------------------------------------------------------------
+    @property
+    def settings(self) -> Settings:
+        """The settings this service was built with (adapters read their options here)."""
+        return self._settings
+
+    @property
+    def agents(self) -> AgentRegistry:
+        """The registry, by agent id (lookups ignore case)."""
+        return self._agents
+
+    def aliases(self, agent_id: str) -> Mapping[str, str]:
+        """Command aliases of one agent."""
+        return self._aliases.get(agent_id, {})
+
+    def default_agent(self, channel: str) -> str:
+        """The agent answering in ``channel`` when none is named."""
+        return default_agent_for(
+            channel,
+            default_agent=self._settings.statebot_default_agent,
+            channel_agents=self._settings.statebot_channel_agents,
+        )
+
+    def session_keys(self, agent_id: str, event: InboundMessage | SlashCommand) -> SessionKeys:
+        """The session and user keys ``agent_id`` runs ``event`` under (its scope applied)."""
+        scope = scope_of(agent_id, self._agents[agent_id], self._settings.statebot_agent_scopes)
+        return keys_for(event, scope)
+
+    def help_text(self, agent_id: str | None = None, *, prefix: str | None = None) -> str:
+        """Help for one agent, or the overview of all of them."""
+        if agent_id is None:
+            return help.overview(self._agents)
+        return help.agent_help(
+            agent_id, self._agents[agent_id], self.aliases(agent_id), prefix=prefix
+        )
+
+    # -- free text ----------------------------------------------------------------------
+    async def handle_message(
+        self,
+        msg: InboundMessage,
+        *,
+        agent_id: str | None = None,
+        sink: StreamSink | None = None,
+    ) -> Reply | None:
+        """Answer a message addressed to the bot; None when it is not addressed to it.
+
+        ``agent_id`` forces the agent (the console's current agent); otherwise the
+        text is routed (``@bot [agent] text``). With ``sink`` an agent's answer streams
+        into it as it is written (``bots.chat.streaming``); the Reply is still the whole answer.
+        """
+        if not (msg.is_dm or msg.bot_mentioned):
+            return None
+        user_id = keys_for(msg).user_id
+        with bind_event(
+            platform=msg.platform, session_id=None, user_id=user_id, event_id=msg.event_id
+        ):
+            refused = self._too_long(msg.text)
+            if refused is not None:
+                return refused
+            if agent_id is None:
+                picked = route(
+                    msg.text,
+                    channel=msg.channel,
+                    agents=self._agents,
+                    default_agent=self._settings.statebot_default_agent,
+                    channel_agents=self._settings.statebot_channel_agents,
+                )
+                agent_id, text = picked.agent_id, picked.text
+            else:
+                text = msg.text.strip()
+            return await self._ask(agent_id, text, msg, sink)
+
+    async def _readable(self, msg: InboundMessage, text: str) -> str:
+        """The question as the model reads it: ``Ana: ask @Bo in #general``."""
+        names = self._names.get(msg.platform)
+        text = await render_mentions(text, msg.workspace, names)
+        author = await names.user_name(msg.workspace, msg.user) if names is not None else None
+        return authored(author, text)
+
+    def _too_long(self, text: str, *, ephemeral: bool = False) -> Reply | None:
+        limit = self._settings.statebot_max_message_chars
+        if len(text) <= limit:
+            return None
+        log.info("input_too_long", length=len(text), limit=limit)
+        return Reply(TOO_LONG.format(length=len(text), limit=limit), ephemeral=ephemeral)
+
+    async def _ask(
+        self, agent_id: str, text: str, msg: InboundMessage, sink: StreamSink | None = None
+    ) -> Reply:
+        agent = self._agents[agent_id]
+        offline = help.offline_commands(agent_id, agent)
+        if not text:
+            return Reply(EMPTY.format(agent=agent_id, commands=f"Commands: {offline}"))
+        if wants_undo(text, tools_of(agent), self.aliases(agent_id)):
+            return await self._undo(agent_id, msg)
+        keys = self.session_keys(agent_id, msg)
+        with bind_event(
+            platform=msg.platform,
+            session_id=keys.session_id,
+            user_id=keys.user_id,
+            event_id=msg.event_id,
+        ):
+            log.info("chat_message", agent=agent_id, length=len(text))
+            question = await self._readable(msg, text)
+
+            async def run() -> Reply:
+                output: RunOutput
+                if sink is not None and can_stream(agent):  # text shows as it is written
+                    output = await stream_answer(
+                        agent,
+                        question,
+                        sink,
+                        session_id=keys.session_id,
+                        user_id=keys.user_id,
+                        metadata=await self.run_metadata(msg),
+                    )
+                else:
+                    output = await agent.arun(
+                        question,
+                        session_id=keys.session_id,
+                        user_id=keys.user_id,
+                        metadata=await self.run_metadata(msg),
+                    )
+                count_tool_errors(output, agent=agent_id)
+                if output.is_paused:
+                    return _ask_approval(agent_id, output, keys.user_id)
+                # a workflow may answer with a dict or pydantic model: chat shows it as JSON
+                return Reply(content_as_text(output.content) or "Done.")
+
+            timed = timed_run(run, agent=agent_id, kind="message")
+            return await guarded(timed, agent_id=agent_id, offline_commands=offline)
+
+    # -- buttons on cards ---------------------------------------------------------------
+    async def handle_click(self, click: Click) -> Reply:
+        """Run a card's button (or its add form) like a slash command, and redraw the card.
+
+        The reply's card is the list as the run left it; its text is what the tool said.
+        A click on a stale card (the item was removed meanwhile) is ephemeral and says so;
+        so is a button of an agent or tool that no longer exists. Nothing else changes.
+        """
+        clicker = user_key(click.platform, click.workspace, click.user)
+        with bind_event(
+            platform=click.platform,
+            session_id=click.session_id,
+            user_id=clicker,
+            event_id=click.event_id,
+        ):
+            agent_id = self._agents.id_of(click.agent_id)
+            if agent_id is None:
+                log.info("click_unknown", agent=click.agent_id, tool=click.tool)
+                return Reply(CLICK_EXPIRED, ephemeral=True)
+            agent = self._agents[agent_id]
+            tools = tools_of(agent)
+            if click.tool not in tools or click.view not in tools:
+                log.info("click_unknown", agent=click.agent_id, tool=click.tool)
+                return Reply(CLICK_EXPIRED, ephemeral=True)
+            log.info("chat_click", agent=agent_id, tool=click.tool)
+            view = tools[click.view]
+
+            async def run() -> Reply:
+                output = await agent.arun_tool(
+                    click.tool,
+                    click.arguments,
+                    session_id=click.session_id,
+                    user_id=clicker,
+                    # times typed into the add form are read in the clicker's timezone
+                    metadata=origin(
+                        click.platform, click.event_id, channel_of_session(click.session_id)
+                    )
+                    | await self._user_tz(click.platform, click.workspace, click.user),
+                )
+                count_tool_errors(output, agent=agent_id)
+                if output.is_paused:
+                    return _ask_approval(agent_id, output, clicker)
+                text = output.get_content_as_string() or "Done."
+                card = placed(
+                    tool_card(view, click.view_arguments, output.session_state),
+                    agent_id,
+                    click.session_id,
+                )
+                if stale(view, text):
+                    return Reply(f"{CLICK_STALE} {text}", ephemeral=True, card=card)
+                return Reply(text, card=card)
+
+            return await guarded(
+                timed_run(run, agent=agent_id, kind="click"),
+                agent_id=agent_id,
+                offline_commands=help.offline_commands(agent_id, agent),
+            )
+
+    # -- scheduled runs -----------------------------------------------------------------
+    def owner_of(self, schedule: Schedule) -> str | None:
+        """The registered agent that runs ``schedule`` (by its owner id), or None."""
+        for agent_id, agent in self._agents.items():
+            if getattr(agent, "id", None) == schedule.owner_id:
+                return agent_id
+        return self._agents.id_of(schedule.owner_id or "")
+
+    async def handle_scheduled(
+        self, schedule: Schedule, *, target: dict[str, Any], note: str | None = None
+    ) -> Reply:
+        """Run a due schedule on its session, as a message or a command would run.
+
+        An input starting with ``/`` is a direct command (``/task_reminder 3``), run
+        without the model like a slash command; anything else is a message to the
+        agent. Failures propagate: the scheduler retries with backoff, then drops the
+        run with a logged error, so no error text is posted as if it were an answer.
+        """
+        agent_id = self.owner_of(schedule)
+        if agent_id is None:
+            raise ConfigError(f"schedule owner {schedule.owner_id!r} is not a registered agent")
+        agent = self._agents[agent_id]
+        session_id, user_id = schedule.session_id, schedule.user_id
+        with bind_event(
+            platform=str(target.get("platform") or ""),
+            session_id=session_id,
+            user_id=user_id,
+            event_id=f"schedule:{schedule.schedule_id}",
+        ):
+            log.info("scheduled_run", agent=agent_id, attempt=schedule.attempts)
+            text = schedule.input.strip()
+            metadata = {TARGET_KEY: target} | _scheduled_origin(schedule, target)
+            if text.startswith(self.COMMAND_PREFIX):
+                tools = tools_of(agent)
+                parsed = parse_command(text[1:], tools, self.aliases(agent_id))
+                output = await agent.arun_tool(
+                    parsed.tool,
+                    parsed.arguments,
+                    session_id=session_id,
+                    user_id=user_id,
+                    metadata=metadata,
+                )
+            else:
+                question = text if note is None else f"{text} {note}"
+                output = await agent.arun(
+                    question, session_id=session_id, user_id=user_id, metadata=metadata
+                )
+            count_tool_errors(output, agent=agent_id)
+            if output.is_paused:
+                return _ask_approval(agent_id, output, user_id or "")
+            return Reply(content_as_text(output.content) or "Done.")
+
+    # -- approvals ----------------------------------------------------------------------
+    async def handle_decision(self, decision: Decision) -> Reply:
+        """Apply an Approve / Reject click: resume the paused run once, for its asker or an admin.
+
+        Ephemeral replies (not yours, already handled, expired) change nothing.
+        """
+        wanted = decision.approval
+        clicker = user_key(decision.platform, decision.workspace, decision.user)
+        with bind_event(
+            platform=decision.platform,
+            session_id=wanted.session_id,
+            user_id=clicker,
+            event_id=decision.event_id,
+        ):
+            if wanted.action:  # an admin's restore / erase question (bots.admin.confirm)
+                return await self._state_commands.decide(decision)
+            allowed = clicker == wanted.requester or admin.grant_for(
+                decision.platform,
+                decision.workspace,
+                decision.user,
+                self._settings.statebot_admin_ids,
+            )
+            if not allowed:
+                log.info("approval_refused", run_id=wanted.run_id)
+                return Reply(NOT_YOURS, ephemeral=True)
+            agent = self._agents.get(wanted.agent_id)
+            if agent is None or not hasattr(agent, "acontinue_run"):
+                return Reply(EXPIRED, ephemeral=True)
+            log.info("approval_decided", run_id=wanted.run_id, approve=decision.approve)
+            ids = list(wanted.call_ids)
+
+            async def run() -> Reply:
+                try:
+                    output = await agent.acontinue_run(
+                        wanted.run_id,
+                        approved=ids if decision.approve else [],
+                        rejected=[] if decision.approve else ids,
+                        session_id=wanted.session_id,
+                        metadata=origin(
+                            decision.platform,
+                            decision.event_id,
+                            channel_of_session(wanted.session_id),
+                        ),
+                    )
+                except RunError as exc:
+                    gone = "not in this session's history" in str(exc)
+                    log.info("approval_stale", run_id=wanted.run_id, expired=gone)
+                    return Reply(EXPIRED if gone else ALREADY, ephemeral=True)
+                if output.is_paused:
+                    return _ask_approval(wanted.agent_id, output, wanted.requester)
+                done = DECIDED[decision.approve].format(who=f"<@{decision.user}>")
+                text = content_as_text(output.content) or "Done."
+                return Reply(f"{done}\n{text}")
+
+            return await guarded(
+                timed_run(run, agent=wanted.agent_id, kind="decision"),
+                agent_id=wanted.agent_id,
+                offline_commands=help.offline_commands(wanted.agent_id, agent),
+            )
+
+    # -- slash commands -----------------------------------------------------------------
+    async def handle_command(self, cmd: SlashCommand) -> Reply:
+        """Answer ``/<agent> [tool args | help]`` or ``/state ...``."""
+        command = cmd.command.strip().lstrip("/").lower()
+        user_id = keys_for(cmd).user_id
+        with bind_event(
+            platform=cmd.platform, session_id=None, user_id=user_id, event_id=cmd.event_id
+        ):
+            refused = self._too_long(cmd.text, ephemeral=True)
+            if refused is not None:
+                return refused
+            if command == "state":
+                return await self._state_commands.command(cmd)
+            agent_id = self._agents.id_of(command)
+            if agent_id is None:
+                known = ", ".join(f"/{a}" for a in self._agents)
+                log.info("unknown_agent_command", command=command)
+                return Reply(f"Unknown command /{command}. Commands: {known}, /state.", True)
+            return await self._tool(agent_id, cmd)
+
+    async def _tool(self, agent_id: str, cmd: SlashCommand) -> Reply:
+        agent = self._agents[agent_id]
+        tools = tools_of(agent)
+        aliases = self.aliases(agent_id)
+        words = cmd.text.split(maxsplit=1)
+        if not words or words[0].lower() in ("help", "?", "-h", "--help"):
+            return Reply(self.help_text(agent_id), ephemeral=True)
+        if wants_undo(cmd.text, tools, aliases):
+            return await self._undo(agent_id, cmd)
+        try:
+            parsed = parse_command(cmd.text, tools, aliases)
+        except CommandError as exc:
+            log.info("bad_command", agent=agent_id, error=str(exc))
+            return Reply(self._command_error(agent_id, exc, cmd.text), ephemeral=True)
+        keys = self.session_keys(agent_id, cmd)
+        with bind_event(
+            platform=cmd.platform,
+            session_id=keys.session_id,
+            user_id=keys.user_id,
+            event_id=cmd.event_id,
+        ):
+            log.info("chat_command", agent=agent_id, tool=parsed.tool)
+
+            async def run() -> Reply:
+                output = await agent.arun_tool(
+                    parsed.tool,
+                    parsed.arguments,
+                    session_id=keys.session_id,
+                    user_id=keys.user_id,
+                    metadata=await self.run_metadata(cmd),  # "due 3 friday": whose friday
+                )
+                count_tool_errors(output, agent=agent_id)
+                if output.is_paused:
+                    return _ask_approval(agent_id, output, keys.user_id)
+                card = tool_card(tools[parsed.tool], parsed.arguments, output.session_state)
+                card = placed(card, agent_id, keys.session_id)
+                return Reply(output.get_content_as_string() or "Done.", card=card)
+
+            return await guarded(
+                timed_run(run, agent=agent_id, kind="command"),
+                agent_id=agent_id,
+                offline_commands=help.offline_commands(agent_id, agent),
+                usage=lambda: f"usage: /{agent_id} {usage(tools[parsed.tool])}",
+            )
+
+    async def _undo(self, agent_id: str, event: InboundMessage | SlashCommand) -> Reply:
+        """Take back the sender's last change in this conversation's session (bots.chat.undo)."""
+        agent = self._agents[agent_id]
+        keys = self.session_keys(agent_id, event)
+        db = agent.db
+        if db is None:
+            return Reply(UNDO_NO_STORE, ephemeral=True)
+        with bind_event(
+            platform=event.platform,
+            session_id=keys.session_id,
+            user_id=keys.user_id,
+            event_id=event.event_id,
+        ):
+            log.info("chat_undo", agent=agent_id)
+            origin_of_run = await self.run_metadata(event)
+
+            async def run() -> Reply:
+                return await undo_reply(
+                    db,
+                    keys.session_id,
+                    keys.user_id,
+                    origin=origin_of_run,
+                    platform=event.platform,
+                    workspace=event.workspace,
+                )
+
+            return await guarded(
+                timed_run(run, agent=agent_id, kind="undo"),
+                agent_id=agent_id,
+                offline_commands=help.offline_commands(agent_id, agent),
+            )
+
+    def _command_error(self, agent_id: str, exc: CommandError, text: str) -> str:
+        agent = self._agents[agent_id]
+        try:
+            first = split_words(text)[0]
+        except (CommandError, IndexError):
+            first = ""
+        if first and resolve_tool(first, tools_of(agent), self.aliases(agent_id)) is None:
+            names = ", ".join(help.command_names(agent, self.aliases(agent_id))) or "none"
+            return (
+                f"Unknown command {first!r} for /{agent_id}. Commands: {names}. "
+                f"Try /{agent_id} help."
+            )
+        return f"{exc}\nNothing was changed. Try /{agent_id} help."
+
+
+def origin(platform: str, event_id: str, channel: str | None) -> dict[str, Any]:
+    """The run-metadata keys naming where a run came from; empty values are left out."""
+    found = {PLATFORM_KEY: platform, EVENT_KEY: event_id, CHANNEL_KEY: channel}
+    return {key: value for key, value in found.items() if value}
+
+
+def _scheduled_origin(schedule: Schedule, target: Mapping[str, Any]) -> dict[str, Any]:
+    """A scheduled run's origin: the platform and channel it posts to, the schedule as event."""
+    platform, workspace = str(target.get("platform") or ""), str(target.get("workspace") or "")
+    channel = target.get("channel")
+    key = (
+        channel_key(platform, workspace, str(channel))
+        if platform and workspace and channel
+        else channel_of_session(schedule.session_id)
+    )
+    return origin(platform, f"schedule:{schedule.schedule_id}", key)
+
+
+def _turn_history_on(agents: Iterable[Any], runs: int) -> None:
+    """Chat turns see the session's last ``runs`` runs (STATEBOT_HISTORY_RUNS; 0: none).
+
+    Decided here, once for every entry point; workflows have no history setting.
+    """
+    for agent in agents:
+        if hasattr(agent, "add_history_to_context"):
+            agent.add_history_to_context = runs > 0
+            agent.num_history_runs = runs
+
+
+def _ask_approval(agent_id: str, output: Any, requester: str) -> Reply:
+    """The reply for a paused run: the question, and the buttons that answer it."""
+    approval = Approval.of(agent_id, output, requester)
+    return Reply(approval.prompt, approval=approval)
