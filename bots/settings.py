@@ -28,7 +28,7 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
-from bots.admin.actions import check_admin_id
+from bots.admins import check_admin_id
 from bots.keys import Scope
 from core.crypto import KeyRing
 
@@ -275,7 +275,7 @@ class Settings(BaseSettings):
         gt=0,
         description="the same for channel sessions (and the console's); unset keeps them",
     )
-    # Chat layer; admin ids: see bots/admin/actions.py (check_admin_id)
+    # Chat layer; admin ids: see bots/admins.py (check_admin_id)
     statebot_admin_ids: Annotated[frozenset[str], NoDecode] = Field(
         default=frozenset(),
         description=(

@@ -8,7 +8,7 @@ Who is an admin: ``STATEBOT_ADMIN_IDS`` lists immutable platform user keys, neve
 names. ``slack:T123:U456`` is user U456 of workspace T123 and may act only on sessions
 of that workspace (ids starting ``slack:T123:``); ``slack:*:U456`` is that user id in
 every workspace of the platform, acting on all of its sessions. A bare ``U456`` is
-refused when the settings load (``check_admin_id``), because a user id alone does not
+refused when the settings load (``bots.admins.check_admin_id``), because a user id alone does not
 say which workspace it belongs to.
 
 What they do: the operations themselves are ``core.db.admin`` (the same functions
@@ -24,23 +24,21 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Collection
-from dataclasses import dataclass
 
 import structlog
 
 from bots.admin.audit import diff_reply, history_reply
 from bots.admin.confirm import restore_question
 from bots.admin.parse import USAGE, StateRequest
+from bots.admins import AdminGrant
 from bots.chat.cards import state_card
 from bots.chat.replies import Reply
-from bots.keys import key_prefix, parse_user_key, user_key
 from core.db import admin as core_admin
 from core.db.base import BaseDb
 
 log = structlog.get_logger("bots.admin")
 
-__all__ = ["USAGE", "AdminGrant", "check_admin_id", "grant_for", "refuse", "run_admin"]
+__all__ = ["USAGE", "refuse", "run_admin"]
 
 REFUSED = (
     "Only admins can use /state (anyone may use /state usage for their own conversation). "
@@ -50,53 +48,6 @@ OUT_OF_SCOPE = (
     "You are an admin for sessions starting `{scope}` only; `{session}` is not one of "
     "them. Nothing was done; this attempt was logged."
 )
-#: the workspace of an admin id that stands for every workspace of its platform
-WILDCARD = "*"
-
-
-def check_admin_id(entry: str) -> str:
-    """The canonical form of one STATEBOT_ADMIN_IDS entry; ValueError saying how to fix it."""
-    entry = entry.strip()
-    if ":" not in entry:
-        raise ValueError(
-            f"STATEBOT_ADMIN_IDS: {entry!r} is a bare user id, which would be admin in "
-            f"every workspace. Write the full user key platform:workspace:user "
-            f"(e.g. slack:T0123ABC:{entry}), or platform:*:user for every workspace of "
-            "that platform (e.g. discord:*:<user id>)"
-        )
-    try:
-        platform, workspace, user = parse_user_key(entry)
-    except ValueError as exc:
-        raise ValueError(f"STATEBOT_ADMIN_IDS: {exc} (or platform:*:user)") from None
-    return user_key(platform, workspace, user)
-
-
-@dataclass(frozen=True, slots=True)
-class AdminGrant:
-    """The admin id a user matched and the sessions it lets them act on."""
-
-    admin_id: str
-    #: every session id this admin may act on starts with it
-    scope: str
-
-    def covers(self, session_id: str) -> bool:
-        """True when ``session_id`` is inside this admin's workspace (or platform)."""
-        return session_id.startswith(self.scope)
-
-
-def grant_for(
-    platform: str, workspace: str, user: str, admin_ids: Collection[str]
-) -> AdminGrant | None:
-    """The grant of a platform user, or None when they are not an admin."""
-    pinned = user_key(platform, workspace, user)
-    if pinned in admin_ids:
-        return AdminGrant(pinned, key_prefix(platform, workspace))
-    everywhere = user_key(platform, WILDCARD, user)
-    if everywhere in admin_ids:
-        return AdminGrant(everywhere, key_prefix(platform))
-    return None
-
-
 def refuse(action: str, *, user_id: str) -> Reply:
     """The reply to a non-admin, logged."""
     log.warning("admin_command_refused", action=action, actor=user_id)

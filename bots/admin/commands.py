@@ -1,9 +1,9 @@
-"""``/state …`` routed: whose grant, which session, then the action (``bots.admin.actions*``).
+"""``/state …`` routed: whose grant, which session, then the action (``bots.admin``).
 
 The service hands every ``/state`` command and every Confirm / Cancel click on an
 admin question here. The decisions made once, in this module:
 
-- **Who.** An admin is a user matching ``STATEBOT_ADMIN_IDS`` (``bots.admin.actions``), or
+- **Who.** An admin is a user matching ``STATEBOT_ADMIN_IDS`` (``bots.admins``), or
   any user of a platform whose users own its store (the console).
 - **Usage is not admin-only.** ``/state usage`` is routed before the admin check:
   anyone may see their own conversation's, their own and their channel's usage;
@@ -25,6 +25,7 @@ from bots.admin import actions as admin
 from bots.admin.confirm import NO_STORE, Confirmations, ask_erase
 from bots.admin.parse import SELF_SERVICE, USAGE, StateRequest, StateUsageError, parse_state
 from bots.admin.usage import usage_reply
+from bots.admins import AdminGrant, grant_for
 from bots.chat.approvals import Decision
 from bots.chat.errors import guarded
 from bots.chat.names import user_reference
@@ -122,7 +123,7 @@ class StateCommands:
             return replace(reply, ephemeral=True)
 
     async def _ask_erase(
-        self, cmd: SlashCommand, request: StateRequest, grant: admin.AdminGrant
+        self, cmd: SlashCommand, request: StateRequest, grant: AdminGrant
     ) -> Reply:
         """The Confirm / Cancel question for erasing the mentioned user of this workspace."""
         actor = user_key(cmd.platform, cmd.workspace, cmd.user)
@@ -155,13 +156,13 @@ class StateCommands:
         )
         return replace(reply, ephemeral=True)
 
-    def _grant(self, platform: str, workspace: str, user: str) -> admin.AdminGrant | None:
+    def _grant(self, platform: str, workspace: str, user: str) -> AdminGrant | None:
         """The admin grant of a user (STATEBOT_ADMIN_IDS, or an owned platform), or None."""
         if platform in self._owned:
-            return admin.AdminGrant(
+            return AdminGrant(
                 user_key(platform, workspace, user), key_prefix(platform, workspace)
             )
-        return admin.grant_for(platform, workspace, user, self._service.settings.statebot_admin_ids)
+        return grant_for(platform, workspace, user, self._service.settings.statebot_admin_ids)
 
     def _stores(self, first: str) -> list[BaseDb]:
         """Agent ``first``'s store, then every other store the agents use, once each."""

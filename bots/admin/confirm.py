@@ -33,8 +33,8 @@ from core.db import admin as core_admin
 from core.db.base import BaseDb
 from core.db.erasure import ErasureReport, erase_user
 
-if TYPE_CHECKING:  # bots.admin.actions asks the questions built here
-    from bots.admin.actions import AdminGrant
+if TYPE_CHECKING:
+    from bots.admins import AdminGrant
 
 log = structlog.get_logger("bots.admin")
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
 from bots.admin.budgets import apply_budget
+from bots.app.service import chat_service
 from bots.chat.registry import ChatAgent
 from bots.chat.schedules import PlatformSchedules, ScheduledRuns
 from bots.chat.service import ChatService
@@ -218,11 +219,11 @@ def build_app(
         from tools.catalog import COMMAND_ALIASES, create_agents
 
         catalog = apply_budget(create_agents(model, store), settings)
-        service = ChatService(catalog, settings=settings, aliases=COMMAND_ALIASES)
+        service = chat_service(catalog, settings=settings, aliases=COMMAND_ALIASES)
     else:
         mine = apply_budget(agents_from(agents, "agents"), settings)
         settings = _default_agent_among(settings, mine)
-        service = ChatService(mine, settings=settings)
+        service = chat_service(mine, settings=settings)
     scheduler = build_scheduler(service, store)
     if serving and settings.statebot_scheduler:
         _start_scheduler(scheduler, store)

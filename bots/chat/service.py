@@ -5,21 +5,22 @@
 
 Each step is a small function: routing (``bots.chat.routing``), keys (``bots.keys``),
 parsing (``bots.chat.commands``), error replies (``bots.chat.errors``), ``/state``
-(``bots.admin.commands``), undo (``bots.chat.undo``).
+(the ``admin`` commands the composition root plugs in: ``bots.chat.admin_seam``),
+undo (``bots.chat.undo``).
 Input that cannot be run (unknown agent or command, bad arguments, oversize text)
 gets a clear reply and runs nothing, so it changes nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import structlog
 
-from bots.admin import actions as admin
-from bots.admin.commands import StateCommands
+from bots.admins import grant_for
 from bots.chat import help
+from bots.chat.admin_seam import AdminCommands
 from bots.chat.approvals import ALREADY, DECIDED, EXPIRED, NOT_YOURS, Approval, Decision
 from bots.chat.cards import Click, placed, stale, tool_card
 from bots.chat.commands import CommandError, parse_command, resolve_tool, split_words, usage
@@ -85,6 +86,7 @@ class ChatService:
         agents: Mapping[str, ChatAgent],
         *,
         settings: Settings,
+        admin: Callable[[ChatService], AdminCommands],
         aliases: Mapping[str, Mapping[str, str]] | None = None,
     ) -> None:
         if not agents:
@@ -109,7 +111,8 @@ class ChatService:
         for agent_id, agent in self._agents.items():
             scope_of(agent_id, agent, settings.statebot_agent_scopes)  # fail at startup
         self._names: dict[str, NameCache] = {}
-        self._state_commands = StateCommands(self)
+        # the composition root's admin commands (bots.app.service): chat knows no governance
+        self._state_commands = admin(self)
         #: where scheduled replies can be posted from this process (adapters register)
         self.deliveries = Deliveries()
         _turn_history_on(self._agents.values(), settings.statebot_history_runs)
@@ -404,7 +407,7 @@ class ChatService:
         ):
             if wanted.action:  # an admin's restore / erase question (bots.admin.confirm)
                 return await self._state_commands.decide(decision)
-            allowed = clicker == wanted.requester or admin.grant_for(
+            allowed = clicker == wanted.requester or grant_for(
                 decision.platform,
                 decision.workspace,
                 decision.user,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from bots.admin.actions import WILDCARD, AdminGrant, grant_for
+from bots.admins import WILDCARD, AdminGrant, grant_for
 from bots.keys import key_prefix, parse_user_key
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from aiohttp import web
 
-from bots.admin.actions import check_admin_id
+from bots.admins import check_admin_id
 from bots.app.cli_format import HELP_OPTIONS
 from bots.ops.logging import configure_logging
 from bots.settings import Settings

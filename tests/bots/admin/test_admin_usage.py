@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bots.app.service import chat_service
 from bots.chat.service import ChatService
 from bots.settings import Settings
 from core.agent import Agent
@@ -25,7 +26,7 @@ def _service(budget: Budget | None) -> ChatService:
         openai_api_key=None,
         openai_base_url=None,
     )
-    return ChatService({"taskboard": agent}, settings=settings)
+    return chat_service({"taskboard": agent}, settings=settings)
 
 
 async def test_any_user_sees_their_own_usage_against_the_budget() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bots.app.service import chat_service
 from bots.chat.approvals import ALREADY, EXPIRED, NOT_YOURS, Approval, Decision
 from bots.chat.service import ChatService
 from bots.settings import Settings
@@ -35,7 +36,7 @@ def _service(db: InMemoryDb, turns: list[Any]) -> ChatService:
         openai_api_key=None,
         openai_base_url=None,
     )
-    return ChatService({"board": agent}, settings=settings)
+    return chat_service({"board": agent}, settings=settings)
 
 
 def _click(approval: Approval, user: str = "U1", approve: bool = True) -> Decision:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from bots.app.service import chat_service
 from bots.chat.registry import AgentRegistry
-from bots.chat.service import ChatService, ConfigError
+from bots.chat.service import ConfigError
 from bots.settings import Settings
 from core.agent import Agent
 from core.team import Team
@@ -44,7 +45,7 @@ def test_ids_that_differ_only_in_case_are_rejected() -> None:
 def test_chat_service_refuses_ids_that_differ_only_in_case() -> None:
     """The service fails at startup instead of routing `/shop` to one of two agents."""
     with pytest.raises(ConfigError, match="differ only in case"):
-        ChatService(
+        chat_service(
             {"shop": _agent("a"), "Shop": _agent("b")},
             settings=Settings(statebot_default_agent="shop"),
         )
@@ -52,6 +53,6 @@ def test_chat_service_refuses_ids_that_differ_only_in_case() -> None:
 
 def test_service_agents_is_the_registry() -> None:
     """Every adapter gets the same typed, case-insensitive registry from the service."""
-    service = ChatService({"taskboard": _agent("t")}, settings=Settings())
+    service = chat_service({"taskboard": _agent("t")}, settings=Settings())
     assert isinstance(service.agents, AgentRegistry)
     assert service.agents.id_of("TaskBoard") == "taskboard"

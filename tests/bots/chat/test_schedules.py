@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
+from bots.app.service import chat_service
 from bots.chat.replies import Reply
 from bots.chat.schedules import Deliveries, PlatformSchedules, ScheduledRuns
 from bots.chat.service import ChatService, ConfigError
@@ -49,7 +50,7 @@ def test_target_read_back_from_a_session_id(session_id: str, target: dict[str, A
 
 def _service() -> ChatService:
     settings = Settings(redis_url=None)
-    return ChatService(
+    return chat_service(
         create_agents(None, InMemoryDb()), settings=settings, aliases=COMMAND_ALIASES
     )
 

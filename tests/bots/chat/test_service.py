@@ -8,7 +8,8 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
-from bots.chat.service import ChatService, ConfigError
+from bots.app.service import chat_service
+from bots.chat.service import ConfigError
 from bots.settings import Settings
 from core.db.base import LockTimeoutError
 from core.db.in_memory import InMemoryDb
@@ -237,7 +238,7 @@ class _FailingAgent:
 )
 async def test_errors_of_any_registry_entry_become_replies(error: Exception, expected: str) -> None:
     """Store, loop and unexpected errors become short replies, never exceptions."""
-    service = ChatService(
+    service = chat_service(
         {"failing": _FailingAgent(error)}, settings=Settings(statebot_default_agent="failing")
     )
     reply = await service.handle_message(message("go"))
@@ -252,7 +253,7 @@ async def test_tool_argument_error_from_the_runtime_shows_usage(
     agent = _FailingAgent(ToolArgumentError("add_task: invalid arguments"))
     real = make_service(None).agents["taskboard"]
     agent.functions = dict(real.functions)
-    service = ChatService({"taskboard": agent}, settings=Settings())
+    service = chat_service({"taskboard": agent}, settings=Settings())
     reply = await service.handle_command(command("taskboard", "add_task x"))
     assert "invalid arguments" in reply.text and "usage: /taskboard add_task" in reply.text
     assert reply.ephemeral
@@ -262,9 +263,9 @@ def test_unknown_default_agent_fails_at_startup() -> None:
     """A default or channel agent that is not registered is a startup error."""
     agents = {"taskboard": _FailingAgent(RuntimeError())}
     with pytest.raises(ConfigError, match="STATEBOT_DEFAULT_AGENT"):
-        ChatService(agents, settings=Settings(statebot_default_agent="nope"))
+        chat_service(agents, settings=Settings(statebot_default_agent="nope"))
     with pytest.raises(ConfigError, match="C9"):
-        ChatService(agents, settings=Settings(statebot_channel_agents={"C9": "nope"}))
+        chat_service(agents, settings=Settings(statebot_channel_agents={"C9": "nope"}))
 
 
 def test_unknown_session_scope_fails_at_startup() -> None:
@@ -272,4 +273,4 @@ def test_unknown_session_scope_fails_at_startup() -> None:
     agent = _FailingAgent(RuntimeError())
     agent.session_scope = "galaxy"  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="galaxy"):
-        ChatService({"taskboard": agent}, settings=Settings())
+        chat_service({"taskboard": agent}, settings=Settings())

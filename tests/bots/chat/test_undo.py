@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bots.chat.service import ChatService
+from bots.app.service import chat_service
 from bots.settings import Settings
 from core.agent import Agent
 from core.db.in_memory import InMemoryDb
@@ -81,7 +81,7 @@ async def test_an_agents_own_undo_tool_wins() -> None:
     db = InMemoryDb()
     agent = Agent(id="notes", db=db, tools=[undo], session_state={"notes": ["a", "b"]})
     settings = Settings(statebot_default_agent="notes", openai_api_key=None, openai_base_url=None)
-    service = ChatService({"notes": agent}, settings=settings)
+    service = chat_service({"notes": agent}, settings=settings)
     reply = await service.handle_command(command("notes", "undo"))
     assert reply.text == "popped b"
     assert "own tool" in service.help_text("notes")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bots.app.service import chat_service
 from bots.chat.service import ChatService
 from bots.settings import Settings
 from core.db.in_memory import InMemoryDb
@@ -35,7 +36,7 @@ def set_colour_blue(run_context: RunContext) -> str:
 def service_with(workflow: Workflow, db: InMemoryDb) -> ChatService:
     agents: dict[str, Any] = {**create_agents(None, db), workflow.id: workflow}
     settings = Settings(openai_api_key=None, openai_base_url=None, statebot_admin_ids="slack:T1:U1")
-    return ChatService(agents, settings=settings, aliases=COMMAND_ALIASES)
+    return chat_service(agents, settings=settings, aliases=COMMAND_ALIASES)
 
 
 async def test_a_mention_naming_a_workflow_runs_it_on_the_thread_session() -> None:
@@ -82,7 +83,7 @@ async def test_the_ready_shopping_workflow_answers_in_chat_with_the_list() -> No
         ]
     )
     settings = Settings(openai_api_key=None, openai_base_url=None)
-    service = ChatService(create_agents(model, db), settings=settings, aliases=COMMAND_ALIASES)
+    service = chat_service(create_agents(model, db), settings=settings, aliases=COMMAND_ALIASES)
     first = await service.handle_message(message(f"{WORKFLOW_ID} add milk and eggs"))
     assert first is not None and first.text.endswith("- milk\n- eggs")
     second = await service.handle_message(message(f"{WORKFLOW_ID} I got milk"))

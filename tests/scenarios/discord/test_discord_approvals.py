@@ -24,8 +24,8 @@ from fakes.discord_api import APP_ID, BOT_USER, FakeDiscordApi
 
 from bots.adapters.discord.client import StatebotDiscord
 from bots.adapters.discord.components import PREFIX, RedisApprovals, approval_view
+from bots.app.service import chat_service
 from bots.chat.approvals import ALREADY, EXPIRED, NOT_YOURS
-from bots.chat.service import ChatService
 from bots.ops.flags import MemoryFlags
 from bots.settings import Settings
 from core.agent import Agent
@@ -68,7 +68,7 @@ async def start(
         )
         approvals = RedisApprovals(aioredis.Redis.from_url(redis_url), key_prefix)
         client = StatebotDiscord(
-            ChatService({"board": agent}, settings=settings),
+            chat_service({"board": agent}, settings=settings),
             flags=MemoryFlags(),
             approvals=approvals,
         )

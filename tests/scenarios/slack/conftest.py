@@ -14,7 +14,7 @@ from slack_harness import MakeBot, SlackBot, settle, start_bot
 from slack_payloads import TEAM
 
 from bots.adapters.slack.options import SlackOptions
-from bots.chat.service import ChatService
+from bots.app.service import chat_service
 from bots.ops.flags import Flags, MemoryFlags, RedisFlags
 from bots.settings import Scope, Settings
 from core.db.base import BaseDb
@@ -58,7 +58,7 @@ async def make_bot(fake_slack: FakeSlackApi, tmp_path: Path) -> AsyncIterator[Ma
             redis_url=None,
             **settings,
         )
-        service = ChatService(create_agents(model, db), settings=config, aliases=COMMAND_ALIASES)
+        service = chat_service(create_agents(model, db), settings=config, aliases=COMMAND_ALIASES)
         options = SlackOptions.from_settings(config)
         bot = await start_bot(fake_slack, service, model, flags or MemoryFlags(), http, options)
         started.append(bot)

@@ -14,7 +14,7 @@ from slack_payloads import ALICE, BOT_USER, app_mention, message
 
 from bots.adapters.slack.options import SlackOptions
 from bots.adapters.slack.stream import THINKING
-from bots.chat.service import ChatService
+from bots.app.service import chat_service
 from bots.ops.flags import MemoryFlags
 from bots.settings import Settings
 from core.db.sqlite import SqliteDb
@@ -42,7 +42,7 @@ async def _bot(
     model = WordStreamingModel(turns)
     db = SqliteDb(db_file=str(tmp_path / f"state-{stream}.db"))
     settings = Settings(redis_url=None, statebot_stream_replies=stream)
-    service = ChatService(create_agents(model, db), settings=settings, aliases=COMMAND_ALIASES)
+    service = chat_service(create_agents(model, db), settings=settings, aliases=COMMAND_ALIASES)
     options = SlackOptions.from_settings(settings)
     if clock is not None:
         options = SlackOptions(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bots.adapters.console.session import ConsoleSession
-from bots.chat.service import ChatService
+from bots.app.service import chat_service
 from bots.settings import Settings
 from core.db.in_memory import InMemoryDb
 from tools.catalog import COMMAND_ALIASES, create_agents
@@ -11,7 +11,7 @@ from tools.catalog import COMMAND_ALIASES, create_agents
 
 def _console(agent: str = "taskboard") -> ConsoleSession:
     db = InMemoryDb()
-    service = ChatService(create_agents(None, db), settings=Settings(), aliases=COMMAND_ALIASES)
+    service = chat_service(create_agents(None, db), settings=Settings(), aliases=COMMAND_ALIASES)
     return ConsoleSession(service, agent_id=agent, session="s", user="me")
 
 

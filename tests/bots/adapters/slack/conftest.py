@@ -25,7 +25,7 @@ from cryptography.fernet import Fernet
 from bots.adapters.slack.oauth import SlackOAuth, build_oauth
 from bots.adapters.slack.send import web_client
 from bots.adapters.slack.server import EVENTS_PATH, SlackHttpServer, build_slack_app
-from bots.chat.service import ChatService
+from bots.app.service import chat_service
 from bots.ops.flags import MemoryFlags
 from bots.settings import Settings
 from core.db.sqlite import SqliteDb
@@ -182,7 +182,7 @@ async def serve(
         oauth = build_oauth(settings, schema=database.schema)
         sessions = SqliteDb(db_file=str(tmp_path / f"sessions{len(started)}.db"))
         model = ScriptedModel(turns or [])
-        service = ChatService(
+        service = chat_service(
             create_agents(model, sessions), settings=settings, aliases=COMMAND_ALIASES
         )
         app = build_slack_app(

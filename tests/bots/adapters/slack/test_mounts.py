@@ -7,7 +7,7 @@ from aiohttp import web
 
 from bots.adapters.slack.send import web_client
 from bots.adapters.slack.server import SlackHttpServer, build_slack_app
-from bots.chat.service import ChatService
+from bots.app.service import chat_service
 from bots.ops.flags import MemoryFlags
 from bots.settings import Settings
 from core.db.in_memory import InMemoryDb
@@ -24,7 +24,7 @@ async def test_mounted_app_is_served_beside_the_events_endpoint() -> None:
     console.router.add_get("/", page)
     settings = Settings(slack_bot_token="xoxb-1", openai_api_key=None, openai_base_url=None)
     bolt = build_slack_app(
-        service=ChatService(create_agents(None, InMemoryDb()), settings=settings),
+        service=chat_service(create_agents(None, InMemoryDb()), settings=settings),
         client=web_client("xoxb-1", "http://127.0.0.1:9/api/"),
         flags=MemoryFlags(),
         signing_secret="secret",

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from bots.adapters.slack.oauth import build_oauth
 from bots.adapters.slack.send import web_client
 from bots.adapters.slack.server import SlackHttpServer, build_slack_app
-from bots.chat.service import ChatService
+from bots.app.service import chat_service
 from bots.ops.flags import MemoryFlags
 from core.db.in_memory import InMemoryDb
 from tests.bots.adapters.slack.conftest import (
@@ -201,7 +201,7 @@ async def test_database_down_gets_a_page_not_a_500(fake: OAuthSlackApi, key: str
     down = Database("postgresql+psycopg://postgres@127.0.0.1:1/test", None)
     oauth = build_oauth(oauth_settings(down, fake, key))
     app = build_slack_app(
-        service=ChatService(
+        service=chat_service(
             create_agents(None, InMemoryDb()), settings=oauth_settings(down, fake, key)
         ),
         client=web_client(None, fake.base_url),
