@@ -42,7 +42,7 @@ from bots.settings import Settings
 from core.db.redis.client import RedisClient, connect
 
 if TYPE_CHECKING:
-    from bots.adapters.discord.client import StatebotDiscord
+    from bots.chat.service import ChatService
 
 log = structlog.get_logger(__name__)
 
@@ -72,6 +72,18 @@ class ButtonStore(Protocol):
 
 def _digest(value: str) -> str:
     return hashlib.sha256(value.encode()).hexdigest()[:32]
+
+
+class BoardHost(Protocol):
+    """What a board click needs of the client it arrives on (``BoardHost`` is one):
+    the parts receive the client through the interaction and never import it."""
+
+    service: ChatService
+    buttons: ButtonStore
+
+    def get_partial_messageable(self, id: int, /) -> discord.PartialMessageable:
+        """A channel to edit a message in, by id."""
+        ...
 
 
 class RedisButtons:
@@ -155,7 +167,7 @@ class CardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Ask, open the form, or run the click and redraw the board."""
-        client: StatebotDiscord = interaction.client
+        client: BoardHost = interaction.client
         stored = await client.buttons.get(self.token)
         if stored is None:
             await interaction.response.send_message(EXPIRED, ephemeral=True)
@@ -201,7 +213,7 @@ class FormModal(discord.ui.Modal):
 
     async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
         """Run the form's tool with what was typed and redraw the board."""
-        client: StatebotDiscord = interaction.client
+        client: BoardHost = interaction.client
         arguments = {k: v.value.strip() for k, v in self.inputs.items() if v.value.strip()}
         c = self.click
         click = Click(
@@ -236,7 +248,7 @@ def _form(raw: dict[str, Any]) -> Form:
 
 
 async def _ask_first(
-    interaction: discord.Interaction[Any], client: StatebotDiscord, data: dict[str, Any]
+    interaction: discord.Interaction[Any], client: BoardHost, data: dict[str, Any]
 ) -> None:
     """Delete asks first: an ephemeral question whose button runs it and edits the board."""
     message = interaction.message
@@ -248,7 +260,7 @@ async def _ask_first(
 
 
 async def _redraw(
-    interaction: discord.Interaction[Any], client: StatebotDiscord, reply: Reply
+    interaction: discord.Interaction[Any], client: BoardHost, reply: Reply
 ) -> None:
     """Edit the clicked message to the new board; tell a stale clicker privately."""
     if reply.card is not None:
@@ -261,7 +273,7 @@ async def _redraw(
 
 
 async def _redraw_message(
-    client: StatebotDiscord, channel_id: int, message_id: int, reply: Reply
+    client: BoardHost, channel_id: int, message_id: int, reply: Reply
 ) -> None:
     if reply.card is None:
         return

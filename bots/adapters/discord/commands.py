@@ -24,8 +24,8 @@ import discord
 import structlog
 from discord import app_commands
 
-from bots.adapters.discord.board import card_view
-from bots.adapters.discord.components import approval_view
+from bots.adapters.discord.board import BoardHost, card_view
+from bots.adapters.discord.components import ApprovalHost, approval_view
 from bots.adapters.discord.delivery import INTERRUPTED, RESTARTING
 from bots.adapters.discord.embeds import card_embed
 from bots.adapters.discord.parse import parse_interaction
@@ -38,7 +38,6 @@ from bots.chat.undo import wants_undo
 from bots.ops.drain import Drain
 
 if TYPE_CHECKING:
-    from bots.adapters.discord.client import StatebotDiscord
     from bots.chat.service import ChatService
 
 log = structlog.get_logger(__name__)
@@ -129,7 +128,7 @@ async def follow_up(
     (``bots.adapters.discord.components``); the click is handled by whichever process gets it.
     """
     if reply.approval is not None:
-        client: StatebotDiscord = interaction.client  # type: ignore[assignment]
+        client: ApprovalHost = interaction.client  # type: ignore[assignment]
         token = await client.approvals.put(reply.approval)
         await interaction.followup.send(
             reply.text[:DISCORD_LIMIT],
@@ -141,7 +140,7 @@ async def follow_up(
     embed = card_embed(reply.card) if reply.card is not None else None
     view = None
     if embed is not None and reply.card is not None and not reply.ephemeral:
-        bot: StatebotDiscord = interaction.client  # type: ignore[assignment]
+        bot: BoardHost = interaction.client  # type: ignore[assignment]
         view = await card_view(bot.buttons, reply.card)
     messages: list[dict[str, Any]] = (
         [{"embed": embed, **({"view": view} if view is not None else {})}]

@@ -37,7 +37,7 @@ from bots.settings import Settings
 from core.db.redis.client import RedisClient, connect
 
 if TYPE_CHECKING:
-    from bots.adapters.discord.client import StatebotDiscord
+    from bots.chat.service import ChatService
 
 log = structlog.get_logger(__name__)
 
@@ -62,6 +62,14 @@ class ApprovalStore(Protocol):
 def digest(approval: Approval) -> str:
     """32 hex characters naming one encoded approval (the same approval, the same digest)."""
     return hashlib.sha256(approval.encode().encode()).hexdigest()[:32]
+
+
+class ApprovalHost(Protocol):
+    """What a click needs of the client it arrives on (``StatebotDiscord`` is one): the
+    parts receive the client through the interaction and never import it."""
+
+    service: ChatService
+    approvals: ApprovalStore
 
 
 class RedisApprovals:
@@ -149,7 +157,7 @@ class ApprovalButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TE
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Apply the click; never raise into discord.py (failures become a reply)."""
-        client: StatebotDiscord = interaction.client
+        client: ApprovalHost = interaction.client
         ids = {"platform": "discord", "event_id": str(interaction.id)}
         await interaction.response.defer()  # a component: "deferred update", nothing shown
         approval = await client.approvals.get(self.token)

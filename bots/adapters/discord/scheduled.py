@@ -10,18 +10,31 @@ an approval with its buttons; discord.py retries 429s itself.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from bots.adapters.discord.components import send_approval
+import discord
+
+from bots.adapters.discord.components import ApprovalStore, send_approval
 from bots.chat.chunking import DISCORD_LIMIT, chunk_text
 from bots.chat.replies import Reply
 from bots.chat.schedules import Deliver
 
-if TYPE_CHECKING:
-    from bots.adapters.discord.client import StatebotDiscord
+
+class DeliveryHost(Protocol):
+    """What posting needs of the client (``StatebotDiscord`` is one), which passes itself."""
+
+    approvals: ApprovalStore
+
+    def get_partial_messageable(self, id: int, /) -> discord.PartialMessageable:
+        """A channel or thread to post in, by id."""
+        ...
+
+    async def fetch_user(self, user_id: int, /) -> discord.User:
+        """The user whose DM channel a user-scoped session's reply goes to."""
+        ...
 
 
-def discord_delivery(client: StatebotDiscord) -> Deliver:
+def discord_delivery(client: DeliveryHost) -> Deliver:
     """Post scheduled replies through ``client``."""
 
     async def deliver(target: Mapping[str, Any], reply: Reply) -> None:
