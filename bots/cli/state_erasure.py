@@ -5,7 +5,7 @@ Each command calls the one core path (``core.db.erasure.erase_user``,
 ``core.db.user_export.export_user``, ``core.db.retention.expire``) on the deployment
 the bots serve from (``--redis-url``: RedisDb over the durable store), like every
 ``statebot state`` command. ``export`` without ``--user`` is the whole-store JSON
-Lines export of ``bots/cli/state.py``, unchanged.
+Lines export of ``bots/cli/state_transfer.py``, unchanged.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import click
 
 from bots.admin.retention import policy_from_settings, retention_policy
 from bots.app.cli_format import HELP_OPTIONS, plural
-from bots.cli.state import _print_json, _with_store, export_cmd, store_options
+from bots.cli.state_transfer import export_cmd
+from bots.cli.store import print_json, store_options, with_store
 from core.db.erasure import erase_user
 from core.db.retention import expire
 from core.db.user_export import export_user
@@ -43,8 +44,8 @@ def erase_cmd(ctx: click.Context, user_id: str, yes: bool) -> None:
             "runs from shared sessions and pseudonymise their id there?",
             abort=True,
         )
-    report = _with_store(ctx, lambda db: erase_user(db, user_id))
-    _print_json(report.to_dict())
+    report = with_store(ctx, lambda db: erase_user(db, user_id))
+    print_json(report.to_dict())
     if not report.complete:
         raise click.ClickException(
             f"erasure of {user_id} incomplete: {plural(len(report.errors), 'step')} failed "
@@ -101,8 +102,8 @@ def expire_cmd(
             "no retention configured: set STATEBOT_RETENTION_DM_DAYS, _THREAD_DAYS or "
             "_CHANNEL_DAYS, or pass --dm-days / --thread-days / --channel-days"
         )
-    report = _with_store(ctx, functools.partial(expire, policy=policy, dry_run=dry_run))
-    _print_json(report.to_dict())
+    report = with_store(ctx, functools.partial(expire, policy=policy, dry_run=dry_run))
+    print_json(report.to_dict())
     verb = "would expire" if dry_run else "expired"
     click.echo(f"{verb} {plural(len(report.sessions_expired), 'session')}", err=True)
     if report.errors:
@@ -135,7 +136,7 @@ def export_with_user_cmd(
             raise click.UsageError("name a FILE ('-' for stdout), or --user for one user")
         ctx.invoke(export_cmd, file=target)
         return
-    data: dict[str, Any] = _with_store(ctx, lambda db: export_user(db, user_id))
+    data: dict[str, Any] = with_store(ctx, lambda db: export_user(db, user_id))
     target = target or "-"
     with click.open_file(target, "w", encoding="utf-8", atomic=target != "-") as out:
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")

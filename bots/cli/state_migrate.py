@@ -22,7 +22,7 @@ import click
 from bots.app.cli_format import HELP_OPTIONS, plural
 from bots.app.option import app_option
 from bots.chat.registry import AgentRegistry, ChatAgent
-from bots.cli.state import _with_store, store_options
+from bots.cli.store import store_options, with_store
 from core.db.base import BaseDb
 from core.exceptions import StoreError
 from core.redaction import redact_text
@@ -108,7 +108,7 @@ def migrate(
             owner = find_agent(dict(create_agents(None, db)), agent_name)
             return await migrate_sessions(owner, dry_run=dry_run, limit=limit)
 
-        results = _with_store(ctx, run)
+        results = with_store(ctx, run)
     if report(results, dry_run=dry_run):
         ctx.exit(1)
 

@@ -17,7 +17,7 @@ import click
 
 from bots.app.build import build_store
 from bots.app.cli_format import HELP_OPTIONS, plural
-from bots.cli.state import _sqlite_file, store_options
+from bots.cli.store import sqlite_file, store_options
 from bots.settings import Settings
 from core.db.base import BaseDb
 from core.db.rekey import RekeyCounts, RekeyReport, rekey
@@ -79,7 +79,7 @@ def rekey_cmd(ctx: click.Context, as_json: bool) -> None:
     and history version still under an older key (or stored before encryption)."""
     db_url: str = ctx.obj["db_url"]
     redis_url = (ctx.obj["redis_url"] or "").strip() or None
-    path = _sqlite_file(db_url.strip())
+    path = sqlite_file(db_url.strip())
     if path is not None and not path.exists():
         raise click.ClickException(f"no database file {str(path)!r} (from --db-url {db_url})")
 

@@ -15,7 +15,7 @@ import click
 
 from bots.admin.budgets import settings_budget
 from bots.app.cli_format import HELP_OPTIONS
-from bots.cli.state import _with_store, store_options
+from bots.cli.store import store_options, with_store
 from bots.settings import Settings
 from core.run.budget import usage_report
 
@@ -38,7 +38,7 @@ def usage(
     if not (session_id or user_id or channel):
         raise click.UsageError("name at least one of --session, --user, --channel")
     budget = settings_budget(Settings())
-    report = _with_store(
+    report = with_store(
         ctx,
         lambda db: usage_report(
             db, budget, session_id=session_id, user_id=user_id, channel=channel
