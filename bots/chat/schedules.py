@@ -23,7 +23,7 @@ applied, and running it again would apply it twice.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import structlog
 
@@ -31,9 +31,6 @@ from bots.chat.replies import Reply
 from bots.chat.targets import target_from_session
 from core.db.base import Lease
 from core.schedule import Firing, Schedule, ScheduleStore
-
-if TYPE_CHECKING:
-    from bots.chat.service import ChatService
 
 log = structlog.get_logger(__name__)
 
@@ -68,12 +65,24 @@ def resolve_target(schedule: Schedule) -> dict[str, Any]:
     return schedule.target or target_from_session(schedule.session_id) or {}
 
 
+class ScheduledRunner(Protocol):
+    """What firing needs of the service (``ChatService`` is one): run a due schedule.
+
+    A protocol, so this module stays below the service that imports its ``Deliveries``."""
+
+    async def handle_scheduled(
+        self, schedule: Schedule, *, target: dict[str, Any], note: str | None = None
+    ) -> Reply:
+        """Run ``schedule`` on its session; the reply to post."""
+        ...
+
+
 class ScheduledRuns:
     """The scheduler's ``fire`` for the chat processes."""
 
     __slots__ = ("deliveries", "service")
 
-    def __init__(self, service: ChatService, deliveries: Deliveries) -> None:
+    def __init__(self, service: ScheduledRunner, deliveries: Deliveries) -> None:
         self.service = service
         self.deliveries = deliveries
 
