@@ -15,8 +15,9 @@ from slack_payloads import TEAM
 
 from bots.adapters.slack.options import SlackOptions
 from bots.app.service import chat_service
+from bots.keys import Scope
 from bots.ops.flags import Flags, MemoryFlags, RedisFlags
-from bots.settings import Scope, Settings
+from bots.settings import Settings
 from core.db.base import BaseDb
 from core.testing import ScriptedModel
 from tools.catalog import COMMAND_ALIASES, create_agents
