@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from bots.cli.config import settings_table
 from bots.cli.main import main
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "chat-setup.md"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "chat-setup.md"
 
 
 @pytest.fixture(autouse=True)

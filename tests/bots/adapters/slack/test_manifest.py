@@ -9,7 +9,7 @@ import yaml
 
 from bots.settings import SLACK_BOT_SCOPES, Settings
 
-MANIFEST = Path(__file__).resolve().parents[3] / "deploy" / "slack-app-manifest.yaml"
+MANIFEST = Path(__file__).resolve().parents[4] / "deploy" / "slack-app-manifest.yaml"
 
 
 def _manifest() -> dict[str, Any]:
