@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bots.chat.commands import usage
+from bots.chat.commands import CommandError, resolve_tool, split_words, usage
 from bots.chat.registry import ChatAgent, tools_of
 from bots.chat.undo import HELP_LINE, SHADOWED, has_own_undo
 
@@ -76,3 +76,19 @@ def overview(agents: Mapping[str, ChatAgent]) -> str:
     lines.append(f"Every agent also takes `undo` (e.g. /{next(iter(agents), 'agent')} undo).")
     lines.append(STATE_LINE)
     return "\n".join(lines)
+
+
+def command_error(
+    agent_id: str, agent: ChatAgent, aliases: Mapping[str, str], exc: CommandError, text: str
+) -> str:
+    """The reply to a command that did not parse: the unknown command named, else the error."""
+    try:
+        first = split_words(text)[0]
+    except (CommandError, IndexError):
+        first = ""
+    if first and resolve_tool(first, tools_of(agent), aliases) is None:
+        names = ", ".join(command_names(agent, aliases)) or "none"
+        return (
+            f"Unknown command {first!r} for /{agent_id}. Commands: {names}. Try /{agent_id} help."
+        )
+    return f"{exc}\nNothing was changed. Try /{agent_id} help."

@@ -14,8 +14,8 @@ them apart.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import TypeAlias
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, TypeAlias
 
 from bots.chat.commands import ToolLike
 from bots.keys import SCOPES, Scope
@@ -74,3 +74,14 @@ def tools_of(agent: ChatAgent) -> Mapping[str, ToolLike]:
     """An entry's directly runnable tools ({} when it has none)."""
     functions = getattr(agent, "functions", None)
     return functions if isinstance(functions, Mapping) else {}
+
+
+def turn_history_on(agents: Iterable[Any], runs: int) -> None:
+    """Chat turns see the session's last ``runs`` runs (STATEBOT_HISTORY_RUNS; 0: none).
+
+    Decided here, once for every entry point; workflows have no history setting.
+    """
+    for agent in agents:
+        if hasattr(agent, "add_history_to_context"):
+            agent.add_history_to_context = runs > 0
+            agent.num_history_runs = runs

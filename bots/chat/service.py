@@ -6,50 +6,46 @@
 Each step is a small function: routing (``bots.chat.routing``), keys (``bots.keys``),
 parsing (``bots.chat.commands``), error replies (``bots.chat.errors``), ``/state``
 (the ``admin`` commands the composition root plugs in: ``bots.chat.admin_seam``),
-undo (``bots.chat.undo``).
+undo (``bots.chat.undo``); clicks, approval decisions and scheduled runs are run by
+``bots.chat.clicks``, ``bots.chat.decisions`` and ``bots.chat.scheduled``, a run's
+names, timezone and origin come from ``bots.chat.context``.
 Input that cannot be run (unknown agent or command, bad arguments, oversize text)
 gets a clear reply and runs nothing, so it changes nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import structlog
 
-from bots.admins import grant_for
 from bots.chat import help
 from bots.chat.admin_seam import AdminCommands
-from bots.chat.approvals import ALREADY, DECIDED, EXPIRED, NOT_YOURS, Approval, Decision
-from bots.chat.cards import Click, placed, stale, tool_card
-from bots.chat.commands import CommandError, parse_command, resolve_tool, split_words, usage
+from bots.chat.approvals import Decision
+from bots.chat.cards import Click, placed, tool_card
+from bots.chat.clicks import run_click
+from bots.chat.commands import CommandError, parse_command, usage
+from bots.chat.context import ChatContext
+from bots.chat.decisions import ask_approval, run_decision
 from bots.chat.errors import guarded
-from bots.chat.names import NameCache, NameSource, authored, render_mentions
-from bots.chat.registry import AgentRegistry, ChatAgent, scope_of, tools_of
+from bots.chat.help import command_error
+from bots.chat.names import NameSource
+from bots.chat.registry import AgentRegistry, ChatAgent, scope_of, tools_of, turn_history_on
 from bots.chat.replies import Reply
 from bots.chat.routing import default_agent_for, route
+from bots.chat.scheduled import run_scheduled
 from bots.chat.schedules import Deliveries
 from bots.chat.streaming import StreamSink, can_stream, stream_answer
-from bots.chat.targets import target_of
-from bots.chat.timezones import TimezoneCache, TimezoneSource
 from bots.chat.undo import NO_STORE as UNDO_NO_STORE
 from bots.chat.undo import undo_reply, wants_undo
 from bots.inbound import InboundMessage, SlashCommand
-from bots.keys import (
-    SessionKeys,
-    channel_key,
-    channel_of_session,
-    keys_for,
-    user_key,
-)
+from bots.keys import SessionKeys, keys_for
 from bots.ops.logging import bind_event
 from bots.ops.metrics import count_tool_errors, timed_run
 from bots.settings import Settings
-from core.exceptions import RunError
-from core.run.origin import CHANNEL_KEY, EVENT_KEY, PLATFORM_KEY
 from core.run.output import RunOutput, content_as_text
-from core.schedule import TARGET_KEY, USER_TZ_KEY, Schedule
+from core.schedule import Schedule
 
 log = structlog.get_logger("bots.service")
 
@@ -57,8 +53,6 @@ TOO_LONG = (
     "That message is too long ({length:,} characters; the limit is {limit:,}). "
     "Nothing was run; please shorten it or split it up."
 )
-CLICK_STALE = "That board was out of date: the item is no longer there, so nothing was done."
-CLICK_EXPIRED = "That button no longer works (its agent or command is gone); nothing was done."
 EMPTY = "Hi! Tell me what to do after the mention, e.g. `{agent} what is on my list?`. {commands}"
 
 
@@ -72,7 +66,7 @@ class ChatService:
     __slots__ = (
         "_agents",
         "_aliases",
-        "_names",
+        "_context",
         "_settings",
         "_state_commands",
         "deliveries",
@@ -110,12 +104,12 @@ class ChatService:
                 raise ConfigError(f"{where}={agent_id!r} is not an agent (agents: {known})")
         for agent_id, agent in self._agents.items():
             scope_of(agent_id, agent, settings.statebot_agent_scopes)  # fail at startup
-        self._names: dict[str, NameCache] = {}
+        self._context = ChatContext()
         # the composition root's admin commands (bots.app.service): chat knows no governance
         self._state_commands = admin(self)
         #: where scheduled replies can be posted from this process (adapters register)
         self.deliveries = Deliveries()
-        _turn_history_on(self._agents.values(), settings.statebot_history_runs)
+        turn_history_on(self._agents.values(), settings.statebot_history_runs)
 
     def owned_by_its_user(self, platform: str) -> None:
         """Make every user of ``platform`` admin of that platform's own sessions (console)."""
@@ -123,31 +117,21 @@ class ChatService:
 
     def use_names(self, platform: str, source: NameSource) -> None:
         """Resolve display names (and timezones, when it knows them) through ``source``."""
-        if isinstance(source, TimezoneSource):
-            self._names[platform] = TimezoneCache(source, source)
-        else:
-            self._names[platform] = NameCache(source)
+        self._context.use_names(platform, source)
 
     async def run_metadata(self, event: InboundMessage | SlashCommand) -> dict[str, Any]:
-        """What a run learns of its chat context: where replies go, the user's timezone,
-        and where it came from (platform, event id, channel: audit records and budgets).
-        """
-        metadata: dict[str, Any] = {TARGET_KEY: target_of(event)}
-        metadata |= origin(
-            event.platform,
-            event.event_id,
-            channel_key(event.platform, event.workspace, event.channel),
-        )
-        return metadata | await self._user_tz(event.platform, event.workspace, event.user)
+        """What a run learns of its chat context (``bots.chat.context``)."""
+        return await self._context.run_metadata(event)
 
-    async def _user_tz(self, platform: str, workspace: str, user: str) -> dict[str, Any]:
-        """``{USER_TZ_KEY: zone}`` when the platform tells the user's timezone, else ``{}``."""
-        names = self._names.get(platform)
-        if isinstance(names, TimezoneCache):
-            zone = await names.user_tz(workspace, user)
-            if zone:
-                return {USER_TZ_KEY: zone}
-        return {}
+    async def handle_click(self, click: Click) -> Reply:
+        """Run a card's button (or its add form) like a slash command (``bots.chat.clicks``)."""
+        return await run_click(click, agents=self._agents, context=self._context)
+
+    async def handle_decision(self, decision: Decision) -> Reply:
+        """Apply an Approve / Reject click (``bots.chat.decisions``)."""
+        return await run_decision(
+            decision, agents=self._agents, settings=self._settings, admin=self._state_commands
+        )
 
     # -- lookups ------------------------------------------------------------------------
     @property
@@ -221,13 +205,6 @@ class ChatService:
                 text = msg.text.strip()
             return await self._ask(agent_id, text, msg, sink)
 
-    async def _readable(self, msg: InboundMessage, text: str) -> str:
-        """The question as the model reads it: ``Ana: ask @Bo in #general``."""
-        names = self._names.get(msg.platform)
-        text = await render_mentions(text, msg.workspace, names)
-        author = await names.user_name(msg.workspace, msg.user) if names is not None else None
-        return authored(author, text)
-
     def _too_long(self, text: str, *, ephemeral: bool = False) -> Reply | None:
         limit = self._settings.statebot_max_message_chars
         if len(text) <= limit:
@@ -252,7 +229,7 @@ class ChatService:
             event_id=msg.event_id,
         ):
             log.info("chat_message", agent=agent_id, length=len(text))
-            question = await self._readable(msg, text)
+            question = await self._context.readable(msg, text)
 
             async def run() -> Reply:
                 output: RunOutput
@@ -274,70 +251,12 @@ class ChatService:
                     )
                 count_tool_errors(output, agent=agent_id)
                 if output.is_paused:
-                    return _ask_approval(agent_id, output, keys.user_id)
+                    return ask_approval(agent_id, output, keys.user_id)
                 # a workflow may answer with a dict or pydantic model: chat shows it as JSON
                 return Reply(content_as_text(output.content) or "Done.")
 
             timed = timed_run(run, agent=agent_id, kind="message")
             return await guarded(timed, agent_id=agent_id, offline_commands=offline)
-
-    # -- buttons on cards ---------------------------------------------------------------
-    async def handle_click(self, click: Click) -> Reply:
-        """Run a card's button (or its add form) like a slash command, and redraw the card.
-
-        The reply's card is the list as the run left it; its text is what the tool said.
-        A click on a stale card (the item was removed meanwhile) is ephemeral and says so;
-        so is a button of an agent or tool that no longer exists. Nothing else changes.
-        """
-        clicker = user_key(click.platform, click.workspace, click.user)
-        with bind_event(
-            platform=click.platform,
-            session_id=click.session_id,
-            user_id=clicker,
-            event_id=click.event_id,
-        ):
-            agent_id = self._agents.id_of(click.agent_id)
-            if agent_id is None:
-                log.info("click_unknown", agent=click.agent_id, tool=click.tool)
-                return Reply(CLICK_EXPIRED, ephemeral=True)
-            agent = self._agents[agent_id]
-            tools = tools_of(agent)
-            if click.tool not in tools or click.view not in tools:
-                log.info("click_unknown", agent=click.agent_id, tool=click.tool)
-                return Reply(CLICK_EXPIRED, ephemeral=True)
-            log.info("chat_click", agent=agent_id, tool=click.tool)
-            view = tools[click.view]
-
-            async def run() -> Reply:
-                output = await agent.arun_tool(
-                    click.tool,
-                    click.arguments,
-                    session_id=click.session_id,
-                    user_id=clicker,
-                    # times typed into the add form are read in the clicker's timezone
-                    metadata=origin(
-                        click.platform, click.event_id, channel_of_session(click.session_id)
-                    )
-                    | await self._user_tz(click.platform, click.workspace, click.user),
-                )
-                count_tool_errors(output, agent=agent_id)
-                if output.is_paused:
-                    return _ask_approval(agent_id, output, clicker)
-                text = output.get_content_as_string() or "Done."
-                card = placed(
-                    tool_card(view, click.view_arguments, output.session_state),
-                    agent_id,
-                    click.session_id,
-                )
-                if stale(view, text):
-                    return Reply(f"{CLICK_STALE} {text}", ephemeral=True, card=card)
-                return Reply(text, card=card)
-
-            return await guarded(
-                timed_run(run, agent=agent_id, kind="click"),
-                agent_id=agent_id,
-                offline_commands=help.offline_commands(agent_id, agent),
-            )
 
     # -- scheduled runs -----------------------------------------------------------------
     def owner_of(self, schedule: Schedule) -> str | None:
@@ -360,96 +279,15 @@ class ChatService:
         agent_id = self.owner_of(schedule)
         if agent_id is None:
             raise ConfigError(f"schedule owner {schedule.owner_id!r} is not a registered agent")
-        agent = self._agents[agent_id]
-        session_id, user_id = schedule.session_id, schedule.user_id
-        with bind_event(
-            platform=str(target.get("platform") or ""),
-            session_id=session_id,
-            user_id=user_id,
-            event_id=f"schedule:{schedule.schedule_id}",
-        ):
-            log.info("scheduled_run", agent=agent_id, attempt=schedule.attempts)
-            text = schedule.input.strip()
-            metadata = {TARGET_KEY: target} | _scheduled_origin(schedule, target)
-            if text.startswith(self.COMMAND_PREFIX):
-                tools = tools_of(agent)
-                parsed = parse_command(text[1:], tools, self.aliases(agent_id))
-                output = await agent.arun_tool(
-                    parsed.tool,
-                    parsed.arguments,
-                    session_id=session_id,
-                    user_id=user_id,
-                    metadata=metadata,
-                )
-            else:
-                question = text if note is None else f"{text} {note}"
-                output = await agent.arun(
-                    question, session_id=session_id, user_id=user_id, metadata=metadata
-                )
-            count_tool_errors(output, agent=agent_id)
-            if output.is_paused:
-                return _ask_approval(agent_id, output, user_id or "")
-            return Reply(content_as_text(output.content) or "Done.")
-
-    # -- approvals ----------------------------------------------------------------------
-    async def handle_decision(self, decision: Decision) -> Reply:
-        """Apply an Approve / Reject click: resume the paused run once, for its asker or an admin.
-
-        Ephemeral replies (not yours, already handled, expired) change nothing.
-        """
-        wanted = decision.approval
-        clicker = user_key(decision.platform, decision.workspace, decision.user)
-        with bind_event(
-            platform=decision.platform,
-            session_id=wanted.session_id,
-            user_id=clicker,
-            event_id=decision.event_id,
-        ):
-            if wanted.action:  # an admin's restore / erase question (bots.admin.confirm)
-                return await self._state_commands.decide(decision)
-            allowed = clicker == wanted.requester or grant_for(
-                decision.platform,
-                decision.workspace,
-                decision.user,
-                self._settings.statebot_admin_ids,
-            )
-            if not allowed:
-                log.info("approval_refused", run_id=wanted.run_id)
-                return Reply(NOT_YOURS, ephemeral=True)
-            agent = self._agents.get(wanted.agent_id)
-            if agent is None or not hasattr(agent, "acontinue_run"):
-                return Reply(EXPIRED, ephemeral=True)
-            log.info("approval_decided", run_id=wanted.run_id, approve=decision.approve)
-            ids = list(wanted.call_ids)
-
-            async def run() -> Reply:
-                try:
-                    output = await agent.acontinue_run(
-                        wanted.run_id,
-                        approved=ids if decision.approve else [],
-                        rejected=[] if decision.approve else ids,
-                        session_id=wanted.session_id,
-                        metadata=origin(
-                            decision.platform,
-                            decision.event_id,
-                            channel_of_session(wanted.session_id),
-                        ),
-                    )
-                except RunError as exc:
-                    gone = "not in this session's history" in str(exc)
-                    log.info("approval_stale", run_id=wanted.run_id, expired=gone)
-                    return Reply(EXPIRED if gone else ALREADY, ephemeral=True)
-                if output.is_paused:
-                    return _ask_approval(wanted.agent_id, output, wanted.requester)
-                done = DECIDED[decision.approve].format(who=f"<@{decision.user}>")
-                text = content_as_text(output.content) or "Done."
-                return Reply(f"{done}\n{text}")
-
-            return await guarded(
-                timed_run(run, agent=wanted.agent_id, kind="decision"),
-                agent_id=wanted.agent_id,
-                offline_commands=help.offline_commands(wanted.agent_id, agent),
-            )
+        return await run_scheduled(
+            agent_id,
+            self._agents[agent_id],
+            schedule,
+            aliases=self.aliases(agent_id),
+            target=target,
+            note=note,
+            command_prefix=self.COMMAND_PREFIX,
+        )
 
     # -- slash commands -----------------------------------------------------------------
     async def handle_command(self, cmd: SlashCommand) -> Reply:
@@ -484,7 +322,12 @@ class ChatService:
             parsed = parse_command(cmd.text, tools, aliases)
         except CommandError as exc:
             log.info("bad_command", agent=agent_id, error=str(exc))
-            return Reply(self._command_error(agent_id, exc, cmd.text), ephemeral=True)
+            return Reply(
+                command_error(
+                    agent_id, self._agents[agent_id], self.aliases(agent_id), exc, cmd.text
+                ),
+                ephemeral=True,
+            )
         keys = self.session_keys(agent_id, cmd)
         with bind_event(
             platform=cmd.platform,
@@ -504,7 +347,7 @@ class ChatService:
                 )
                 count_tool_errors(output, agent=agent_id)
                 if output.is_paused:
-                    return _ask_approval(agent_id, output, keys.user_id)
+                    return ask_approval(agent_id, output, keys.user_id)
                 card = tool_card(tools[parsed.tool], parsed.arguments, output.session_state)
                 card = placed(card, agent_id, keys.session_id)
                 return Reply(output.get_content_as_string() or "Done.", card=card)
@@ -547,52 +390,3 @@ class ChatService:
                 agent_id=agent_id,
                 offline_commands=help.offline_commands(agent_id, agent),
             )
-
-    def _command_error(self, agent_id: str, exc: CommandError, text: str) -> str:
-        agent = self._agents[agent_id]
-        try:
-            first = split_words(text)[0]
-        except (CommandError, IndexError):
-            first = ""
-        if first and resolve_tool(first, tools_of(agent), self.aliases(agent_id)) is None:
-            names = ", ".join(help.command_names(agent, self.aliases(agent_id))) or "none"
-            return (
-                f"Unknown command {first!r} for /{agent_id}. Commands: {names}. "
-                f"Try /{agent_id} help."
-            )
-        return f"{exc}\nNothing was changed. Try /{agent_id} help."
-
-
-def origin(platform: str, event_id: str, channel: str | None) -> dict[str, Any]:
-    """The run-metadata keys naming where a run came from; empty values are left out."""
-    found = {PLATFORM_KEY: platform, EVENT_KEY: event_id, CHANNEL_KEY: channel}
-    return {key: value for key, value in found.items() if value}
-
-
-def _scheduled_origin(schedule: Schedule, target: Mapping[str, Any]) -> dict[str, Any]:
-    """A scheduled run's origin: the platform and channel it posts to, the schedule as event."""
-    platform, workspace = str(target.get("platform") or ""), str(target.get("workspace") or "")
-    channel = target.get("channel")
-    key = (
-        channel_key(platform, workspace, str(channel))
-        if platform and workspace and channel
-        else channel_of_session(schedule.session_id)
-    )
-    return origin(platform, f"schedule:{schedule.schedule_id}", key)
-
-
-def _turn_history_on(agents: Iterable[Any], runs: int) -> None:
-    """Chat turns see the session's last ``runs`` runs (STATEBOT_HISTORY_RUNS; 0: none).
-
-    Decided here, once for every entry point; workflows have no history setting.
-    """
-    for agent in agents:
-        if hasattr(agent, "add_history_to_context"):
-            agent.add_history_to_context = runs > 0
-            agent.num_history_runs = runs
-
-
-def _ask_approval(agent_id: str, output: Any, requester: str) -> Reply:
-    """The reply for a paused run: the question, and the buttons that answer it."""
-    approval = Approval.of(agent_id, output, requester)
-    return Reply(approval.prompt, approval=approval)
