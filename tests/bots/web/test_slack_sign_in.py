@@ -9,8 +9,8 @@ from playwright.async_api import Page
 
 from bots.web.config import SlackSignIn
 from core.db.sqlite import SqliteDb
-from tests.web.conftest import ServeConsole, seed
-from tests.web.fake_slack_oidc import CLIENT_ID, CLIENT_SECRET, fake_slack_oidc
+from tests.bots.web.conftest import ServeConsole, seed
+from tests.bots.web.fake_slack_oidc import CLIENT_ID, CLIENT_SECRET, fake_slack_oidc
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 

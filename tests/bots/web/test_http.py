@@ -21,7 +21,7 @@ from bots.web.tokens import AdminTokens
 from core.db.base import BaseDb
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from tests.web.conftest import SECRET, seed
+from tests.bots.web.conftest import SECRET, seed
 
 ADMIN = "slack:T1:UADMIN"
 

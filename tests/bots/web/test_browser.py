@@ -14,7 +14,7 @@ from core.db import admin
 from core.db.postgres import PostgresDb
 from core.db.sqlite import SqliteDb
 from core.testing import ScriptedModel, tool_call
-from tests.web.conftest import ServeConsole, seed, sign_in
+from tests.bots.web.conftest import ServeConsole, seed, sign_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
