@@ -1,5 +1,5 @@
-"""The chat face of governance: ``/state`` commands, their confirmations, and the
-budget and retention policies the settings ask for.
+"""The chat face of governance: ``/state`` commands (routing, grammar, actions, audit
+views, usage) and the Confirm / Cancel questions of restore and erase.
 
 Import from the modules (``bots.admin.commands``, ``bots.admin.actions`` …); this face
 re-exports nothing, so importing one part never loads the others.

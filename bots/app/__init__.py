@@ -1,6 +1,9 @@
-"""The composition root: builds the store, the agents' registry and the ``ChatService``
-from the settings (``bots.app.build``), and the ``--app module:attr`` option every
-serving command shares (``bots.app.option``).
+"""The composition root: builds the store, the agents and the ``ChatService`` from the
+settings (``bots.app.build``), joins the service and the admin commands
+(``bots.app.service``), turns the settings into the deployment's budget
+(``bots.app.budgets``) and retention policy (``bots.app.retention``), and holds what
+every ``statebot`` command shares (``bots.app.option``: ``--app module:attr``;
+``bots.app.cli_format``: -h, counts and times).
 
 Import from the modules; this face re-exports nothing, so importing one part never
 loads the others.

@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
-from bots.admin.budgets import apply_budget
+from bots.app.budgets import apply_budget
 from bots.app.service import chat_service
 from bots.chat.registry import ChatAgent
 from bots.chat.schedules import PlatformSchedules, ScheduledRuns
@@ -115,7 +115,7 @@ def start_snapshots(
     one bounded pass at start, then hourly (docs/erasure.md). ``clock`` is the wall
     clock retention measures idleness with.
     """
-    from bots.admin.retention import retention_pass
+    from bots.app.retention import retention_pass
     from core.db.redis import RedisDb
 
     if isinstance(store, RedisDb) and store.run_snapshotter:
@@ -126,7 +126,7 @@ def start_snapshots(
 def serving_store(settings: Settings) -> BaseDb:
     """The store of a process serving chat: :func:`build_store`, its snapshotter started
     with the retention policy of ``STATEBOT_RETENTION_*_DAYS``."""
-    from bots.admin.retention import policy_from_settings
+    from bots.app.retention import policy_from_settings
 
     return start_snapshots(build_store(settings), retention=policy_from_settings(settings))
 

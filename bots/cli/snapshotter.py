@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from bots.admin.retention import policy_from_settings, retention_pass
 from bots.app.cli_format import HELP_OPTIONS, plural
+from bots.app.retention import policy_from_settings, retention_pass
 from bots.ops.health import serving, store_probe
 from bots.ops.logging import configure_logging
 from bots.ops.metrics import SnapshotThroughput

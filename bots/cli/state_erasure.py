@@ -16,8 +16,8 @@ from typing import Any
 
 import click
 
-from bots.admin.retention import policy_from_settings, retention_policy
 from bots.app.cli_format import HELP_OPTIONS, plural
+from bots.app.retention import policy_from_settings, retention_policy
 from bots.cli.state_transfer import export_cmd
 from bots.cli.store import print_json, store_options, with_store
 from core.db.erasure import erase_user

@@ -13,7 +13,7 @@ import json
 
 import click
 
-from bots.admin.budgets import settings_budget
+from bots.app.budgets import settings_budget
 from bots.app.cli_format import HELP_OPTIONS
 from bots.cli.store import store_options, with_store
 from bots.settings import Settings

@@ -15,7 +15,7 @@ __all__ = ["ChatSettings"]
 class ChatSettings(BaseModel):
     """How the chat layer routes, keeps, schedules and meters conversations."""
 
-    # Retention per scope: bots/admin/retention.py, docs/erasure.md
+    # Retention per scope: bots/app/retention.py, docs/erasure.md
     statebot_retention_dm_days: float | None = Field(
         default=None,
         gt=0,

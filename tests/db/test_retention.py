@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from bots.admin.retention import retention_policy
+from bots.app.retention import retention_policy
 from bots.cli.snapshotter import build_snapshotter
 from core.db.base import BaseDb
 from core.db.redis import RedisDb

@@ -13,7 +13,7 @@ from pathlib import Path
 from cryptography.fernet import Fernet
 from pydantic import SecretStr
 
-from bots.admin.retention import policy_from_settings
+from bots.app.retention import policy_from_settings
 from bots.cli.snapshotter import build_snapshotter, snapshotter_store
 from bots.settings import Settings
 from core.db.redis import RedisDb

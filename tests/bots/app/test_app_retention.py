@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from bots.admin.retention import policy_from_settings
 from bots.app.build import serving_store, start_snapshots
+from bots.app.retention import policy_from_settings
 from bots.settings import Settings
 from core.db.redis import RedisDb
 from core.db.retention import DAY

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bots.admin.budgets import apply_budget, settings_budget
+from bots.app.budgets import apply_budget, settings_budget
 from bots.app.build import build_app
 from bots.cli.main import main
 from bots.settings import Settings
