@@ -5,66 +5,29 @@
 
 The agents are served exactly as ``statebot <platform> --app module:attr`` serves
 them: same routing, slash commands, admin commands and settings (environment and
-``.env``). Imports happen inside ``serve`` so ``import bots`` stays cheap.
+``.env``). ``serve`` lives in :mod:`bots.cli.serve` and is loaded on first use, so
+``import bots`` stays cheap and this face is part of no import cycle.
+
+The layers, top to bottom (each imports only layers below it): ``cli``; ``adapters``
+(one folder per platform, never importing each other); ``web``; ``app`` (the
+composition root); ``admin``; ``chat``; ``ops``; the vocabulary (``inbound``, ``keys``,
+``admins``, ``settings``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from bots.app import AgentSource
-    from bots.settings import Settings
+    from bots.cli.serve import PLATFORMS, serve
 
 __all__ = ["PLATFORMS", "serve"]
 
-PLATFORMS = ("slack", "discord", "console")
 
+def __getattr__(name: str) -> Any:
+    """``serve`` and ``PLATFORMS``, imported when first asked for."""
+    if name in __all__:
+        from bots.cli import serve as serving
 
-def serve(
-    agents: AgentSource,
-    *,
-    platform: Literal["slack", "discord", "console"] = "console",
-    settings: Settings | None = None,
-    socket: bool | None = None,
-    session: str | None = None,
-) -> None:
-    """Serve ``agents`` (a dict, one agent, or a factory) on ``platform`` until stopped.
-
-    ``socket`` (Slack only): Socket Mode; None picks it when SLACK_APP_TOKEN is set.
-    ``session`` (console only): the session to start in (default ``default``).
-    """
-    if platform not in PLATFORMS:
-        raise ValueError(f"unknown platform {platform!r}; choose one of: {', '.join(PLATFORMS)}")
-    if socket is not None and platform != "slack":
-        raise ValueError("socket= applies to platform='slack' only")
-    if session is not None and platform != "console":
-        raise ValueError("session= applies to platform='console' only")
-    import sys
-
-    from bots.app import agents_from
-    from bots.logging import configure_logging
-    from bots.settings import Settings
-
-    settings = settings or Settings()
-    loaded = agents_from(agents, "serve()")  # a bad argument fails here, before any I/O
-    if platform == "console":
-        from bots.console.command import prepare_console, start_console
-
-        configure_logging("console", level="WARNING", stream=sys.stderr, force=True)
-        app, agent_id = prepare_console(settings, agents=loaded)
-        start_console(app, agent_id, session or "default")
-        return
-    from bots.ops.startup import run_process
-
-    configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
-    if platform == "slack":
-        from bots.slack.cli import serve as serve_slack
-
-        use_socket = settings.slack_app_token is not None if socket is None else socket
-        work = serve_slack(settings, socket=use_socket, port=settings.port, agents=loaded)
-        run_process(work, name="slack")
-    else:
-        from bots.discord.cli import serve as serve_discord
-
-        run_process(serve_discord(settings, agents=loaded), name="discord")
+        return getattr(serving, name)
+    raise AttributeError(f"module 'bots' has no attribute {name!r}")

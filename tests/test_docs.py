@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from bots.cli import main as cli_main
+from bots.cli.main import main as cli_main
 from bots.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -43,7 +43,7 @@ def test_an_import_of_bots_or_tools_in_core_fails_the_lint(tmp_path: Path) -> No
         {
             "core/bad.py": (
                 "import bots\n"
-                "from bots.service import ChatService\n"
+                "from bots.chat.service import ChatService\n"
                 "from tools.taskboard import toolkit\n"
                 "\n\n"
                 "def later() -> None:\n"

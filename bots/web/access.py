@@ -1,5 +1,5 @@
 """Who is signed in and what they may see: the same admin ids and workspace scope as
-chat ``/state`` (``bots/admin.py``), re-checked on every request so removing an id
+chat ``/state`` (``bots/admin/actions.py``), re-checked on every request so removing an id
 from ``STATEBOT_ADMIN_IDS`` ends its console access at the next restart."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from bots.admin import WILDCARD, AdminGrant, grant_for
+from bots.admins import WILDCARD, AdminGrant, grant_for
 from bots.keys import key_prefix, parse_user_key
 
 

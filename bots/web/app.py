@@ -15,15 +15,20 @@ from pathlib import Path
 from aiohttp import web
 
 from bots.settings import Settings
-from bots.web import actions, operations, sessions_pages, signin, transfer
+from bots.web.actions import add_routes as add_action_routes
 from bots.web.config import WebConfig
 from bots.web.context import CONSOLE, Console
 from bots.web.cookies import SessionCookies, session_middleware
 from bots.web.csrf import csrf_middleware
 from bots.web.guard import refusal_middleware
 from bots.web.headers import security_headers
+from bots.web.operations import add_routes as add_operation_routes
 from bots.web.render import environment
+from bots.web.sessions_pages import add_routes as add_session_routes
+from bots.web.signin import PUBLIC, sign_in_middleware
+from bots.web.signin import add_routes as add_sign_in_routes
 from bots.web.tokens import AdminTokens
+from bots.web.transfer import add_routes as add_transfer_routes
 from core.db.base import BaseDb
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -39,7 +44,7 @@ def create_app(db: BaseDb, config: WebConfig, *, base: str = "") -> web.Applicat
             security_headers,
             session_middleware(cookies),
             csrf_middleware,
-            signin.sign_in_middleware,
+            sign_in_middleware,
             refusal_middleware,
         ],
         client_max_size=MAX_BODY,
@@ -51,12 +56,12 @@ def create_app(db: BaseDb, config: WebConfig, *, base: str = "") -> web.Applicat
         templates=environment(),
         base=base,
     )
-    signin.add_routes(app)
-    sessions_pages.add_routes(app)
-    actions.add_routes(app)
-    transfer.add_routes(app)
-    operations.add_routes(app)
-    app.router.add_static("/static", STATIC, name=f"{signin.PUBLIC}static")
+    add_sign_in_routes(app)
+    add_session_routes(app)
+    add_action_routes(app)
+    add_transfer_routes(app)
+    add_operation_routes(app)
+    app.router.add_static("/static", STATIC, name=f"{PUBLIC}static")
     return app
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import click
 from aiohttp import web
 
-from bots.admin import check_admin_id
-from bots.cli_format import HELP_OPTIONS
-from bots.logging import configure_logging
+from bots.admins import check_admin_id
+from bots.app.cli_format import HELP_OPTIONS
+from bots.ops.logging import configure_logging
 from bots.settings import Settings
 from bots.web.app import create_app
 from bots.web.config import WebConfig, WebConfigError
@@ -80,7 +80,7 @@ def web_command(create_admin: str | None, host: str | None, port: int | None) ->
     except WebConfigError as exc:
         raise click.ClickException(str(exc)) from None
     configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
-    from bots.app import build_store
+    from bots.app.build import build_store
 
     db = build_store(settings)
     asyncio.run(

@@ -15,10 +15,10 @@ from urllib.parse import quote
 import structlog
 from aiohttp import web
 
-from bots.web import oidc
 from bots.web.access import grant_of_platform_user, viewer_for
 from bots.web.context import VIEWER, console
 from bots.web.cookies import SESSION
+from bots.web.oidc import SignInError, finish, start
 from bots.web.render import page, redirect
 
 log = structlog.get_logger("bots.web")
@@ -111,7 +111,7 @@ async def login_slack(request: web.Request) -> web.Response:
     parts = console(request)
     if parts.config.slack is None or parts.config.public_url is None:
         return web.Response(status=404, text="Sign in with Slack is not configured.")
-    return redirect(oidc.start(parts.config.slack, parts.config.public_url, request[SESSION]))
+    return redirect(start(parts.config.slack, parts.config.public_url, request[SESSION]))
 
 
 async def slack_callback(request: web.Request) -> web.Response:
@@ -120,7 +120,7 @@ async def slack_callback(request: web.Request) -> web.Response:
     if parts.config.slack is None or parts.config.public_url is None:
         return web.Response(status=404, text="Sign in with Slack is not configured.")
     try:
-        who = await oidc.finish(
+        who = await finish(
             parts.config.slack,
             parts.config.public_url,
             request[SESSION],
@@ -128,7 +128,7 @@ async def slack_callback(request: web.Request) -> web.Response:
             state=request.query.get("state"),
             error=request.query.get("error"),
         )
-    except oidc.SignInError as exc:
+    except SignInError as exc:
         log.warning("web_sign_in_refused", via="slack", reason=str(exc))
         return _login_error(request, str(exc))
     grant = grant_of_platform_user("slack", who.team_id, who.user_id, parts.config.admin_ids)

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
+from bots.app.service import chat_service
+from bots.chat.service import ChatService
 from bots.inbound import InboundMessage, SlashCommand
-from bots.service import ChatService
 from bots.settings import Settings
 from core.db.in_memory import InMemoryDb
 from core.models.scripted import ScriptedModel, Turn
@@ -31,7 +32,7 @@ def make_service(db: InMemoryDb) -> ServiceFactory:
         model = ScriptedModel(turns) if turns is not None else None
         settings.setdefault("openai_api_key", None)
         settings.setdefault("openai_base_url", None)
-        return ChatService(
+        return chat_service(
             create_agents(model, db), settings=Settings(**settings), aliases=COMMAND_ALIASES
         )
 

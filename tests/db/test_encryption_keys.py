@@ -8,7 +8,7 @@ import json
 import pytest
 from cryptography.fernet import Fernet
 
-from bots.slack.token_cipher import TokenCipher
+from bots.adapters.slack.token_cipher import TokenCipher
 from core.crypto import KeyRing, key_id
 from core.exceptions import EncryptionKeyError, StateDecryptError
 from core.state.cipher import MARKER, StateCipher, sealed_key_id

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bots.app import start_snapshots
+from bots.app.build import start_snapshots
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
 from core.state.codec import encode_delta as texts

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from bots.retention import retention_policy
-from bots.snapshotter_cli import build_snapshotter
+from bots.app.retention import retention_policy
+from bots.cli.snapshotter import build_snapshotter
 from core.db.base import BaseDb
 from core.db.redis import RedisDb
 from core.db.retention import DAY, Retention, RetentionPolicy, RetentionRule, expire

@@ -1,12 +1,12 @@
-"""bots/retention.py: the retention scope of every key bots/keys.py builds, and the
+"""bots/app/retention.py: the retention scope of every key bots/keys.py builds, and the
 policy the settings make."""
 
 from __future__ import annotations
 
 import pytest
 
+from bots.app.retention import policy_from_settings, retention_policy, scope_of
 from bots.keys import session_key
-from bots.retention import policy_from_settings, retention_policy, scope_of
 from bots.settings import Settings
 
 

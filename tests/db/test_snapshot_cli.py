@@ -13,7 +13,7 @@ from core.db.sqlite import SqliteDb
 from core.state.codec import encode_delta as texts
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-c", "from bots.cli import main; main()", "snapshotter"]
+CLI = [sys.executable, "-c", "from bots.cli.main import main; main()", "snapshotter"]
 
 
 async def test_once_drains_every_dirty_session(

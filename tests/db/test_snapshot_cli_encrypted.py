@@ -13,9 +13,9 @@ from pathlib import Path
 from cryptography.fernet import Fernet
 from pydantic import SecretStr
 
-from bots.retention import policy_from_settings
+from bots.app.retention import policy_from_settings
+from bots.cli.snapshotter import build_snapshotter, snapshotter_store
 from bots.settings import Settings
-from bots.snapshotter_cli import build_snapshotter, snapshotter_store
 from core.db.redis import RedisDb
 from core.db.retention import DAY, RetentionReport
 from core.db.sqlite import SqliteDb
@@ -23,7 +23,7 @@ from core.state.cipher import StateCipher
 from core.state.codec import encode_delta as texts
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = [sys.executable, "-c", "from bots.cli import main; main()", "snapshotter"]
+CLI = [sys.executable, "-c", "from bots.cli.main import main; main()", "snapshotter"]
 SECRET = "ana's shopping list"
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from bots.cli import main
+from bots.cli.main import main
 from core.agent import Agent
 from core.db.base import SessionMeta
 from core.db.redis import RedisDb
@@ -128,7 +128,7 @@ def test_db_url_defaults_to_environment(db_url: str, monkeypatch: pytest.MonkeyP
 
 
 # -- on a Redis deployment ----------------------------------------------------------
-# The CLI builds its RedisDb with bots.app.build_store, as the bots do, so it uses the
+# The CLI builds its RedisDb with bots.app.build.build_store, as the bots do, so it uses the
 # deployment's default key prefix. To keep that away from other tests' keys it runs
 # on a Redis database of its own, emptied of statebot keys afterwards.
 DEPLOYMENT_DB = 9

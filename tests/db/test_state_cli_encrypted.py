@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from cryptography.fernet import Fernet
 
-from bots.cli import main
+from bots.cli.main import main
 from core.db.sqlite import SqliteDb
 from core.state.cipher import StateCipher
 from core.state.codec import encode_delta

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from bots.cli import main
+from bots.cli.main import main
 from bots.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -187,12 +187,12 @@ def test_slack_manifest_events_and_interactivity_match_the_listeners() -> None:
     """Subscribed events are those the app listens to; buttons need interactivity on."""
     import inspect
 
-    from bots.slack import interactions, listeners
+    from bots.adapters.slack import interactions, listeners
 
     source = inspect.getsource(listeners)
     assert 'app.event("app_mention")' in source and 'app.event("message")' in source
     # the install flow's uninstall events, answered by bolt's revocation listeners
-    from bots.slack import server
+    from bots.adapters.slack import server
 
     assert "enable_token_revocation_listeners()" in inspect.getsource(server)
     settings = _manifest()["settings"]
@@ -207,7 +207,7 @@ def test_slack_manifest_events_and_interactivity_match_the_listeners() -> None:
         "tokens_revoked",
         "app_home_opened",
     }
-    from bots.slack import home
+    from bots.adapters.slack import home
 
     assert 'app.event("app_home_opened")' in inspect.getsource(home)
     scopes = set(_manifest()["oauth_config"]["scopes"]["bot"])

@@ -10,9 +10,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bots.flags import MemoryFlags
+from bots.adapters.slack.server import SlackHttpServer, build_slack_app
+from bots.ops.flags import MemoryFlags
 from bots.ops.health import HealthServer, Probe, store_probe
-from bots.slack.server import SlackHttpServer, build_slack_app
 from core.db.in_memory import InMemoryDb
 from core.db.redis import RedisDb
 from tests.bots.conftest import ServiceFactory, command
@@ -116,7 +116,7 @@ async def test_slack_http_mode_serves_readiness_and_metrics(
     http: aiohttp.ClientSession, make_service: ServiceFactory, db: InMemoryDb
 ) -> None:
     """Slack HTTP mode serves /healthz, /readyz and /metrics beside its events endpoint."""
-    from bots.slack.send import web_client
+    from bots.adapters.slack.send import web_client
 
     bolt = build_slack_app(
         service=make_service(None),

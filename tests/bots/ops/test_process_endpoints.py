@@ -36,7 +36,7 @@ DISCORD_LAUNCHER = """\
 import sys, yarl, discord.http, discord.gateway
 discord.http.Route.BASE = sys.argv[1]
 discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(sys.argv[2])
-from bots.cli import main
+from bots.cli.main import main
 main(["discord"])
 """
 

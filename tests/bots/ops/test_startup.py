@@ -12,7 +12,7 @@ import pytest
 import structlog
 from click.testing import CliRunner
 
-from bots.cli import main
+from bots.cli.main import main
 from bots.ops.startup import one_line, run_process
 
 with warnings.catch_warnings():

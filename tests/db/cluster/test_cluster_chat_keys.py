@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bots.approvals import Approval
-from bots.discord.components import RedisApprovals
-from bots.flags import RedisFlags
+from bots.adapters.discord.components import RedisApprovals
+from bots.chat.approvals import Approval
+from bots.ops.flags import RedisFlags
 from core.db.redis.client import connect
 
 pytestmark = pytest.mark.slow

@@ -17,9 +17,9 @@ from discord_harness import Harness, MakeDiscord
 from discord_payloads import GUILD, guild_create
 from fakes.discord_api import FakeDiscordApi
 
-from bots.discord.client import StatebotDiscord
-from bots.flags import Flags, MemoryFlags
-from bots.service import ChatService
+from bots.adapters.discord.client import StatebotDiscord
+from bots.app.service import chat_service
+from bots.ops.flags import Flags, MemoryFlags
 from bots.settings import Settings
 from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
@@ -58,7 +58,7 @@ async def make_discord(fake_discord: FakeDiscordApi) -> AsyncIterator[MakeDiscor
         **settings: Any,
     ) -> Harness:
         model = model or ScriptedModel(turns or [])
-        service = ChatService(
+        service = chat_service(
             create_agents(model, db or InMemoryDb()),
             settings=Settings(
                 statebot_admin_ids=frozenset({f"discord:{GUILD}:{ADMIN_ID}"}),

@@ -8,7 +8,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bots.discord.client import StatebotDiscord
+from bots.adapters.discord.client import StatebotDiscord
 from core.agent import Agent
 from core.testing import ScriptedModel
 

@@ -22,11 +22,11 @@ from discord_payloads import (
 )
 from fakes.discord_api import APP_ID, BOT_USER, FakeDiscordApi
 
-from bots.approvals import ALREADY, EXPIRED, NOT_YOURS
-from bots.discord.client import StatebotDiscord
-from bots.discord.components import PREFIX, RedisApprovals, approval_view
-from bots.flags import MemoryFlags
-from bots.service import ChatService
+from bots.adapters.discord.client import StatebotDiscord
+from bots.adapters.discord.components import PREFIX, RedisApprovals, approval_view
+from bots.app.service import chat_service
+from bots.chat.approvals import ALREADY, EXPIRED, NOT_YOURS
+from bots.ops.flags import MemoryFlags
 from bots.settings import Settings
 from core.agent import Agent
 from core.db.sqlite import SqliteDb
@@ -68,7 +68,7 @@ async def start(
         )
         approvals = RedisApprovals(aioredis.Redis.from_url(redis_url), key_prefix)
         client = StatebotDiscord(
-            ChatService({"board": agent}, settings=settings),
+            chat_service({"board": agent}, settings=settings),
             flags=MemoryFlags(),
             approvals=approvals,
         )

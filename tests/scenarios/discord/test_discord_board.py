@@ -8,7 +8,7 @@ from discord_harness import Harness, MakeDiscord
 from discord_payloads import ALICE, CHANNEL, GUILD, interaction_create
 from fakes.discord_api import BOT_USER, FakeDiscordApi
 
-from bots.service import CLICK_STALE
+from bots.chat.clicks import CLICK_STALE
 from core.agent import Agent
 
 SESSION = f"discord:{GUILD}:{CHANNEL}"

@@ -10,10 +10,10 @@ from discord_harness import Harness
 from discord_payloads import guild_create, interaction_create
 from fakes.discord_api import FakeDiscordApi
 
-from bots.discord.client import StatebotDiscord
-from bots.discord.components import PREFIX, MemoryApprovals
-from bots.flags import MemoryFlags
-from bots.service import ChatService
+from bots.adapters.discord.client import StatebotDiscord
+from bots.adapters.discord.components import PREFIX, MemoryApprovals
+from bots.app.service import chat_service
+from bots.ops.flags import MemoryFlags
 from bots.settings import Settings
 from core.agent import Agent
 from core.db.in_memory import InMemoryDb
@@ -34,7 +34,7 @@ async def bot(fake_discord: FakeDiscordApi) -> AsyncIterator[Harness]:
     model = ScriptedModel([])
     agent = Agent(model=model, db=InMemoryDb(), tools=[clear_board], id="board")
     client = StatebotDiscord(
-        ChatService(
+        chat_service(
             {"board": agent}, settings=Settings(statebot_default_agent="board", redis_url=None)
         ),
         flags=MemoryFlags(),

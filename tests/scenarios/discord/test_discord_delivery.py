@@ -18,9 +18,9 @@ from discord_payloads import (
 )
 from fakes.discord_api import FakeDiscordApi
 
-from bots.discord.delivery import RESTARTING
-from bots.errors import STORE_DOWN
-from bots.flags import RedisFlags
+from bots.adapters.discord.delivery import RESTARTING
+from bots.chat.errors import STORE_DOWN
+from bots.ops.flags import RedisFlags
 from core.db.in_memory import InMemoryDb
 from core.db.redis import RedisDb
 from core.models.base import Message, ModelResponse

@@ -18,7 +18,7 @@ from discord_payloads import (
     message_create,
 )
 
-from bots.discord.parse import parse_interaction, parse_message, strip_bot_mention
+from bots.adapters.discord.parse import parse_interaction, parse_message, strip_bot_mention
 
 
 def _message(harness: Harness, data: Any) -> discord.Message:

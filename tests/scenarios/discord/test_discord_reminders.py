@@ -8,7 +8,7 @@ from discord_harness import MakeDiscord
 from discord_payloads import BOT_ID, CHANNEL, GUILD, THREAD, bot_mention, message_create
 from fakes.discord_api import FakeDiscordApi
 
-from bots.app import build_scheduler
+from bots.app.build import build_scheduler
 from core.agent import Agent
 from core.schedule import schedule_store
 from core.testing import tool_call

@@ -9,8 +9,8 @@ from discord_payloads import BOT_ID, CHANNEL, bot_mention, message_create
 from fakes.discord_api import FakeDiscordApi
 from fakes.streaming_model import TickingClock, WordStreamingModel
 
-from bots.chunking import DISCORD_LIMIT
-from bots.streaming import StreamOptions
+from bots.chat.chunking import DISCORD_LIMIT
+from bots.chat.streaming import StreamOptions
 from core.testing import tool_call
 
 ANSWER = "Your board has three open tasks: review the roadmap, book the dentist, and water plants."

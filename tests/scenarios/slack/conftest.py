@@ -13,10 +13,11 @@ from fakes.slack_api import FakeSlackApi
 from slack_harness import MakeBot, SlackBot, settle, start_bot
 from slack_payloads import TEAM
 
-from bots.flags import Flags, MemoryFlags, RedisFlags
-from bots.service import ChatService
-from bots.settings import Scope, Settings
-from bots.slack.options import SlackOptions
+from bots.adapters.slack.options import SlackOptions
+from bots.app.service import chat_service
+from bots.keys import Scope
+from bots.ops.flags import Flags, MemoryFlags, RedisFlags
+from bots.settings import Settings
 from core.db.base import BaseDb
 from core.testing import ScriptedModel
 from tools.catalog import COMMAND_ALIASES, create_agents
@@ -58,7 +59,7 @@ async def make_bot(fake_slack: FakeSlackApi, tmp_path: Path) -> AsyncIterator[Ma
             redis_url=None,
             **settings,
         )
-        service = ChatService(create_agents(model, db), settings=config, aliases=COMMAND_ALIASES)
+        service = chat_service(create_agents(model, db), settings=config, aliases=COMMAND_ALIASES)
         options = SlackOptions.from_settings(config)
         bot = await start_bot(fake_slack, service, model, flags or MemoryFlags(), http, options)
         started.append(bot)

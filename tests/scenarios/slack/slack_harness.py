@@ -12,12 +12,12 @@ import aiohttp
 from fakes.slack_api import FakeSlackApi
 from slack_payloads import CHANNEL, TEAM, encode_command, encode_event, sign
 
-from bots.flags import Flags
+from bots.adapters.slack.options import SlackOptions
+from bots.adapters.slack.send import web_client
+from bots.adapters.slack.server import EVENTS_PATH, SlackHttpServer, build_slack_app
+from bots.chat.service import ChatService
 from bots.keys import session_key
-from bots.service import ChatService
-from bots.slack.options import SlackOptions
-from bots.slack.send import web_client
-from bots.slack.server import EVENTS_PATH, SlackHttpServer, build_slack_app
+from bots.ops.flags import Flags
 from core.agent import Agent
 from core.testing import ScriptedModel
 

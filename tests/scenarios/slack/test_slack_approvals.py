@@ -12,10 +12,10 @@ from fakes.slack_api import FakeSlackApi
 from slack_harness import SlackBot, settle, start_bot
 from slack_payloads import ALICE, BOB, BOT_USER, CHANNEL, TEAM, app_mention
 
-from bots.approvals import ALREADY, NOT_YOURS
-from bots.service import ChatService
+from bots.adapters.slack.flags import MemoryFlags
+from bots.app.service import chat_service
+from bots.chat.approvals import ALREADY, NOT_YOURS
 from bots.settings import Settings
-from bots.slack.flags import MemoryFlags
 from core.agent import Agent
 from core.db.sqlite import SqliteDb
 from core.testing import ScriptedModel, tool_call
@@ -43,7 +43,7 @@ async def _bot(
         session_state={"tasks": ["a", "b"]},
     )
     settings = Settings(statebot_default_agent="board", redis_url=None)
-    service = ChatService({"board": agent}, settings=settings)
+    service = chat_service({"board": agent}, settings=settings)
     return await start_bot(fake, service, model, MemoryFlags(), http)
 
 

@@ -10,8 +10,8 @@ from fakes.slack_api import FakeSlackApi
 from slack_harness import MakeBot, SlackBot, settle
 from slack_payloads import ALICE, CHANNEL, TEAM, slash_command
 
-from bots.service import CLICK_STALE
-from bots.slack.board import FORM_ACTION, FORM_VIEW, ITEM_ACTION
+from bots.adapters.slack.board import FORM_ACTION, FORM_VIEW, ITEM_ACTION
+from bots.chat.clicks import CLICK_STALE
 
 KEY = f"slack:{TEAM}:{CHANNEL}"
 BOARD_TS = "1700000300.000100"

@@ -9,7 +9,7 @@ from fakes.slack_api import FakeSlackApi
 from slack_harness import MakeBot, SlackBot, settle
 from slack_payloads import CHANNEL, slash_command
 
-from bots.slack.blocks import SECTION_LIMIT
+from bots.adapters.slack.blocks import SECTION_LIMIT
 
 KEY = f"slack:T0TEAM001:{CHANNEL}"
 

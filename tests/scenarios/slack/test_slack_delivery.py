@@ -7,10 +7,10 @@ from slack_harness import MakeBot, settle
 from slack_payloads import BOT_USER, CHANNEL, app_mention, slash_command
 from structlog.testing import capture_logs
 
-from bots.errors import STORE_DOWN
-from bots.flags import RedisFlags
-from bots.slack.listeners import RESPONSE_URL_USES, UNDELIVERED
-from bots.slack.send import FAILED_REACTION, UPLOAD_NOTE, WORKING_REACTION
+from bots.adapters.slack.listeners import RESPONSE_URL_USES, UNDELIVERED
+from bots.adapters.slack.send import FAILED_REACTION, UPLOAD_NOTE, WORKING_REACTION
+from bots.chat.errors import STORE_DOWN
+from bots.ops.flags import RedisFlags
 
 ROOT = "1700000100.000100"
 

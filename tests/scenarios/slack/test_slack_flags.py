@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from bots.slack.flags import MemoryFlags, RedisFlags
+from bots.adapters.slack.flags import MemoryFlags, RedisFlags
 
 
 async def test_memory_claim_once_until_expiry() -> None:

@@ -10,7 +10,7 @@ from slack_harness import MakeBot, settle
 from slack_payloads import BOT_USER, CHANNEL, app_mention, message
 from structlog.testing import capture_logs
 
-from bots.slack.flags import RedisFlags
+from bots.adapters.slack.flags import RedisFlags
 from core.testing import tool_call
 
 TS = "1700000100.000100"

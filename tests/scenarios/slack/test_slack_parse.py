@@ -16,7 +16,7 @@ from slack_payloads import (
     slash_command,
 )
 
-from bots.slack.parse import parse_command, parse_event, strip_mention, workspace_of
+from bots.adapters.slack.parse import parse_command, parse_event, strip_mention, workspace_of
 
 
 def test_app_mention_becomes_inbound_message() -> None:

@@ -10,7 +10,7 @@ from fakes.slack_api import FakeSlackApi
 from slack_harness import MakeBot, SlackBot, settle
 from slack_payloads import BOT_USER, CHANNEL, TEAM, app_mention, slash_command
 
-from bots.app import build_scheduler
+from bots.app.build import build_scheduler
 from core.schedule import Schedule, schedule_store
 from core.testing import tool_call
 

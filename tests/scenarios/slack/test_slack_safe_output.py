@@ -7,7 +7,7 @@ from fakes.slack_api import FakeSlackApi
 from slack_harness import MakeBot, settle
 from slack_payloads import BOT_USER, app_mention, slash_command
 
-from bots.slack.format import escape, link, to_mrkdwn, user_mention
+from bots.adapters.slack.format import escape, link, to_mrkdwn, user_mention
 from core.testing import tool_call
 
 ROOT = "1700000100.000100"

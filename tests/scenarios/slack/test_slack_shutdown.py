@@ -14,7 +14,7 @@ from fakes.slack_api import FakeSlackApi
 from slack_harness import SECRET
 from slack_payloads import BOT_USER, app_mention, encode_event, sign
 
-from bots.slack.send import WORKING_REACTION
+from bots.adapters.slack.send import WORKING_REACTION
 from core.testing import Delayed, FakeOpenAIServer
 
 
@@ -61,7 +61,7 @@ async def test_sigterm_during_a_slow_run_posts_the_reply_and_exits_0(
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-c",
-            "from bots.cli import main; main()",
+            "from bots.cli.main import main; main()",
             "slack",
             "--port",
             str(port),
@@ -92,7 +92,7 @@ async def test_sigterm_during_a_slow_run_posts_the_reply_and_exits_0(
 
 async def test_new_events_are_refused_while_draining(fake_slack: FakeSlackApi) -> None:
     """Once shutdown begins a delivery gets 503, so Slack redelivers it, and runs nothing."""
-    from bots.slack.shutdown import Shutdown
+    from bots.adapters.slack.shutdown import Shutdown
 
     shutdown = Shutdown()
     middleware = shutdown.middleware()

@@ -16,11 +16,12 @@ from slack_bolt.adapter.socket_mode.aiohttp import AsyncSocketModeHandler
 from slack_harness import settle
 from slack_payloads import BOT_USER, CHANNEL, app_mention
 
-from bots.service import ChatService
+from bots.adapters.slack.flags import MemoryFlags
+from bots.adapters.slack.send import web_client
+from bots.adapters.slack.server import build_slack_app, socket_mode_handler
+from bots.app.service import chat_service
+from bots.chat.service import ChatService
 from bots.settings import Settings
-from bots.slack.flags import MemoryFlags
-from bots.slack.send import web_client
-from bots.slack.server import build_slack_app, socket_mode_handler
 from core.db.in_memory import InMemoryDb
 from core.testing import ScriptedModel, tool_call
 from tools.catalog import COMMAND_ALIASES, create_agents
@@ -34,7 +35,7 @@ async def socket_bot(
 ) -> AsyncIterator[tuple[AsyncSocketModeHandler, ChatService]]:
     """A connected Socket Mode handler for a taskboard service (no signing secret)."""
     model = ScriptedModel([tool_call("add_task", title="Socket task"), "Added #1."])
-    service = ChatService(
+    service = chat_service(
         create_agents(model, InMemoryDb()), settings=Settings(), aliases=COMMAND_ALIASES
     )
     app = build_slack_app(

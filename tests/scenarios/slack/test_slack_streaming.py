@@ -12,11 +12,11 @@ from fakes.streaming_model import TickingClock, WordStreamingModel
 from slack_harness import SlackBot, settle, start_bot
 from slack_payloads import ALICE, BOT_USER, app_mention, message
 
-from bots.flags import MemoryFlags
-from bots.service import ChatService
+from bots.adapters.slack.options import SlackOptions
+from bots.adapters.slack.stream import THINKING
+from bots.app.service import chat_service
+from bots.ops.flags import MemoryFlags
 from bots.settings import Settings
-from bots.slack.options import SlackOptions
-from bots.slack.stream import THINKING
 from core.db.sqlite import SqliteDb
 from core.testing import tool_call
 from tools.catalog import COMMAND_ALIASES, create_agents
@@ -42,7 +42,7 @@ async def _bot(
     model = WordStreamingModel(turns)
     db = SqliteDb(db_file=str(tmp_path / f"state-{stream}.db"))
     settings = Settings(redis_url=None, statebot_stream_replies=stream)
-    service = ChatService(create_agents(model, db), settings=settings, aliases=COMMAND_ALIASES)
+    service = chat_service(create_agents(model, db), settings=settings, aliases=COMMAND_ALIASES)
     options = SlackOptions.from_settings(settings)
     if clock is not None:
         options = SlackOptions(

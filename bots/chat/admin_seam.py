@@ -1,0 +1,33 @@
+"""Where the admin commands plug into the chat pipeline, without the pipeline knowing them.
+
+``bots.chat`` knows no governance: ``/state …`` commands and the Confirm / Cancel clicks
+on admin questions go to the :class:`AdminCommands` the composition root hands the
+service (``bots.admin.commands.StateCommands``, wired by ``bots.app.service``), so the
+dependency points from the admin layer down to the chat layer and never back.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bots.chat.approvals import Decision
+from bots.chat.replies import Reply
+from bots.inbound import SlashCommand
+
+__all__ = ["AdminCommands"]
+
+
+class AdminCommands(Protocol):
+    """The admin side of one ``ChatService``: ``/state`` and admin questions' answers."""
+
+    async def command(self, cmd: SlashCommand) -> Reply:
+        """Answer one ``/state …`` command."""
+        ...
+
+    async def decide(self, decision: Decision) -> Reply:
+        """Apply a Confirm / Cancel click on an admin's restore or erase question."""
+        ...
+
+    def owned_by_its_user(self, platform: str) -> None:
+        """Make every user of ``platform`` admin of that platform's own sessions."""
+        ...

@@ -1,0 +1,49 @@
+"""The ``statebot`` command line. Each subcommand lives in its own module."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from bots.app.cli_format import HELP_OPTIONS
+from bots.settings import ENV_FILE_VARIABLE
+
+
+@click.group(context_settings=HELP_OPTIONS)
+@click.version_option(package_name="statebot", message="%(prog)s %(version)s")
+@click.option(
+    "--env-file",
+    envvar=ENV_FILE_VARIABLE,
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help=f"Settings file to read instead of ./.env [env {ENV_FILE_VARIABLE}]; "
+    "the environment still wins.",
+)
+def main(env_file: str | None) -> None:
+    """Statebot: stateful AI agents for team chat."""
+    if env_file is not None:
+        # every Settings() in this process (and its children) reads the file named here
+        os.environ[ENV_FILE_VARIABLE] = env_file
+
+
+def _register() -> None:
+    # Subcommands are registered here, one line each, so the group stays the only entry.
+    from bots.adapters.console.command import console
+    from bots.adapters.discord.cli import discord_command
+    from bots.adapters.slack.cli import slack
+    from bots.cli.config import config
+    from bots.cli.snapshotter import snapshotter
+    from bots.cli.state import state
+    from bots.web.cli import web_command
+
+    main.add_command(console)
+    main.add_command(state)
+    main.add_command(slack)
+    main.add_command(discord_command)
+    main.add_command(snapshotter)
+    main.add_command(config)
+    main.add_command(web_command)
+
+
+_register()

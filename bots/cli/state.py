@@ -1,0 +1,181 @@
+"""``statebot state …``: inspect and repair stored session state from a terminal.
+
+Every command calls ``core.db.admin`` (the same functions as chat ``/state``) on the
+same deployment the bots serve from: with ``--redis-url`` / ``REDIS_URL`` the store is
+built by ``bots.app.build.build_store`` (RedisDb snapshotting to ``--db-url``), so a delete
+or restore is what the very next bot run sees; without it, the durable store alone.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from bots.app.cli_format import HELP_OPTIONS, iso_time, plural, with_iso_times
+from bots.cli.audit_view import diff_lines, history_json, history_lines, redact_ops
+from bots.cli.state_erasure import erase_cmd, expire_cmd, export_with_user_cmd
+from bots.cli.state_migrate import migrate
+from bots.cli.state_rekey import rekey_cmd
+from bots.cli.state_transfer import import_cmd
+from bots.cli.state_usage import usage
+from bots.cli.store import (
+    DB_URL_HELP,
+    DEFAULT_DB_URL,
+    REDIS_URL_HELP,
+    operator,
+    print_json,
+    store_options,
+    with_store,
+)
+from core.db import admin
+from core.db.base import BaseDb
+
+
+@click.group(context_settings=HELP_OPTIONS)
+@click.option(
+    "--db-url",
+    envvar="STATEBOT_DB_URL",
+    default=DEFAULT_DB_URL,
+    show_default=True,
+    help=DB_URL_HELP,
+)
+@click.option("--redis-url", envvar="REDIS_URL", default=None, help=REDIS_URL_HELP)
+@click.pass_context
+def state(ctx: click.Context, db_url: str, redis_url: str | None) -> None:
+    """Inspect, restore, export and import stored session state.
+
+    --db-url and --redis-url go before or after the subcommand.
+    """
+    ctx.obj = {"db_url": db_url, "redis_url": redis_url}
+
+
+@state.command(context_settings=HELP_OPTIONS)
+@store_options
+@click.pass_context
+def health(ctx: click.Context) -> None:
+    """Check the stores and show snapshot lag and quarantined sessions (exit 1 if down)."""
+    report = with_store(ctx, admin.health)
+    print_json(report)
+    if not report["reachable"]:
+        ctx.exit(1)
+
+
+@state.command("list", context_settings=HELP_OPTIONS)
+@store_options
+@click.option("--owner", default=None, help="Only sessions of this agent/team/workflow id.")
+@click.option("--limit", default=100, show_default=True, help="Show at most this many.")
+@click.pass_context
+def list_cmd(ctx: click.Context, owner: str | None, limit: int) -> None:
+    """List sessions, most recently updated first."""
+    rows = with_store(ctx, lambda db: admin.list_sessions(db, owner_id=owner, limit=limit))
+    for row in rows:
+        click.echo(
+            f"{row['session_id']}\tv{row['version']}\t{row['kind']}:{row['owner_id'] or '-'}"
+            f"\t{plural(row['keys'], 'key')}\tupdated {iso_time(row['updated_at']) or '-'}"
+        )
+    if not rows:
+        click.echo("no sessions")
+
+
+@state.command(context_settings=HELP_OPTIONS)
+@store_options
+@click.argument("session_id")
+@click.option("--reveal", is_flag=True, help="Show values of sensitive keys too.")
+@click.pass_context
+def dump(ctx: click.Context, session_id: str, reveal: bool) -> None:
+    """Show a session's state, meta and recent versions."""
+    dumped = with_store(ctx, lambda db: admin.dump_session(db, session_id, reveal=reveal))
+    print_json(with_iso_times(dumped))
+
+
+@state.command(context_settings=HELP_OPTIONS)
+@store_options
+@click.argument("session_id")
+@click.option(
+    "-n", "--limit", default=20, show_default=True, help="Show at most this many versions."
+)
+@click.option("--json", "as_json", is_flag=True, help="Machine output: versions with states.")
+@click.option("--reveal", is_flag=True, help="Show values of sensitive keys too (--json).")
+@click.pass_context
+def history(ctx: click.Context, session_id: str, limit: int, as_json: bool, reveal: bool) -> None:
+    """Show who changed what in a session, newest first ("v12 ana used add_task: …")."""
+
+    async def read(db: BaseDb) -> tuple[list[dict[str, Any]], list[admin.AuditEntry]]:
+        versions = await admin.session_history(db, session_id, limit=limit, reveal=reveal)
+        try:
+            entries = await admin.audit_log(db, session_id, limit=limit)
+        except admin.SessionNotFoundError:  # deleted: its history may still be listed
+            entries = []
+        return versions, entries
+
+    versions, entries = with_store(ctx, read)
+    if not versions and not entries:
+        raise click.ClickException(f"no history for session {session_id!r}")
+    if as_json:
+        print_json(history_json(versions, entries))
+        return
+    for line in history_lines(versions, entries, now=time.time())[:limit]:
+        click.echo(line)
+
+
+@state.command(context_settings=HELP_OPTIONS)
+@store_options
+@click.argument("session_id")
+@click.argument("v1", type=int)
+@click.argument("v2", type=int)
+@click.option("--json", "as_json", is_flag=True, help="Machine output: the RFC 6902 patch.")
+@click.option("--reveal", is_flag=True, help="Show values of sensitive keys too.")
+@click.pass_context
+def diff(
+    ctx: click.Context, session_id: str, v1: int, v2: int, as_json: bool, reveal: bool
+) -> None:
+    """Show what changed from version V1 to version V2 (an RFC 6902 patch)."""
+
+    async def read(db: BaseDb) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        forward = await admin.diff_versions(db, session_id, v1, v2)
+        return forward, await admin.diff_versions(db, session_id, v2, v1)
+
+    ops, back = with_store(ctx, read)
+    if not reveal:
+        ops, back = redact_ops(ops), redact_ops(back)
+    if as_json:
+        print_json(ops)
+        return
+    if not ops:
+        click.echo(f"v{v1} and v{v2} hold the same state")
+        return
+    click.echo(f"v{v1} → v{v2}: {plural(len(ops), 'change')}")
+    for line in diff_lines(ops, back):
+        click.echo(f"  {line}")
+
+
+@state.command(context_settings=HELP_OPTIONS)
+@store_options
+@click.argument("session_id")
+@click.argument("version", type=int)
+@click.pass_context
+def restore(ctx: click.Context, session_id: str, version: int) -> None:
+    """Make an old version the current state again (saved as a new version)."""
+    actor = operator()
+    new = with_store(ctx, lambda db: admin.restore_version(db, session_id, version, actor=actor))
+    click.echo(f"restored {session_id} to version {version} (now version {new})")
+
+
+@state.command(context_settings=HELP_OPTIONS)
+@store_options
+@click.argument("session_id")
+@click.confirmation_option(prompt="Delete this session and its history?")
+@click.pass_context
+def delete(ctx: click.Context, session_id: str) -> None:
+    """Delete a session and its history."""
+    with_store(ctx, lambda db: admin.delete_session(db, session_id))
+    click.echo(f"deleted {session_id}")
+
+
+# export with --user (state_erasure) replaces the plain export and runs it without --user
+for _command in (
+    usage, migrate, import_cmd, erase_cmd, expire_cmd, export_with_user_cmd, rekey_cmd
+):
+    state.add_command(_command)
