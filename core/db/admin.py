@@ -40,8 +40,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from core.db.base import BaseDb, HistoryEntry, Lease, SessionMeta, SessionRecord, StoreError
+from core.db.base import BaseDb, StoreError
+from core.db.codec import encode_delta
 from core.db.limits import StateLimits
+from core.db.records import HistoryEntry, Lease, SessionMeta, SessionRecord
+from core.db.values import StateValueError
 from core.exceptions import ImportFileError as ImportFileError
 from core.exceptions import ImportWriteError as ImportWriteError
 from core.exceptions import NothingToUndoError as NothingToUndoError
@@ -56,9 +59,7 @@ from core.run.history import SessionData, audit_lines
 from core.state.audit import AuditEntry, build_entry, diff
 from core.state.audit_text import describe as describe
 from core.state.audit_text import summarize
-from core.state.codec import encode_delta
 from core.state.undo import apply_undo, change_to_undo, find_conflict, migration_since
-from core.state.values import StateValueError
 
 __all__ = [
     "REDACTED",

@@ -30,7 +30,8 @@ from typing import Any, Literal
 
 import sqlalchemy as sa
 
-from core.db.base import BaseDb, SessionRecord
+from core.db.base import BaseDb
+from core.db.records import SessionRecord
 
 __all__ = [
     "HOT_SCAN",

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.db import admin
-from core.db.base import BaseDb, HistoryEntry, SessionMeta, SessionRecord, StoreError
+from core.db.base import BaseDb, StoreError
 from core.db.in_memory import InMemoryDb
 from core.db.pseudonym import (
     mentions_text,
@@ -42,6 +42,7 @@ from core.db.pseudonym import (
     scrub_texts,
     user_runs,
 )
+from core.db.records import HistoryEntry, SessionMeta, SessionRecord
 from core.db.redis import RedisDb, erasure_redis
 from core.db.sql import erasure_sql
 from core.db.sql.store import SqlDb

@@ -15,19 +15,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from core.db.base import (
-    BaseDb,
+from core.db.base import BaseDb, StaleVersionError, VersionConflictError
+from core.db.codec import decode_state, entry_bytes, state_bytes
+from core.db.limits import StateLimits
+from core.db.records import (
     HistoryEntry,
     KnownVersion,
     Lease,
     SessionMeta,
     SessionRecord,
-    StaleVersionError,
     UserMemory,
-    VersionConflictError,
 )
-from core.db.limits import StateLimits
-from core.state.codec import decode_state, entry_bytes, state_bytes
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,8 +17,8 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from typing import Protocol
 
-from core.db.base import (
-    BaseDb,
+from core.db.base import BaseDb
+from core.db.records import (
     HistoryEntry,
     KnownVersion,
     Lease,

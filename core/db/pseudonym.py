@@ -19,10 +19,10 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from core.db.cipher import StateCipher
+from core.db.codec import decode_value, encode_value
 from core.run.history import audit_lines
 from core.state import audit
-from core.state.cipher import StateCipher
-from core.state.codec import decode_value, encode_value
 
 __all__ = [
     "audit_entries",

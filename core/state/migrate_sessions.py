@@ -19,9 +19,9 @@ from typing import Any, Protocol
 
 import jsonpatch
 
+from core.db import codec
 from core.db.base import BaseDb
 from core.exceptions import SchemaVersionError, StateMigrationError
-from core.state import codec
 from core.state.schema import StateSchema
 from core.state.schema_session import binding_for, migration_not_saved
 from core.state.session import SessionHandle

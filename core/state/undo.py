@@ -27,8 +27,8 @@ from typing import Any
 import jsonpatch
 import jsonpointer
 
+from core.db import codec
 from core.exceptions import NothingToUndoError, UndoConflictError
-from core.state import codec
 from core.state.audit import AuditEntry, Op, tokens, unescape_token
 
 __all__ = ["apply_undo", "change_to_undo", "find_conflict", "migration_since"]

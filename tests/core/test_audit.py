@@ -12,13 +12,13 @@ import pytest
 from core.agent import Agent
 from core.db import admin
 from core.db.base import StateLimitError
+from core.db.codec import encode_delta
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits
 from core.run.history import SessionData
 from core.run.origin import EVENT_KEY, PLATFORM_KEY
 from core.state.audit import AuditEntry, build_entry, diff, diff_texts, scrub_user
 from core.state.audit_text import ago, describe, summarize
-from core.state.codec import encode_delta
 from core.testing import ScriptedModel, tool_call
 
 ANA, BO = "slack:T1:ANA", "slack:T1:BO"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.state import codec
+from core.db import codec
 from core.state.tracked import LazyState, TrackedState, raw_copy
 from core.state.tracker import StateTracker
 

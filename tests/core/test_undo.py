@@ -8,10 +8,10 @@ import pytest
 
 from core.agent import Agent
 from core.db import admin
+from core.db.codec import encode_delta
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits
 from core.state.audit import AuditEntry
-from core.state.codec import encode_delta
 from core.state.undo import find_conflict
 
 ANA, BO = "slack:T1:ANA", "slack:T1:BO"

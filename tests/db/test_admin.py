@@ -9,10 +9,11 @@ import json
 import pytest
 
 from core.db import admin
-from core.db.base import BaseDb, SessionMeta, SessionRecord, StoreUnavailableError
+from core.db.base import BaseDb, StoreUnavailableError
+from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
+from core.db.records import SessionMeta, SessionRecord
 from core.redaction import REDACTED
-from core.state.codec import encode_delta as texts
 
 STATE = {
     "tasks": [{"title": "ship", "api_token": "t-123"}],

@@ -16,8 +16,11 @@ from cryptography.fernet import Fernet
 from core.agent import Agent
 from core.crypto import key_id
 from core.db import admin
-from core.db.base import BaseDb, SessionRecord
+from core.db.base import BaseDb
+from core.db.cipher import MARKER, StateCipher
+from core.db.codec import encode_delta as texts
 from core.db.postgres import PostgresDb
+from core.db.records import SessionRecord
 from core.db.redis import RedisDb
 from core.db.sql.store import SqlDb
 from core.db.sqlite import SqliteDb
@@ -25,8 +28,6 @@ from core.db.url import open_store
 from core.exceptions import StateDecryptError
 from core.models.base import Message
 from core.models.scripted import ScriptedModel, tool_call
-from core.state.cipher import MARKER, StateCipher
-from core.state.codec import encode_delta as texts
 
 SECRET = "hunter2-card-4111"  # a fragment no raw row or key may show
 DATA = json.dumps({"runs": [{"input": f"my pin is {SECRET}"}]})

@@ -8,13 +8,13 @@ import pytest
 import redis.asyncio as aioredis
 
 from core.crypto import key_id
+from core.db.cipher import StateCipher
+from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.redis import RedisDb
 from core.db.rekey import rekey
 from core.db.sql.store import SqlDb
 from core.exceptions import StateDecryptError
-from core.state.cipher import StateCipher
-from core.state.codec import encode_delta as texts
 from tests.db.test_encryption import (
     DATA,
     K1,

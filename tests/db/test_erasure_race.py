@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from core.db.base import BaseDb, Lease
+from core.db.base import BaseDb
 from core.db.erasure import erase_user
+from core.db.records import Lease
 from core.run.history import SessionData
 from tests.db.erasure_fixtures import (
     ANA,

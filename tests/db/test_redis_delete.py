@@ -11,10 +11,10 @@ import pytest
 import redis.asyncio as aioredis
 
 from core.db import admin
+from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
 from core.db.redis.keys import SessionKeys
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
 
 
 @pytest.fixture

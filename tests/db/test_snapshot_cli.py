@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from bots.cli import main; main()", "snapshotter"]
@@ -85,7 +85,7 @@ async def test_status_reports_dirty_and_quarantined_sessions(
     """--status prints the dirty count and each quarantined session with its reason."""
     import json
 
-    from core.db.base import SessionRecord
+    from core.db.records import SessionRecord
 
     hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, run_snapshotter=False)
     await hot.asave("ok", expected_version=0, changed=texts({"n": 1}))

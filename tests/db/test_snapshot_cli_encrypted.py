@@ -16,11 +16,11 @@ from pydantic import SecretStr
 from bots.retention import policy_from_settings
 from bots.settings import Settings
 from bots.snapshotter_cli import build_snapshotter, snapshotter_store
+from core.db.cipher import StateCipher
+from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
 from core.db.retention import DAY, RetentionReport
 from core.db.sqlite import SqliteDb
-from core.state.cipher import StateCipher
-from core.state.codec import encode_delta as texts
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from bots.cli import main; main()", "snapshotter"]

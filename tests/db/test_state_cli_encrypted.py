@@ -11,9 +11,9 @@ from click.testing import CliRunner
 from cryptography.fernet import Fernet
 
 from bots.cli import main
+from core.db.cipher import StateCipher
+from core.db.codec import encode_delta
 from core.db.sqlite import SqliteDb
-from core.state.cipher import StateCipher
-from core.state.codec import encode_delta
 
 SESSION = "console:local:main:taskboard"
 

@@ -432,8 +432,8 @@ async def test_restore_refused_when_the_session_changed_after_the_confirmation_p
     tmp_path: Path, sqlite: BaseDb
 ) -> None:
     """A restore confirmed on a page showing v2 does nothing once a run saved v3 (409)."""
-    from core.db.base import SessionMeta
-    from core.state.codec import encode_delta
+    from core.db.codec import encode_delta
+    from core.db.records import SessionMeta
 
     await seed(sqlite, [{"session_id": "slack:T1:C1", "state": {"n": 1}}])
     await sqlite.asave(

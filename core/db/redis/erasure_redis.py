@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from core.db.cipher import StateCipher
 from core.db.pseudonym import (
     mentions_text,
     replace_user,
@@ -28,7 +29,6 @@ from core.db.pseudonym import (
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys
 from core.db.redis.scripts import LuaScript
 from core.db.redis.store import RedisDb
-from core.state.cipher import StateCipher
 
 __all__ = ["forget_extras", "idle_sessions", "scrub_extras", "sessions_naming"]
 

@@ -9,7 +9,7 @@ continues from the durable version. The process that builds the store starts the
 background snapshotter explicitly (:meth:`RedisDb.start_snapshotter`). See
 docs/redis.md for the key schema, scripts and failure modes.
 
-With a ``cipher`` (``core/state/cipher.py``) the hash fields, the data key and so the
+With a ``cipher`` (``core/db/cipher.py``) the hash fields, the data key and so the
 undo records hold sealed texts: a save seals what it writes, every read through this
 API opens. Internally records stay as stored (the snapshotter copies them sealed); the
 durable store must be given the same key ring.
@@ -26,22 +26,25 @@ from typing import Any
 
 from core.db.base import (
     BaseDb,
-    HistoryEntry,
-    KnownVersion,
-    Lease,
     LeaseLostError,
-    OpenedRun,
-    SessionMeta,
-    SessionRecord,
-    SnapshotStatus,
     StaleVersionError,
     StateLimitError,
     StoreError,
     StoreUnavailableError,
-    UserMemory,
 )
+from core.db.cipher import StateCipher, refuse_sealed
 from core.db.lease_holding import holding
 from core.db.limits import StateLimits
+from core.db.records import (
+    HistoryEntry,
+    KnownVersion,
+    Lease,
+    OpenedRun,
+    SessionMeta,
+    SessionRecord,
+    SnapshotStatus,
+    UserMemory,
+)
 from core.db.redis import lease_scripts, scripts
 from core.db.redis.background import SnapshotThread
 from core.db.redis.client import RedisClients, RoundTripCounter
@@ -60,7 +63,6 @@ from core.db.redis.records import (
 from core.db.redis.repair import check_against_durable
 from core.db.redis.write_through import copy_through
 from core.db.snapshot import DEFAULT_RETENTION_INTERVAL, RetentionPass, Snapshotter
-from core.state.cipher import StateCipher, refuse_sealed
 
 # LOAD script statuses, and the SAVE status for a session another Redis incarnation wrote
 _ABSENT, _SERVED, _UNVERIFIED = 0, 1, 2

@@ -19,10 +19,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from core.db import codec
 from core.db.pseudonym import needles, scrub_sealed_texts
 from core.db.sql.store import SqlDb
 from core.schedule.sql_store import build_schedules_table
-from core.state import codec
 
 __all__ = [
     "delete_old_history",

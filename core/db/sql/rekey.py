@@ -14,11 +14,11 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from core.db import codec
+from core.db.cipher import StateCipher
 from core.db.rekey import RekeyCounts
 from core.db.sql.store import SqlDb
 from core.exceptions import StateDecryptError
-from core.state import codec
-from core.state.cipher import StateCipher
 
 _PAGE = 200
 

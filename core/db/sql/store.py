@@ -7,7 +7,7 @@ version check, merge of the changed and removed top-level keys, version bump, hi
 row, history trim. Runs of one session are serialized across store instances and
 processes by a lease in the database (``core/db/sql/lease.py``).
 
-With a ``cipher`` (``core/state/cipher.py``) every state value, the ``data`` column
+With a ``cipher`` (``core/db/cipher.py``) every state value, the ``data`` column
 and the values of every history row are stored sealed: a save seals what it writes, a
 snapshot or an import seals what is not sealed yet (a Redis snapshot arrives sealed and
 is copied as is), and every read opens them.
@@ -29,28 +29,30 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
+from core.db import codec
 from core.db.base import (
     BaseDb,
+    LeaseLostError,
+    OutcomeUnknownError,
+    StaleVersionError,
+    VersionConflictError,
+)
+from core.db.cipher import MARKER, StateCipher, refuse_sealed
+from core.db.limits import StateLimits
+from core.db.records import (
     HistoryEntry,
     KnownVersion,
     Lease,
-    LeaseLostError,
-    OutcomeUnknownError,
     SessionMeta,
     SessionRecord,
-    StaleVersionError,
     UserMemory,
-    VersionConflictError,
 )
-from core.db.limits import StateLimits
 from core.db.sql.engine import UNAVAILABLE_ERRORS, relaxed_writer, unavailable_as_store_error
 from core.db.sql.lease import SqlLeases, lease_waiters_here, wake_next
 from core.db.sql.lease_sql import LeaseStatements
 from core.db.sql.migrate import migrate
 from core.db.sql.snapshots import session_row, upsert_snapshots
 from core.db.sql.tables import TableNames, build_tables
-from core.state import codec
-from core.state.cipher import MARKER, StateCipher, refuse_sealed
 
 T = TypeVar("T")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from core.db import admin
 from core.db.base import BaseDb
+from core.db.codec import encode_delta
 from core.schedule import Scheduler, Schedules, ScheduleSettings, schedule_store
-from core.state.codec import encode_delta
 from tests.core.schedule.conftest import FakeClock, World
 from tests.core.schedule.helpers import AgentFirer
 

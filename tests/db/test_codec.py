@@ -1,4 +1,4 @@
-"""core/state/codec.py: the one place state becomes JSON text, is measured and split."""
+"""core/db/codec.py: the one place state becomes JSON text, is measured and split."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import random
 
 import pytest
 
+from core.db import codec
 from core.exceptions import StateValueError
-from core.state import codec
 
 
 def _compact(value: object) -> str:
