@@ -7,7 +7,7 @@ with N sessions spread over 50 Slack workspaces, 200 channels each, three agents
 1,000 users, one history row per session, then ANALYZE. Then, for each request, the
 median over ``--repeat`` runs (after one warm-up) of:
 
-* ``query``: ``core.db.admin_search.search_sessions`` alone (one SQL query);
+* ``query``: ``core.governance.search.search_sessions`` alone (one SQL query);
 * ``page``: the whole HTTP request to the console (sign-in check, query, template),
   measured around the handler, so loopback and the client are not counted.
 
@@ -36,8 +36,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bots.web import WebConfig, create_app
 from bots.web.tokens import AdminTokens
-from core.db.admin_search import SessionQuery, _sql_statement, search_sessions
 from core.db.postgres import PostgresDb
+from core.governance.search import SessionQuery, _sql_statement, search_sessions
 
 POSTGRES_URL = os.environ.get(
     "STATEBOT_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"

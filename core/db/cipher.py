@@ -20,7 +20,7 @@ A sealed value is itself a JSON string, so stores keep splicing texts as they ar
   (never an empty state).
 
 Not an envelope with per-session data keys: each value is sealed directly under the
-(derived) ring key. Rotation re-seals values (``core/db/rekey.py``), which a data-key
+(derived) ring key. Rotation re-seals values (``core/governance/rekey.py``), which a data-key
 scheme would avoid only at the price of a wrapped key per session to store and fetch.
 
 Plaintext stored before encryption was turned on (any text without the marker) opens

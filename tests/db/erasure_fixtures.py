@@ -25,8 +25,8 @@ from core.db.records import SessionMeta, UserMemory
 from core.db.redis import RedisDb
 from core.db.sql.store import SqlDb
 from core.db.sqlite import SqliteDb
-from core.run.budget import Scope, Usage, utc_day
-from core.run.budget_stores import usage_store
+from core.governance.budgets.model import Scope, Usage, utc_day
+from core.governance.budgets.stores import usage_store
 from core.run.history import RunRecord, SessionData
 from core.schedule.model import Schedule
 from core.schedule.stores import schedule_store

@@ -8,12 +8,12 @@ import math
 
 import pytest
 
-from core.db.admin import restore_version
 from core.db.base import BaseDb, InvalidIdError, StaleVersionError, StateLimitError
 from core.db.codec import encode_delta as texts
 from core.db.limits import StateLimits
 from core.db.records import SessionMeta, SessionRecord, UserMemory
 from core.db.values import StateValueError
+from core.governance.sessions import restore_version
 
 HOSTILE_IDS = [
     ":",

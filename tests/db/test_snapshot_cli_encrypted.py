@@ -19,8 +19,8 @@ from bots.snapshotter_cli import build_snapshotter, snapshotter_store
 from core.db.cipher import StateCipher
 from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
-from core.db.retention import DAY, RetentionReport
 from core.db.sqlite import SqliteDb
+from core.governance.retention import DAY, RetentionReport
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from bots.cli import main; main()", "snapshotter"]

@@ -42,4 +42,3 @@ def test_dump_without_redis_opens_sealed_values(sealed_db: str) -> None:
     result = CliRunner().invoke(main, ["state", "--db-url", sealed_db, "dump", SESSION])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["state"] == {"tasks": ["zebra-4471"]}
-

@@ -1,5 +1,5 @@
 """Erasure and retention on RedisDb's hot keys (store-specific part of
-``core/db/erasure.py`` and ``core/db/retention.py``).
+``core/governance/erasure.py`` and ``core/governance/retention.py``).
 
 Uses the store's private client (``_clients``) and its public key schema
 (``core/db/redis/keys.py``); sessions themselves are deleted and saved through the
@@ -20,15 +20,15 @@ import json
 from typing import Any
 
 from core.db.cipher import StateCipher
-from core.db.pseudonym import (
+from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys
+from core.db.redis.scripts import LuaScript
+from core.db.redis.store import RedisDb
+from core.governance.pseudonym import (
     mentions_text,
     replace_user,
     scrub_sealed_data,
     scrub_sealed_texts,
 )
-from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys
-from core.db.redis.scripts import LuaScript
-from core.db.redis.store import RedisDb
 
 __all__ = ["forget_extras", "idle_sessions", "scrub_extras", "sessions_naming"]
 

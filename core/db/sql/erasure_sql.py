@@ -1,8 +1,8 @@
 """Erasure and retention queries on a SQL store (SqliteDb, PostgresDb).
 
-Store-specific parts of ``core/db/erasure.py`` and ``core/db/retention.py``. They use
+Store-specific parts of ``core/governance/erasure.py`` and ``retention.py``. They use
 the store's private table objects and runner (``_tables``, ``_names``, ``_run``,
-``_writer``), as ``core/db/admin_search.py`` does: the queries need the columns, and
+``_writer``), as ``core/governance/search.py`` does: the queries need the columns, and
 the runner migrates the schema and turns an unreachable database into StoreError.
 
 * Finding a user is a search of every table that can hold their id: the sessions'
@@ -20,8 +20,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from core.db import codec
-from core.db.pseudonym import needles, scrub_sealed_texts
 from core.db.sql.store import SqlDb
+from core.governance.pseudonym import needles, scrub_sealed_texts
 from core.schedule.sql_store import build_schedules_table
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The SQL stores' rekey pass (``core/db/rekey.py``): sessions, then history rows.
+"""The SQL stores' rekey pass (``core/governance/rekey.py``): sessions, then history rows.
 
 Rows are read in pages in key order (keyset, never ``OFFSET``) and rewritten one
 session (or one history row) per transaction, each guarded by what was read: the
@@ -16,9 +16,9 @@ import sqlalchemy as sa
 
 from core.db import codec
 from core.db.cipher import StateCipher
-from core.db.rekey import RekeyCounts
 from core.db.sql.store import SqlDb
 from core.exceptions import StateDecryptError
+from core.governance.rekey import RekeyCounts
 
 _PAGE = 200
 

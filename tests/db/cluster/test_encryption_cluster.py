@@ -11,7 +11,7 @@ from core.db.base import BaseDb
 from core.db.cipher import StateCipher
 from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
-from core.db.rekey import rekey
+from core.governance.rekey import rekey
 from tests.db.test_conformance import *  # noqa: F403  (the suite's tests, collected here)
 from tests.db.test_encryption import K1, K2, SECRET
 

@@ -7,9 +7,9 @@ from typing import Any
 
 from core.agent import Agent
 from core.db.base import BaseDb
-from core.db.erasure import erase_user
-from core.db.pseudonym import replace_user, scrub_data
 from core.db.redis import RedisDb
+from core.governance.erasure import erase_user
+from core.governance.pseudonym import replace_user, scrub_data
 from core.run.history import SessionData
 from core.schedule.stores import schedule_store
 from tests.db.erasure_fixtures import (

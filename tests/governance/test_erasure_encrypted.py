@@ -11,10 +11,10 @@ from cryptography.fernet import Fernet
 
 from core.db.base import BaseDb
 from core.db.cipher import StateCipher
-from core.db.erasure import erase_user
 from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
+from core.governance.erasure import erase_user
 from tests.db.erasure_fixtures import ANA, BOB, SHARED, fill, traces
 
 CIPHER = StateCipher([Fernet.generate_key().decode()])

@@ -6,9 +6,12 @@ import dataclasses
 
 import pytest
 
-from core.db import admin
 from core.db.base import BaseDb
-from core.state.migrate_sessions import migrate_session
+from core.exceptions import RestoreSchemaError, UndoMigratedError
+from core.governance.audit import audit_log, undo_last
+from core.governance.migrate import migrate_session
+from core.governance.sessions import restore_version
+from core.state.audit import AuditEntry
 from core.testing import ScriptedModel
 from tests.core.schema_stores import db_fixture, services_fixture
 from tests.core.test_schema_migrations import seed_v1, stored, v1_agent, v2_agent
@@ -19,8 +22,8 @@ ANA = "slack:T1:ANA"
 MIGRATED = {"items": [{"name": "milk", "qty": 1}, {"name": "eggs", "qty": 1}], "count": 2}
 
 
-async def migrate_entries(db: BaseDb, session_id: str) -> list[admin.AuditEntry]:
-    return [e for e in await admin.audit_log(db, session_id, limit=50) if e.kind == "migrate"]
+async def migrate_entries(db: BaseDb, session_id: str) -> list[AuditEntry]:
+    return [e for e in await audit_log(db, session_id, limit=50) if e.kind == "migrate"]
 
 
 async def test_lazy_migration_is_saved_as_its_own_migrate_version(db: BaseDb) -> None:
@@ -54,7 +57,7 @@ async def test_restore_before_a_migration_keeps_the_old_schema_version(db: BaseD
     """Restoring a pre-migration version labels it with the old schema; the next run migrates."""
     await seed_v1(db, "s")  # v1, v2 in schema 1
     await migrate_session(v2_agent(db), "s")  # v3: migrate 1 -> 2
-    await admin.restore_version(db, "s", 2, actor=ANA)
+    await restore_version(db, "s", 2, actor=ANA)
     state, schema_version, _ = await stored(db, "s")
     assert (state, schema_version) == ({"items": ["milk", "eggs"]}, 1)
     out = await v2_agent(db, ScriptedModel(["ok"])).arun("hi", session_id="s")
@@ -67,7 +70,7 @@ async def test_restore_after_the_migration_keeps_the_current_schema(db: BaseDb) 
     await seed_v1(db, "s")
     await migrate_session(v2_agent(db), "s")  # v3
     await v2_agent(db).aupdate_session_state({"count": 7}, session_id="s")  # v4
-    await admin.restore_version(db, "s", 3, actor=ANA)
+    await restore_version(db, "s", 3, actor=ANA)
     state, schema_version, _ = await stored(db, "s")
     assert (state, schema_version) == (MIGRATED, 2)
 
@@ -80,10 +83,10 @@ async def test_restore_beyond_the_trail_of_a_typed_session_is_refused(db: BaseDb
     for name in ("tea", "jam"):  # v3, v4: the entries of v1 and v2 are dropped
         await agent.arun_tool("add_item", {"name": name}, session_id="s")
     before = await stored(db, "s")
-    with pytest.raises(admin.RestoreSchemaError, match=r"to v1: the audit trail no longer"):
-        await admin.restore_version(db, "s", 1, actor=ANA)
+    with pytest.raises(RestoreSchemaError, match=r"to v1: the audit trail no longer"):
+        await restore_version(db, "s", 1, actor=ANA)
     assert await stored(db, "s") == before
-    await admin.restore_version(db, "s", 2, actor=ANA)  # v3 is the oldest entry: covered
+    await restore_version(db, "s", 2, actor=ANA)  # v3 is the oldest entry: covered
     assert (await stored(db, "s"))[:2] == ({"items": ["milk", "eggs"]}, 1)
 
 
@@ -93,6 +96,6 @@ async def test_undo_across_a_migration_is_refused(db: BaseDb) -> None:
     await old.arun_tool("add_item", {"name": "milk"}, session_id="s", user_id=ANA)
     await migrate_session(v2_agent(db), "s")
     before = await stored(db, "s")
-    with pytest.raises(admin.UndoMigratedError, match=r"migrated from schema version 1 to 2"):
-        await admin.undo_last(db, "s", ANA)
+    with pytest.raises(UndoMigratedError, match=r"migrated from schema version 1 to 2"):
+        await undo_last(db, "s", ANA)
     assert await stored(db, "s") == before

@@ -1,4 +1,4 @@
-"""core.db.admin_search: the console's paged listing, the same answers on every store."""
+"""core.governance.search: the console's paged listing, the same answers on every store."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from core.agent import Agent
-from core.db import admin
-from core.db.admin_search import Cursor, SessionQuery, search_sessions
 from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
 from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
+from core.governance.search import Cursor, SessionQuery, search_sessions
+from core.governance.transfer import import_jsonl
 from core.testing import ScriptedModel
 
 SESSIONS = [
@@ -56,7 +56,7 @@ async def db(services: tuple[str, dict[str, object]], tmp_path: Path) -> AsyncIt
             snapshot_to=SqliteDb(db_file=tmp_path / "durable.db"),
             run_snapshotter=False,
         )
-    await admin.import_jsonl(
+    await import_jsonl(
         store,
         [
             json.dumps(

@@ -12,9 +12,9 @@ from core.db.cipher import StateCipher
 from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.redis import RedisDb
-from core.db.rekey import rekey
 from core.db.sql.store import SqlDb
 from core.exceptions import StateDecryptError
+from core.governance.rekey import rekey
 from tests.db.test_encryption import (
     DATA,
     K1,

@@ -1,7 +1,7 @@
 """The storage seam of budgets: per-scope, per-day counters, and the in-memory one.
 
 A counter store only adds and reads; what is over a limit is decided by
-:mod:`core.run.budget_gate`. ``aadd`` adds one run's usage to every scope it counts
+:mod:`core.governance.budgets.gate`. ``aadd`` adds one run's usage to every scope it counts
 in, in one store call (RedisDb: one pipelined round trip; SQL: one transaction).
 """
 
@@ -11,7 +11,7 @@ import abc
 import threading
 from collections.abc import Sequence
 
-from core.run.budget import Scope, Usage
+from core.governance.budgets.model import Scope, Usage
 
 #: days of counters an in-memory store keeps (today and yesterday), so it stays bounded
 KEPT_DAYS = 2

@@ -25,8 +25,8 @@ from datetime import date, timedelta
 from typing import Any
 
 from core.db.redis.store import RedisDb
-from core.run.budget import Scope, Usage
-from core.run.budget_store import UsageStore
+from core.governance.budgets.model import Scope, Usage
+from core.governance.budgets.store import UsageStore
 
 #: seconds a day's counters outlive their first write: the day, and a day's margin
 #: for clocks that disagree a little and for ``statebot state usage`` of yesterday

@@ -10,10 +10,10 @@ import pytest
 from core.agent import Agent
 from core.db.in_memory import InMemoryDb
 from core.exceptions import BudgetExceededError, RunError
+from core.governance.budgets.model import Budget, Scope, run_scopes, utc_day
+from core.governance.budgets.report import usage_report
+from core.governance.budgets.stores import usage_store
 from core.models.base import ModelResponse, Usage
-from core.run.budget import Budget, Scope, run_scopes, utc_day
-from core.run.budget_report import usage_report
-from core.run.budget_stores import usage_store
 from core.run.origin import CHANNEL_KEY
 from core.team import Team
 from core.testing import ScriptedModel, tool_call

@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from core.agent import Agent
-from core.db import admin
 from core.db.base import BaseDb
+from core.exceptions import SessionNotFoundError, StaleVersionError
+from core.governance.sessions import delete_session, restore_version
 from core.testing import ScriptedModel
 
 S = "slack:T1:C1:1700000000.000200"
@@ -36,10 +37,10 @@ async def test_restore_with_a_stale_expected_version_changes_nothing(store: Base
     """A restore decided at v2 is refused once the session is at v3; nothing is written."""
     await _three_versions(store)
     before = await _snapshot(store)
-    with pytest.raises(admin.StaleVersionError, match="at version 3, not 2"):
-        await admin.restore_version(store, S, 1, actor="admin", expected_version=2)
+    with pytest.raises(StaleVersionError, match="at version 3, not 2"):
+        await restore_version(store, S, 1, actor="admin", expected_version=2)
     assert await _snapshot(store) == before
-    assert await admin.restore_version(store, S, 1, actor="admin", expected_version=3) == 4
+    assert await restore_version(store, S, 1, actor="admin", expected_version=3) == 4
     assert (await _snapshot(store))[1] == {"x": 1}
 
 
@@ -47,14 +48,14 @@ async def test_delete_with_a_stale_expected_version_deletes_nothing(store: BaseD
     """A delete decided at v2 is refused once the session is at v3; the session stays."""
     await _three_versions(store)
     before = await _snapshot(store)
-    with pytest.raises(admin.StaleVersionError, match="at version 3, not 2"):
-        await admin.delete_session(store, S, expected_version=2)
+    with pytest.raises(StaleVersionError, match="at version 3, not 2"):
+        await delete_session(store, S, expected_version=2)
     assert await _snapshot(store) == before
-    await admin.delete_session(store, S, expected_version=3)
+    await delete_session(store, S, expected_version=3)
     assert await store.aload(S) is None
 
 
 async def test_delete_of_a_missing_session_with_expected_version(store: BaseDb) -> None:
     """A session deleted meanwhile: SessionNotFoundError, as without expected_version."""
-    with pytest.raises(admin.SessionNotFoundError):
-        await admin.delete_session(store, S, expected_version=1)
+    with pytest.raises(SessionNotFoundError):
+        await delete_session(store, S, expected_version=1)

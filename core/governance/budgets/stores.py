@@ -2,7 +2,7 @@
 
 * SqliteDb / PostgresDb: a table beside the sessions (migration 0008).
 * RedisDb (with or without a durable ``snapshot_to``): Redis hashes with a 2-day
-  expiry (:mod:`core.run.budget_redis`, which says what a Redis restart does).
+  expiry (:mod:`core.governance.budgets.redis_usage`, which says what a Redis restart does).
 * InMemoryDb, a private in-memory SQLite: process memory, like their sessions.
 
 The runner, ``usage_report`` and ``statebot state usage`` all ask here, so they
@@ -19,10 +19,10 @@ from collections.abc import Iterable
 from core.db.base import BaseDb
 from core.db.redis.store import RedisDb
 from core.db.sql.store import SqlDb
-from core.run.budget import Scope, utc_day
-from core.run.budget_redis import RedisUsageStore
-from core.run.budget_sql import SqlUsageStore
-from core.run.budget_store import MemoryUsageStore, UsageStore
+from core.governance.budgets.model import Scope, utc_day
+from core.governance.budgets.redis_usage import RedisUsageStore
+from core.governance.budgets.sql_usage import SqlUsageStore
+from core.governance.budgets.store import MemoryUsageStore, UsageStore
 
 _stores: weakref.WeakKeyDictionary[BaseDb, UsageStore] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()

@@ -7,12 +7,14 @@ from typing import Any
 import pytest
 
 from core.agent import Agent
-from core.db import admin
 from core.db.codec import encode_delta
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits
+from core.exceptions import NothingToUndoError, UndoConflictError
+from core.governance.audit import audit_log, undo_last
+from core.governance.sessions import restore_version
+from core.governance.undo import find_conflict
 from core.state.audit import AuditEntry
-from core.state.undo import find_conflict
 
 ANA, BO = "slack:T1:ANA", "slack:T1:BO"
 
@@ -38,8 +40,8 @@ async def test_a_save_without_an_entry_that_changed_the_value_blocks_undo() -> N
     db = InMemoryDb()
     await _agent(db).arun_tool("set_value", {"key": "x", "value": 1}, session_id="s", user_id=ANA)
     await db.asave("s", expected_version=1, changed=encode_delta({"x": 5}))  # no entry
-    with pytest.raises(admin.UndoConflictError, match="no longer what v1 wrote") as caught:
-        await admin.undo_last(db, "s", ANA)
+    with pytest.raises(UndoConflictError, match="no longer what v1 wrote") as caught:
+        await undo_last(db, "s", ANA)
     assert caught.value.later_version is None and caught.value.path == "x"
     record = await db.aload("s")
     assert record is not None and record.version == 2 and record.state["x"] == 5
@@ -53,10 +55,10 @@ async def test_a_change_too_large_for_the_trail_cannot_be_undone() -> None:
     await agent.arun_tool(
         "set_value", {"key": "x", "value": "y" * 900}, session_id="s", user_id=ANA
     )
-    (entry, _) = await admin.audit_log(db, "s", limit=2)
+    (entry, _) = await audit_log(db, "s", limit=2)
     assert entry.patch is None and entry.keys == ("x",)
-    with pytest.raises(admin.NothingToUndoError, match=r"too large.*restore v1"):
-        await admin.undo_last(db, "s", ANA)
+    with pytest.raises(NothingToUndoError, match=r"too large.*restore v1"):
+        await undo_last(db, "s", ANA)
 
 
 async def test_other_fields_of_the_same_object_do_not_conflict() -> None:
@@ -69,7 +71,7 @@ async def test_other_fields_of_the_same_object_do_not_conflict() -> None:
     await agent.arun_tool(
         "set_field", {"key": "cfg", "field": "b", "value": 2}, session_id="s", user_id=BO
     )
-    result = await admin.undo_last(db, "s", ANA)
+    result = await undo_last(db, "s", ANA)
     record = await db.aload("s")
     assert record is not None and record.state["cfg"] == {"b": 2}
     assert result.summary == "added cfg/a"
@@ -81,8 +83,8 @@ async def test_a_later_change_that_was_undone_does_not_block() -> None:
     agent = _agent(db)
     await agent.arun_tool("set_value", {"key": "x", "value": 1}, session_id="s", user_id=ANA)
     await agent.arun_tool("set_value", {"key": "x", "value": 2}, session_id="s", user_id=BO)
-    await admin.undo_last(db, "s", BO)
-    await admin.undo_last(db, "s", ANA)
+    await undo_last(db, "s", BO)
+    await undo_last(db, "s", ANA)
     record = await db.aload("s")
     assert record is not None and record.state["x"] == 0
 
@@ -92,9 +94,9 @@ async def test_admin_operations_are_not_undone_by_undo() -> None:
     db = InMemoryDb()
     agent = _agent(db)
     await agent.arun_tool("set_value", {"key": "x", "value": 1}, session_id="s", user_id=ANA)
-    await admin.restore_version(db, "s", 1, actor=BO)
-    with pytest.raises(admin.NothingToUndoError, match="no change of yours"):
-        await admin.undo_last(db, "s", BO)
+    await restore_version(db, "s", 1, actor=BO)
+    with pytest.raises(NothingToUndoError, match="no change of yours"):
+        await undo_last(db, "s", BO)
 
 
 def _entry(version: int, ops: list[dict[str, Any]], user: str = BO) -> AuditEntry:

@@ -17,8 +17,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from core.db.sql.store import SqlDb
 from core.db.sql.usage_tables import build_usage_table
-from core.run.budget import Scope, Usage
-from core.run.budget_store import UsageStore
+from core.governance.budgets.model import Scope, Usage
+from core.governance.budgets.store import UsageStore
 
 
 class SqlUsageStore(UsageStore):

@@ -21,13 +21,13 @@ from core.db.sql.tables import TableNames
 from core.db.sql.usage_tables import usage_table_name
 from core.db.sqlite import SqliteDb
 from core.exceptions import BudgetExceededError
+from core.governance.budgets.model import Budget, Scope, Usage
+from core.governance.budgets.redis_usage import EXPIRY, RedisUsageStore, usage_key
+from core.governance.budgets.sql_usage import SqlUsageStore
+from core.governance.budgets.store import MemoryUsageStore
+from core.governance.budgets.stores import erase_usage, usage_store
 from core.models.base import ModelResponse
 from core.models.base import Usage as ModelUsage
-from core.run.budget import Budget, Scope, Usage
-from core.run.budget_redis import EXPIRY, RedisUsageStore, usage_key
-from core.run.budget_sql import SqlUsageStore
-from core.run.budget_store import MemoryUsageStore
-from core.run.budget_stores import erase_usage, usage_store
 from core.run.origin import CHANNEL_KEY
 from core.testing import ScriptedModel
 from tests.conftest import REDIS_URL

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from core.db.base import BaseDb
-from core.db.erasure import erase_user
 from core.db.records import Lease
+from core.governance.erasure import erase_user
 from core.run.history import SessionData
 from tests.db.erasure_fixtures import (
     ANA,
@@ -81,7 +81,7 @@ async def test_runs_that_keep_landing_leave_the_session_reported(
     landed = land_run_before_lock(monkeypatch, deployment, OWN, runs=99)
 
     # every run looks like hers, so each try classifies the DM as her own again
-    monkeypatch.setattr("core.db.erasure.participants", lambda record, history: {ANA})
+    monkeypatch.setattr("core.governance.erasure.participants", lambda record, history: {ANA})
     report = await erase_user(deployment, ANA, pseudonym="erased-user-x")
 
     assert len(landed) == 3 and OWN in report.errors and "StaleVersionError" in report.errors[OWN]

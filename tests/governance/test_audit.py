@@ -11,10 +11,18 @@ from typing import Any
 import pytest
 
 from core.agent import Agent
-from core.db import admin
 from core.db.base import BaseDb
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
+from core.exceptions import (
+    NothingToUndoError,
+    SessionNotFoundError,
+    UndoConflictError,
+    VersionNotFoundError,
+)
+from core.governance.audit import audit_log, describe, diff_versions, undo_last
+from core.governance.sessions import reset_session, restore_version
+from core.governance.transfer import export_jsonl, import_jsonl
 from core.run.origin import EVENT_KEY, PLATFORM_KEY
 from core.testing import ScriptedModel
 
@@ -68,11 +76,11 @@ async def test_undo_reverts_only_the_callers_change(store: BaseDb) -> None:
     await _call(store, ANA, "set_value", key="x", value=1)
     await _call(store, BO, "set_value", key="y", value=2)
     before = (await store.aload(S)).version  # type: ignore[union-attr]
-    result = await admin.undo_last(store, S, ANA, origin={PLATFORM_KEY: "slack"})
+    result = await undo_last(store, S, ANA, origin={PLATFORM_KEY: "slack"})
     assert await _state(store) == {"x": 0, "y": 2}
     assert result.version == before + 1 and result.undone_version == 1
     assert result.summary == "x: 0 → 1"
-    newest = (await admin.audit_log(store, S, limit=1))[0]
+    newest = (await audit_log(store, S, limit=1))[0]
     assert (newest.kind, newest.user_id, newest.source_version) == ("undo", ANA, 1)
     assert newest.platform == "slack" and newest.version == result.version
 
@@ -82,8 +90,8 @@ async def test_undo_is_refused_when_a_later_change_touched_the_same_path(store: 
     await _call(store, ANA, "set_item", key="cfg", field="mode", value="a")
     await _call(store, BO, "set_item", key="cfg", field="mode", value="b")
     before = await store.aload(S)
-    with pytest.raises(admin.UndoConflictError) as caught:
-        await admin.undo_last(store, S, ANA)
+    with pytest.raises(UndoConflictError) as caught:
+        await undo_last(store, S, ANA)
     message = str(caught.value)
     assert BO in message and "cfg/mode" in message and "v2" in message
     assert caught.value.later_user == BO and caught.value.path == "cfg/mode"
@@ -99,7 +107,7 @@ async def test_undo_of_an_added_task_keeps_a_later_change_to_an_earlier_task(
     await _call(store, ANA, "add_task", title="zero")
     await _call(store, ANA, "add_task", title="one")
     await _call(store, BO, "complete_task", index=0)
-    await admin.undo_last(store, S, ANA)
+    await undo_last(store, S, ANA)
     assert (await _state(store))["tasks"] == [{"title": "zero", "done": True}]
 
 
@@ -109,35 +117,35 @@ async def test_undo_refuses_when_a_later_insert_moved_the_item(store: BaseDb) ->
     await _call(store, BO, "add_task", title="later")
     await _call(store, ANA, "complete_task", index=1)
     await _call(store, BO, "set_value", key="tasks", value=[{"done": True}])
-    with pytest.raises(admin.UndoConflictError, match="tasks"):
-        await admin.undo_last(store, S, ANA)
+    with pytest.raises(UndoConflictError, match="tasks"):
+        await undo_last(store, S, ANA)
 
 
 async def test_nothing_to_undo_and_undo_walks_back_without_redo(store: BaseDb) -> None:
     """No change of the caller: NothingToUndoError; repeated undos walk back, never redo."""
     await _call(store, ANA, "set_value", key="x", value=1)
     await _call(store, ANA, "set_value", key="x", value=2)
-    with pytest.raises(admin.NothingToUndoError, match="no change of yours"):
-        await admin.undo_last(store, S, BO)
-    assert (await admin.undo_last(store, S, ANA)).undone_version == 2
+    with pytest.raises(NothingToUndoError, match="no change of yours"):
+        await undo_last(store, S, BO)
+    assert (await undo_last(store, S, ANA)).undone_version == 2
     assert (await _state(store))["x"] == 1
-    assert (await admin.undo_last(store, S, ANA)).undone_version == 1
+    assert (await undo_last(store, S, ANA)).undone_version == 1
     assert (await _state(store))["x"] == 0
-    with pytest.raises(admin.NothingToUndoError, match="all undone already"):
-        await admin.undo_last(store, S, ANA)
+    with pytest.raises(NothingToUndoError, match="all undone already"):
+        await undo_last(store, S, ANA)
 
 
 async def test_restore_reset_and_import_record_entries(store: BaseDb) -> None:
     """restore, reset and import --replace each save an audited version naming the actor."""
     await _call(store, ANA, "set_value", key="x", value=1)
     await _call(store, ANA, "set_value", key="x", value=2)
-    restored = await admin.restore_version(store, S, 1, actor="admin:ops")
-    reset = await admin.reset_session(store, S, actor="admin:ops")
+    restored = await restore_version(store, S, 1, actor="admin:ops")
+    reset = await reset_session(store, S, actor="admin:ops")
     out = io.StringIO()
-    await admin.export_jsonl(store, out)
+    await export_jsonl(store, out)
     await _call(store, BO, "set_value", key="y", value=9)
-    await admin.import_jsonl(store, out.getvalue().splitlines(), replace=True)
-    entries = await admin.audit_log(store, S, limit=4)
+    await import_jsonl(store, out.getvalue().splitlines(), replace=True)
+    entries = await audit_log(store, S, limit=4)
     assert [e.kind for e in entries] == ["import", "run", "reset", "restore"]
     assert entries[3].version == restored and entries[3].source_version == 1
     assert entries[3].patch == ({"op": "replace", "path": "/x", "value": 1},)
@@ -145,24 +153,24 @@ async def test_restore_reset_and_import_record_entries(store: BaseDb) -> None:
     assert {op["path"] for op in entries[2].patch or ()} == {"/x", "/y"}
     assert {"op": "remove", "path": "/y"} in (entries[0].patch or ())  # the file had no y
     now = time.time()
-    assert admin.describe(entries[3], now=now).startswith(f"v{restored} admin:ops restored v1")
-    assert "removed key y" in admin.describe(entries[0], now=now)
+    assert describe(entries[3], now=now).startswith(f"v{restored} admin:ops restored v1")
+    assert "removed key y" in describe(entries[0], now=now)
 
 
 async def test_diff_versions_uses_the_stored_versions(store: BaseDb) -> None:
     """diff_versions gives RFC 6902 ops between two kept versions; a missing one is named."""
     await _call(store, ANA, "add_task", title="a")
     await _call(store, ANA, "complete_task", index=0)
-    assert await admin.diff_versions(store, S, 1, 2) == [
+    assert await diff_versions(store, S, 1, 2) == [
         {"op": "replace", "path": "/tasks/0/done", "value": True}
     ]
-    assert await admin.diff_versions(store, S, 2, 1) == [
+    assert await diff_versions(store, S, 2, 1) == [
         {"op": "replace", "path": "/tasks/0/done", "value": False}
     ]
-    with pytest.raises(admin.VersionNotFoundError, match="no version 9"):
-        await admin.diff_versions(store, S, 1, 9)
-    with pytest.raises(admin.SessionNotFoundError):
-        await admin.diff_versions(store, "nope", 1, 2)
+    with pytest.raises(VersionNotFoundError, match="no version 9"):
+        await diff_versions(store, S, 1, 9)
+    with pytest.raises(SessionNotFoundError):
+        await diff_versions(store, "nope", 1, 2)
 
 
 async def test_audit_reaches_the_durable_store_and_undo_works_through_redis(
@@ -177,13 +185,13 @@ async def test_audit_reaches_the_durable_store_and_undo_works_through_redis(
         await _call(db, ANA, "set_value", key="x", value=1)
         await _call(db, BO, "set_value", key="y", value=2)
         await db.aflush()
-        assert [e.user_id for e in await admin.audit_log(durable, S)] == [BO, ANA]
-        result = await admin.undo_last(db, S, ANA)
+        assert [e.user_id for e in await audit_log(durable, S)] == [BO, ANA]
+        result = await undo_last(db, S, ANA)
         await db.aflush()
         record = await durable.aload(S)
         assert record is not None and record.version == result.version
         assert record.state == {"x": 0, "y": 2}
-        assert (await admin.audit_log(durable, S, limit=1))[0].kind == "undo"
+        assert (await audit_log(durable, S, limit=1))[0].kind == "undo"
     finally:
         await db.aclose()
         await durable.aclose()

@@ -8,12 +8,21 @@ import json
 
 import pytest
 
-from core.db import admin
 from core.db.base import BaseDb, StoreUnavailableError
 from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.records import SessionMeta, SessionRecord
-from core.redaction import REDACTED
+from core.exceptions import ImportFileError, ImportWriteError, SessionNotFoundError
+from core.governance.sessions import (
+    delete_session,
+    dump_session,
+    list_sessions,
+    reset_session,
+    restore_version,
+    session_history,
+)
+from core.governance.transfer import export_jsonl, import_jsonl
+from core.redaction import REDACTED, redact
 
 STATE = {
     "tasks": [{"title": "ship", "api_token": "t-123"}],
@@ -32,7 +41,7 @@ async def _fill(db: BaseDb) -> None:
 
 def test_redact_masks_sensitive_keys_at_any_depth_case_insensitively() -> None:
     """Keys matching the patterns are masked in nested dicts and lists; nothing else is."""
-    redacted = admin.redact(STATE)
+    redacted = redact(STATE)
     assert redacted["Password"] == REDACTED
     assert redacted["tasks"] == [{"title": "ship", "api_token": REDACTED}]
     assert redacted["config"] == {"db": {"DB_SECRET": REDACTED, "host": "h"}, "note": "keep"}
@@ -41,7 +50,7 @@ def test_redact_masks_sensitive_keys_at_any_depth_case_insensitively() -> None:
 
 def test_redact_takes_extra_patterns_on_top_of_the_shared_list() -> None:
     """Extra fnmatch patterns add to the shared credential list, never replace it."""
-    assert admin.redact({"pin": 1, "password": 2}, extra=["p?n"]) == {
+    assert redact({"pin": 1, "password": 2}, extra=["p?n"]) == {
         "pin": REDACTED,
         "password": REDACTED,
     }
@@ -55,31 +64,31 @@ async def test_dump_hides_every_common_credential_name(key: str) -> None:
     """Dumps use the shared list: header, dashed, short and cloud credential names hidden."""
     db = InMemoryDb()
     await db.asave("s", expected_version=0, changed=texts({key: "leak-me", "title": "ok"}))
-    dump = await admin.dump_session(db, "s")
+    dump = await dump_session(db, "s")
     assert dump["state"] == {key: REDACTED, "title": "ok"}
 
 
 async def test_dump_redacts_unless_reveal(store: BaseDb) -> None:
     """A dump shows meta and recent versions, with sensitive values hidden unless revealed."""
     await _fill(store)
-    dump = await admin.dump_session(store, "slack:T1:C1:1.0")
+    dump = await dump_session(store, "slack:T1:C1:1.0")
     assert dump["state"]["Password"] == REDACTED and dump["redacted"] is True
     assert (dump["version"], dump["owner_id"]) == (2, "taskboard")
     assert [v["version"] for v in dump["recent_versions"]] == [2, 1]
-    revealed = await admin.dump_session(store, "slack:T1:C1:1.0", reveal=True)
+    revealed = await dump_session(store, "slack:T1:C1:1.0", reveal=True)
     assert revealed["state"] == {**STATE, "n": 1}
-    history = await admin.session_history(store, "slack:T1:C1:1.0")
+    history = await session_history(store, "slack:T1:C1:1.0")
     assert history[1]["state"]["Password"] == REDACTED
 
 
 async def test_missing_session_is_a_clear_error(store: BaseDb) -> None:
     """Dump, restore and delete of an unknown session raise SessionNotFoundError."""
-    with pytest.raises(admin.SessionNotFoundError, match="'nope'"):
-        await admin.dump_session(store, "nope")
-    with pytest.raises(admin.SessionNotFoundError):
-        await admin.restore_version(store, "nope", 1)
-    with pytest.raises(admin.SessionNotFoundError):
-        await admin.delete_session(store, "nope")
+    with pytest.raises(SessionNotFoundError, match="'nope'"):
+        await dump_session(store, "nope")
+    with pytest.raises(SessionNotFoundError):
+        await restore_version(store, "nope", 1)
+    with pytest.raises(SessionNotFoundError):
+        await delete_session(store, "nope")
 
 
 async def test_export_wipe_import_gives_back_the_same_sessions(store: BaseDb) -> None:
@@ -87,11 +96,11 @@ async def test_export_wipe_import_gives_back_the_same_sessions(store: BaseDb) ->
     await _fill(store)
     before = {r.session_id: r for r in await store.alist_sessions()}
     out = io.StringIO()
-    assert (await admin.export_jsonl(store, out)).count == 2
+    assert (await export_jsonl(store, out)).count == 2
     for session_id in before:
-        await admin.delete_session(store, session_id)
+        await delete_session(store, session_id)
     assert await store.alist_sessions() == []
-    assert await admin.import_jsonl(store, io.StringIO(out.getvalue())) == 2
+    assert await import_jsonl(store, io.StringIO(out.getvalue())) == 2
     after = {r.session_id: r for r in await store.alist_sessions()}
     assert after == before
     # the store goes on from the imported version
@@ -128,8 +137,8 @@ async def test_bad_import_line_is_named_and_nothing_is_written(
 ) -> None:
     """A bad line anywhere fails the whole import with its line number; nothing is written."""
     good = json.dumps({"session_id": "good", "version": 3, "state": {"a": 1}})
-    with pytest.raises(admin.ImportFileError, match=f"line 3: .*{reason}") as caught:
-        await admin.import_jsonl(store, [good + "\n", "\n", line + "\n"])
+    with pytest.raises(ImportFileError, match=f"line 3: .*{reason}") as caught:
+        await import_jsonl(store, [good + "\n", "\n", line + "\n"])
     assert caught.value.line == 3
     assert "nothing was imported" in str(caught.value)
     assert await store.alist_sessions() == []
@@ -140,10 +149,10 @@ async def test_import_over_existing_sessions_needs_replace(store: BaseDb) -> Non
     await store.asave("s", expected_version=0, changed=texts({"mine": 1}))
     line = json.dumps({"session_id": "s", "version": 1, "state": {"theirs": 2}})
     other = json.dumps({"session_id": "t", "version": 1, "state": {}})
-    with pytest.raises(admin.ImportFileError, match="already exist"):
-        await admin.import_jsonl(store, [other, line])
+    with pytest.raises(ImportFileError, match="already exist"):
+        await import_jsonl(store, [other, line])
     assert await store.aload("t") is None
-    assert await admin.import_jsonl(store, [other, line], replace=True) == 2
+    assert await import_jsonl(store, [other, line], replace=True) == 2
     record = await store.aload("s")
     assert record is not None and record.state == {"theirs": 2}
 
@@ -152,7 +161,7 @@ async def test_replace_saves_over_the_session_and_keeps_its_history(store: BaseD
     """--replace never deletes: the file's state becomes the next version, history kept."""
     await store.asave("s", expected_version=0, changed=texts({"mine": 1, "old": True}))
     line = json.dumps({"session_id": "s", "version": 1, "state": {"theirs": 2}})
-    assert await admin.import_jsonl(store, [line], replace=True) == 1
+    assert await import_jsonl(store, [line], replace=True) == 1
     record = await store.aload("s")
     assert record is not None and (record.state, record.version) == ({"theirs": 2}, 2)
     assert [e.version for e in await store.ahistory("s")] == [2, 1]
@@ -171,8 +180,8 @@ async def test_replace_with_a_bad_record_deletes_nothing(store: BaseDb, bad: str
     await store.asave("s", expected_version=0, changed=texts({"mine": 1}))
     good = json.dumps({"session_id": "s", "version": 9, "state": {"theirs": 2}})
     lines = [bad] if bad.startswith('{"session_id": "s"') else [good, bad]
-    with pytest.raises(admin.ImportFileError, match="nothing was imported"):
-        await admin.import_jsonl(store, lines, replace=True)
+    with pytest.raises(ImportFileError, match="nothing was imported"):
+        await import_jsonl(store, lines, replace=True)
     record = await store.aload("s")
     assert record is not None and (record.state, record.version) == ({"mine": 1}, 1)
     assert await store.aload("t") is None
@@ -195,8 +204,8 @@ async def test_a_write_failing_midway_reports_what_was_and_was_not_written() -> 
     """A store failure mid-import names the sessions written and those not written."""
     db = _FailingOn("b")
     lines = [json.dumps({"session_id": s, "version": 1, "state": {"n": s}}) for s in "abc"]
-    with pytest.raises(admin.ImportWriteError) as caught:
-        await admin.import_jsonl(db, lines)
+    with pytest.raises(ImportWriteError) as caught:
+        await import_jsonl(db, lines)
     assert caught.value.written == ["a"] and caught.value.not_written == ["b", "c"]
     message = str(caught.value)
     assert "session 'b'" in message and "database unavailable" in message
@@ -212,12 +221,12 @@ async def test_export_survives_non_finite_stored_timestamps() -> None:
     )
     await db.aupsert_snapshot(odd)
     out = io.StringIO()
-    result = await admin.export_jsonl(db, out)
+    result = await export_jsonl(db, out)
     assert (result.count, result.repaired, result.skipped) == (1, ["s"], {})
     line = json.loads(out.getvalue())
     assert (line["created_at"], line["updated_at"], line["state"]) == (None, None, {"a": 1})
     target = InMemoryDb()
-    assert await admin.import_jsonl(target, [out.getvalue()]) == 1
+    assert await import_jsonl(target, [out.getvalue()]) == 1
 
 
 async def _blocked_while_leased(db: BaseDb, session_id: str, operation: object) -> None:
@@ -232,11 +241,11 @@ async def test_admin_writes_wait_for_the_session_lease(store: BaseDb) -> None:
     """Restore, replace-import and delete run under the session lease, never beside a run."""
     await store.asave("s", expected_version=0, changed=texts({"a": 1}))
     await store.asave("s", expected_version=1, changed=texts({"a": 2}))
-    await _blocked_while_leased(store, "s", admin.restore_version(store, "s", 1))
+    await _blocked_while_leased(store, "s", restore_version(store, "s", 1))
     line = json.dumps({"session_id": "s", "version": 1, "state": {"b": 1}})
-    await _blocked_while_leased(store, "s", admin.import_jsonl(store, [line], replace=True))
-    await _blocked_while_leased(store, "s", admin.reset_session(store, "s"))
-    await _blocked_while_leased(store, "s", admin.delete_session(store, "s"))
+    await _blocked_while_leased(store, "s", import_jsonl(store, [line], replace=True))
+    await _blocked_while_leased(store, "s", reset_session(store, "s"))
+    await _blocked_while_leased(store, "s", delete_session(store, "s"))
     assert await store.aload("s") is None
 
 
@@ -244,18 +253,18 @@ async def test_reset_empties_the_state_and_keeps_the_history(store: BaseDb) -> N
     """reset_session saves {} as the next version, by the actor; restoring undoes it."""
     data = '{"name":"standup","runs":[]}'
     await store.asave("s", expected_version=0, changed=texts({"a": 1, "b": [2]}), data=data)
-    assert await admin.reset_session(store, "s", actor="slack:T1:U9") == 2
+    assert await reset_session(store, "s", actor="slack:T1:U9") == 2
     record = await store.aload("s")
     assert record is not None and record.state == {} and record.user_id == "slack:T1:U9"
     kept = json.loads(record.data)  # the run history stays; the reset is audited
     assert (kept["name"], kept["runs"]) == ("standup", [])
     (reset,) = [json.loads(line) for line in kept["audit"].split("\n")]
     assert (reset["kind"], reset["user_id"]) == ("reset", "slack:T1:U9")
-    assert await admin.restore_version(store, "s", 1) == 3
+    assert await restore_version(store, "s", 1) == 3
     restored = await store.aload("s")
     assert restored is not None and restored.state == {"a": 1, "b": [2]}
-    with pytest.raises(admin.SessionNotFoundError):
-        await admin.reset_session(store, "nope")
+    with pytest.raises(SessionNotFoundError):
+        await reset_session(store, "nope")
 
 
 async def test_import_respects_the_target_store_limits() -> None:
@@ -264,19 +273,19 @@ async def test_import_respects_the_target_store_limits() -> None:
 
     db = InMemoryDb(limits=StateLimits(max_state_bytes=20))
     line = json.dumps({"session_id": "s", "version": 1, "state": {"a": "x" * 50}})
-    with pytest.raises(admin.ImportFileError, match=r"line 1: .*limit is 20"):
-        await admin.import_jsonl(db, [line])
+    with pytest.raises(ImportFileError, match=r"line 1: .*limit is 20"):
+        await import_jsonl(db, [line])
     assert await db.aload("s") is None
 
 
 async def test_restore_and_delete_through_admin(store: BaseDb) -> None:
     """restore_version brings back an old state; delete_session removes the session."""
     await _fill(store)
-    assert await admin.restore_version(store, "slack:T1:C1:1.0", 1) == 3
+    assert await restore_version(store, "slack:T1:C1:1.0", 1) == 3
     record = await store.aload("slack:T1:C1:1.0")
     assert record is not None and record.state == STATE
-    await admin.delete_session(store, "slack:T1:C1:1.0")
-    assert [s["session_id"] for s in await admin.list_sessions(store)] == ["{odd}:id"]
+    await delete_session(store, "slack:T1:C1:1.0")
+    assert [s["session_id"] for s in await list_sessions(store)] == ["{odd}:id"]
 
 
 async def test_run_history_travels_with_export_and_import(store: BaseDb) -> None:
@@ -284,9 +293,9 @@ async def test_run_history_travels_with_export_and_import(store: BaseDb) -> None
     data = '{"name":"standup","runs":[{"run_id":"r1","input":"hi","status":"completed"}]}'
     await store.asave("s", expected_version=0, changed=texts({"n": 1}), data=data)
     out = io.StringIO()
-    await admin.export_jsonl(store, out)
+    await export_jsonl(store, out)
     assert '"data":{"name":"standup"' in out.getvalue()
-    await admin.delete_session(store, "s")
-    await admin.import_jsonl(store, io.StringIO(out.getvalue()))
+    await delete_session(store, "s")
+    await import_jsonl(store, io.StringIO(out.getvalue()))
     record = await store.aload("s")
     assert record is not None and json.loads(record.data) == json.loads(data)

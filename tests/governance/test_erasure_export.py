@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from core.agent import Agent
-from core.db import erasure
 from core.db.base import BaseDb, StoreUnavailableError
-from core.db.erasure import erase_user
-from core.db.user_export import export_user
+from core.governance import erasure
+from core.governance.erasure import erase_user
+from core.governance.user_export import export_user
 from tests.db.erasure_fixtures import (
     ANA,
     BOB,

@@ -13,11 +13,11 @@ from bots.retention import retention_policy
 from bots.snapshotter_cli import build_snapshotter
 from core.db.base import BaseDb
 from core.db.redis import RedisDb
-from core.db.retention import DAY, Retention, RetentionPolicy, RetentionRule, expire
 from core.db.snapshot import Snapshotter
 from core.db.sql.store import SqlDb
-from core.run.budget import Scope, Usage, utc_day
-from core.run.budget_stores import usage_store
+from core.governance.budgets.model import Scope, Usage, utc_day
+from core.governance.budgets.stores import usage_store
+from core.governance.retention import DAY, Retention, RetentionPolicy, RetentionRule, expire
 from core.schedule.stores import schedule_store
 from tests.db.erasure_fixtures import (
     ANA,
@@ -251,16 +251,16 @@ async def test_a_run_landing_before_the_delete_keeps_the_session(
     deployment: BaseDb, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A session used between the idle check and the delete is not expired (nor its run lost)."""
-    from core.db import admin
+    from core.governance import sessions
 
     await _fill(deployment)
-    real_delete = admin.delete_session
+    real_delete = sessions.delete_session
 
     async def run_lands_first(db: BaseDb, session_id: str, **kwargs: Any) -> None:
         await save_run(db, session_id, BOB, {"n": 3}, f"{session_id}-late")
         await real_delete(db, session_id, **kwargs)
 
-    monkeypatch.setattr(admin, "delete_session", run_lands_first)
+    monkeypatch.setattr(sessions, "delete_session", run_lands_first)
     report = await expire(deployment, POLICY, clock=lambda: days_later(40))
 
     assert report.sessions_expired == []
