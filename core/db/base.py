@@ -13,12 +13,15 @@ an in-process FIFO lock; RedisDb replaces it with a lease shared by all processe
 from __future__ import annotations
 
 import abc
-import asyncio
 import contextlib
-import weakref
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+
+from core.db.locks import FifoLocks
+from core.db.maintenance import RekeyCounts, UserRewrite
 
 # re-export for the move: imports are switched to the new path after the merge
+# (base.py itself uses these names too)
 from core.db.records import HistoryEntry as HistoryEntry
 from core.db.records import KnownVersion as KnownVersion
 from core.db.records import Lease as Lease
@@ -41,64 +44,10 @@ from core.exceptions import StoreError as StoreError
 from core.exceptions import StoreUnavailableError as StoreUnavailableError
 from core.exceptions import VersionConflictError as VersionConflictError
 
-
-class _FifoLocks:
-    """Per-session asyncio locks, one table per event loop (locks are loop-bound).
-
-    At most ``max_waiters`` runs wait per session; the next one is refused at once
-    with SessionBusyError, so a flood of messages to one session stays bounded.
-    """
-
-    __slots__ = ("_by_loop", "_holders")
-
-    def __init__(self) -> None:
-        self._by_loop: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[str, tuple[asyncio.Lock, int]]
-        ] = weakref.WeakKeyDictionary()
-        # the lease each held lock was handed out as, so a save can release it early
-        self._holders: dict[int, tuple[Lease, asyncio.Lock]] = {}
-
-    def release(self, lease: Lease) -> bool:
-        """Give a held lock back before its block ends (a save with ``release=True``)."""
-        held = self._holders.get(id(lease))
-        if held is None or held[0] is not lease or lease.released:
-            return False
-        del self._holders[id(lease)]
-        lease.released = True
-        held[1].release()
-        return True
-
-    @contextlib.asynccontextmanager
-    async def hold(
-        self, session_id: str, timeout: float | None, *, max_waiters: int | None = None
-    ) -> AsyncIterator[Lease]:
-        table = self._by_loop.setdefault(asyncio.get_running_loop(), {})
-        lock, users = table.get(session_id, (asyncio.Lock(), 0))
-        # users = the holder (when locked) plus everyone waiting
-        waiting = users - 1 if lock.locked() else users
-        if max_waiters is not None and lock.locked() and waiting >= max_waiters:
-            raise SessionBusyError(session_id, max_waiters)
-        table[session_id] = (lock, users + 1)
-        try:
-            try:
-                await asyncio.wait_for(lock.acquire(), timeout)
-            except TimeoutError as exc:
-                raise LockTimeoutError(
-                    f"session {session_id!r} stayed busy for more than {timeout}s"
-                ) from exc
-            lease = Lease(session_id)
-            self._holders[id(lease)] = (lease, lock)
-            try:
-                yield lease
-            finally:
-                if self._holders.pop(id(lease), None) is not None:
-                    lock.release()
-        finally:
-            lock_now, users_now = table[session_id]
-            if users_now <= 1:
-                del table[session_id]  # keep the table as small as the set of busy sessions
-            else:
-                table[session_id] = (lock_now, users_now - 1)
+#: every session of a store (the default primitives read them whole)
+_ALL = sys.maxsize
+#: stored versions read to decide whether a session names a user
+_HISTORY_SCAN = 10_000
 
 
 class BaseDb(abc.ABC):
@@ -108,9 +57,12 @@ class BaseDb(abc.ABC):
     lock_timeout: float | None = 60.0
     #: runs that may wait for one session; past it SessionBusyError (None: unbounded)
     max_waiters: int | None = 100
+    #: a hot store (RedisDb): its sessions are snapshotted to a durable one, and the
+    #: versions it keeps beside them are short-lived undo records, not history
+    hot: bool = False
 
     def __init__(self) -> None:
-        self._locks = _FifoLocks()
+        self._locks = FifoLocks()
 
     # -- sessions -------------------------------------------------------------------
     @abc.abstractmethod
@@ -255,6 +207,64 @@ class BaseDb(abc.ABC):
     async def asnapshot_status(self) -> SnapshotStatus | None:
         """Snapshot lag of a hot store; None for a store that is itself durable."""
         return None
+
+    # -- maintenance primitives (core/governance: erasure, retention, rekey) ----------
+    @property
+    def durable(self) -> BaseDb | None:
+        """The durable store this hot store snapshots to; None for every other store."""
+        return None
+
+    async def aflush(self) -> int:
+        """Write what waits for the durable store now (a hot store); how many sessions."""
+        return 0
+
+    async def asessions_naming(self, rewrite: UserRewrite) -> set[str]:
+        """Ids of the sessions this store holds that may name ``rewrite.user_id`` (a
+        superset: the caller checks each). This default reads every session whole."""
+        found: set[str] = set()
+        for record in await self.alist_sessions(limit=_ALL):
+            history = await self.ahistory(record.session_id, limit=_HISTORY_SCAN)
+            if rewrite.names(record, history):
+                found.add(record.session_id)
+        return found
+
+    async def ascrub_versions(self, session_id: str, rewrite: UserRewrite) -> int:
+        """Take the user out of the versions this store keeps beside the current state
+        (history rows, undo records); how many were rewritten. Default: none kept apart."""
+        return 0
+
+    async def aforget_extras(self, session_id: str) -> None:  # noqa: B027 - most keep none
+        """Drop what a deleted session leaves beside its record (a hot store's conflict
+        copy, quarantine entry)."""
+
+    async def aidle_sessions(
+        self, before: float, *, after: tuple[float, str] | None, limit: int
+    ) -> list[tuple[float, str]]:
+        """(updated_at, session id) of sessions last updated before ``before``, oldest
+        first, after the keyset ``after``, at most ``limit``. This default reads every
+        session's meta."""
+        records = await self.alist_sessions(limit=_ALL)
+        found = sorted((r.updated_at, r.session_id) for r in records if r.updated_at < before)
+        return [k for k in found if after is None or k > after][:limit]
+
+    async def adelete_old_history(
+        self,
+        before: float,
+        cutoff_of: Callable[[str], float | None],
+        *,
+        limit: int,
+        dry_run: bool = False,
+    ) -> int:
+        """Delete at most ``limit`` stored versions saved before their session's cutoff
+        (``cutoff_of``; None keeps them, ``before`` is the latest cutoff of any); how
+        many were (or, with ``dry_run``, would be) deleted. Default: none kept apart."""
+        return 0
+
+    async def arekey(self, *, lock: bool = True) -> list[RekeyCounts]:
+        """Seal again under the newest key everything this store holds under another,
+        one pass per store (hot first); ``lock=False`` when a hot store in front of it
+        holds the sessions' leases. ValueError when the store cannot be rekeyed."""
+        raise ValueError(f"{type(self).__name__} cannot be rekeyed")
 
     # -- lifecycle ------------------------------------------------------------------
     async def aping(self) -> None:  # noqa: B027 - in-process stores are always reachable

@@ -3,6 +3,6 @@
 # re-export for the move: imports are switched to the new path after the merge
 from __future__ import annotations
 
-from core.governance.rekey import RekeyCounts as RekeyCounts
+from core.db.maintenance import RekeyCounts as RekeyCounts
 from core.governance.rekey import RekeyReport as RekeyReport
 from core.governance.rekey import rekey as rekey

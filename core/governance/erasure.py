@@ -4,10 +4,10 @@
 1. **Memories**: every memory of the user is deleted (``adelete_memory``); so are
    their usage-budget counters and those of their deleted sessions (``erase_usage``).
 2. **Finding sessions**: every session that may name the user, in every store the
-   deployment uses: the durable tables (last user, state, data, history, schedules:
-   ``core/db/sql/erasure_sql.py``) and, for RedisDb, every session Redis holds
-   (``core/db/redis/erasure_redis.py``; dirty ones are flushed to the durable store
-   first). Other stores are read whole.
+   deployment uses, through each store's ``asessions_naming`` (``core/db``): the
+   durable tables (last user, state, data, history, schedules) and, for a hot store,
+   every session it holds (dirty ones are flushed to the durable store first). Other
+   stores are read whole.
 3. **Own sessions** (every user seen in the session — its last user, its runs, its
    stored versions — is this user) are deleted by ``sessions.delete_session``: hot and
    durable copies, history, schedules, under the session's lease, only if the session
@@ -26,28 +26,16 @@ longer found, what failed is found again.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.db.base import BaseDb, StoreError
-from core.db.in_memory import InMemoryDb
-from core.db.records import HistoryEntry, SessionMeta, SessionRecord
-from core.db.redis import RedisDb, erasure_redis
-from core.db.sql import erasure_sql
-from core.db.sql.store import SqlDb
+from core.db.maintenance import UserRewrite
+from core.db.records import SessionMeta
 from core.exceptions import SessionNotFoundError, StaleVersionError
 from core.governance import sessions
 from core.governance.budgets.stores import erase_usage
-from core.governance.pseudonym import (
-    mentions_text,
-    new_pseudonym,
-    replace_user,
-    run_users,
-    scrub_data,
-    scrub_texts,
-    user_runs,
-)
+from core.governance.pseudonym import new_pseudonym, participants, user_rewrite, user_runs
 from core.redaction import redact_text
 from core.schedule.stores import schedule_store
 
@@ -59,7 +47,6 @@ ERASURE_ACTOR = "erasure"
 _HISTORY_SCAN = 10_000
 #: how often an own session is classified again when runs keep landing before its delete
 _CLASSIFY_TRIES = 3
-_ALL = sys.maxsize
 
 
 @dataclass(slots=True)
@@ -110,45 +97,18 @@ class ErasureReport:
 async def sessions_naming(db: BaseDb, user_id: str) -> set[str]:
     """Every session (of every store behind ``db``) that may name the user.
 
-    A superset: the callers check each one exactly. For RedisDb, every session Redis
-    holds is read (dirty and quarantined ones are not in the durable store yet), and
-    the durable store behind it is searched too.
+    A superset: the callers check each one exactly. A hot store reads every session it
+    holds (dirty and quarantined ones are not in the durable store yet), and the
+    durable store behind it is searched too.
     """
-    if isinstance(db, RedisDb):
-        found = await erasure_redis.sessions_naming(db, user_id)
-        if db.snapshot_to is not None:
-            found |= await sessions_naming(db.snapshot_to, user_id)
-        return found
-    if isinstance(db, SqlDb):
-        return await erasure_sql.sessions_naming(db, user_id)
-    return await _scan(db, user_id)
+    return await _sessions_naming(db, user_rewrite(user_id, ""))
 
 
-async def _scan(db: BaseDb, user_id: str) -> set[str]:
-    """Any other store: every session and its history, read whole."""
-    found: set[str] = set()
-    for record in await db.alist_sessions(limit=_ALL):
-        if _names_user(record, await db.ahistory(record.session_id, limit=_HISTORY_SCAN), user_id):
-            found.add(record.session_id)
+async def _sessions_naming(db: BaseDb, rewrite: UserRewrite) -> set[str]:
+    found = await db.asessions_naming(rewrite)
+    if db.durable is not None:
+        found |= await db.durable.asessions_naming(rewrite)
     return found
-
-
-def _names_user(record: SessionRecord, history: list[HistoryEntry], user_id: str) -> bool:
-    if record.user_id == user_id or user_id in participants(record, history):
-        return True
-    if any(mentions_text(t, user_id) for t in (*record.texts.values(), record.data)):
-        return True
-    return any(replace_user(e.state, user_id, "")[1] for e in history)
-
-
-def participants(record: SessionRecord | None, history: list[HistoryEntry]) -> set[str]:
-    """Everyone seen acting in a session: its last user, its runs, its stored versions."""
-    users = {e.user_id for e in history if e.user_id}
-    if record is not None:
-        users |= run_users(record.data)
-        if record.user_id:
-            users.add(record.user_id)
-    return users
 
 
 # -- erasing ---------------------------------------------------------------------------
@@ -157,20 +117,21 @@ async def erase_user(db: BaseDb, user_id: str, *, pseudonym: str | None = None) 
     if not isinstance(user_id, str) or not user_id.strip():
         raise ValueError("user_id must be a non-empty user key (platform:workspace:user)")
     report = ErasureReport(user_id, pseudonym or new_pseudonym())
+    rewrite = user_rewrite(user_id, report.pseudonym)
     await _erase_memories(db, report)
-    if isinstance(db, RedisDb) and db.snapshot_to is not None:
+    if db.durable is not None:
         try:  # the durable rows then hold the versions the erasure rewrites
             await db.aflush()
         except StoreError as exc:
             report.fail("snapshot before erasure", exc)
     try:
-        found = await sessions_naming(db, user_id)
+        found = await _sessions_naming(db, rewrite)
     except StoreError as exc:
         report.fail("finding sessions", exc)
         return report
     for session_id in sorted(found):
         try:
-            await _erase_in_session(db, session_id, report)
+            await _erase_in_session(db, session_id, rewrite, report)
         except StoreError as exc:
             report.fail(session_id, exc)
     try:
@@ -179,7 +140,7 @@ async def erase_user(db: BaseDb, user_id: str, *, pseudonym: str | None = None) 
         )
     except StoreError as exc:
         report.fail("usage counters", exc)
-    if isinstance(db, RedisDb) and db.snapshot_to is not None and report.sessions_scrubbed:
+    if db.durable is not None and report.sessions_scrubbed:
         try:  # the scrubbed versions replace the durable rows now, not at the next pass
             await db.aflush()
         except StoreError as exc:
@@ -196,11 +157,13 @@ async def _erase_memories(db: BaseDb, report: ErasureReport) -> None:
         report.fail("memories", exc)
 
 
-async def _erase_in_session(db: BaseDb, session_id: str, report: ErasureReport) -> None:
+async def _erase_in_session(
+    db: BaseDb, session_id: str, rewrite: UserRewrite, report: ErasureReport
+) -> None:
     if await _delete_if_own(db, session_id, report):
         return
-    changed = await _scrub_session(db, session_id, report)
-    changed = await _scrub_versions(db, session_id, report) or changed
+    changed = await _scrub_session(db, session_id, rewrite, report)
+    changed = await _scrub_versions(db, session_id, rewrite, report) or changed
     changed = await _cancel_schedules(db, session_id, report) or changed
     if changed:
         report.sessions_scrubbed.append(session_id)
@@ -229,24 +192,24 @@ async def _delete_if_own(db: BaseDb, session_id: str, report: ErasureReport) -> 
             if attempt + 1 == _CLASSIFY_TRIES:
                 raise
             continue  # a run landed since the classification: classify again
-        if isinstance(db, RedisDb):
-            await erasure_redis.forget_extras(db, session_id)
+        await db.aforget_extras(session_id)
         report.sessions_deleted.append(session_id)
         report.schedules_deleted += schedules
         return True
     return False  # not reached: the last attempt returns or raises
 
 
-async def _scrub_session(db: BaseDb, session_id: str, report: ErasureReport) -> bool:
+async def _scrub_session(
+    db: BaseDb, session_id: str, rewrite: UserRewrite, report: ErasureReport
+) -> bool:
     """Save the session without the user, as its next version, under its lease."""
-    user_id, pseudonym = report.user_id, report.pseudonym
     async with db.session_lock(session_id) as lease:
         record = await db.aload(session_id)
         if record is None:
             return False
-        changed, removed = scrub_texts(record.texts, user_id, pseudonym)
-        data = scrub_data(record.data, user_id, pseudonym)
-        if not (changed or removed or data != record.data or record.user_id == user_id):
+        changed, removed = rewrite.texts(record.texts)
+        data = rewrite.data(record.data)
+        if not (changed or removed or data != record.data or record.user_id == rewrite.user_id):
             return False
         await db.asave(
             session_id,
@@ -257,44 +220,25 @@ async def _scrub_session(db: BaseDb, session_id: str, report: ErasureReport) -> 
             lease=lease,
             data=data if data != record.data else None,
         )
-        report.runs_removed += len(user_runs(record.data, user_id))
+        report.runs_removed += len(user_runs(record.data, rewrite.user_id))
         return True
 
 
-async def _scrub_versions(db: BaseDb, session_id: str, report: ErasureReport) -> bool:
-    """Rewrite the stored versions of a session (history rows, undo records)."""
-    user_id, pseudonym = report.user_id, report.pseudonym
+async def _scrub_versions(
+    db: BaseDb, session_id: str, rewrite: UserRewrite, report: ErasureReport
+) -> bool:
+    """Rewrite the stored versions of a session: a hot store's undo records (the one of
+    the erasure's own save holds the old texts), the durable store's history."""
     before = report.history_rows_scrubbed + report.redis_records_scrubbed
-    durable: BaseDb | None = db
-    if isinstance(db, RedisDb):  # the undo record of the erasure's own save holds old texts
-        async with db.session_lock(session_id):
-            report.redis_records_scrubbed += await erasure_redis.scrub_extras(
-                db, session_id, user_id, pseudonym
-            )
-        durable = db.snapshot_to
-    if isinstance(durable, SqlDb):
-        report.history_rows_scrubbed += await erasure_sql.scrub_history(
-            durable, session_id, user_id, pseudonym
-        )
-    elif isinstance(durable, InMemoryDb):
-        report.history_rows_scrubbed += _scrub_memory_history(durable, session_id, report)
+    for store in (db, db.durable):
+        if store is None:
+            continue
+        rewritten = await store.ascrub_versions(session_id, rewrite)
+        if store.hot:
+            report.redis_records_scrubbed += rewritten
+        else:
+            report.history_rows_scrubbed += rewritten
     return report.history_rows_scrubbed + report.redis_records_scrubbed > before
-
-
-def _scrub_memory_history(db: InMemoryDb, session_id: str, report: ErasureReport) -> int:
-    """InMemoryDb keeps versions in a private list (tests, one-off scripts)."""
-    from dataclasses import replace
-
-    versions = db._history.get(session_id, [])
-    rewritten = 0
-    for i, version in enumerate(versions):
-        changed, removed = scrub_texts(version.texts, report.user_id, report.pseudonym)
-        user = report.pseudonym if version.user_id == report.user_id else version.user_id
-        if changed or removed or user != version.user_id:
-            texts = {k: t for k, t in version.texts.items() if k not in removed} | changed
-            versions[i] = replace(version, texts=texts, user_id=user)
-            rewritten += 1
-    return rewritten
 
 
 async def _cancel_schedules(db: BaseDb, session_id: str, report: ErasureReport) -> bool:

@@ -19,8 +19,9 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from core.db.cipher import StateCipher
 from core.db.codec import decode_value, encode_value
+from core.db.maintenance import UserRewrite
+from core.db.records import HistoryEntry, SessionRecord
 from core.run.history import audit_lines
 from core.state import audit
 
@@ -32,6 +33,7 @@ __all__ = [
     "run_users",
     "scrub_data",
     "scrub_texts",
+    "user_rewrite",
     "user_runs",
 ]
 
@@ -98,35 +100,6 @@ def scrub_texts(
     return changed, removed
 
 
-def scrub_sealed_texts(
-    texts: Mapping[str, str],
-    session_id: str,
-    user_id: str,
-    pseudonym: str,
-    cipher: StateCipher | None,
-) -> dict[str, str] | None:
-    """Stored key texts (sealed when ``cipher`` is given) with the user pseudonymised,
-    changed keys sealed again; None when nothing changed."""
-    opened = cipher.open_texts(session_id, texts) if cipher is not None else dict(texts)
-    changed, removed = scrub_texts(opened, user_id, pseudonym)
-    if not changed and not removed:
-        return None
-    if cipher is not None:
-        changed = cipher.seal_texts(session_id, changed)
-    return {k: t for k, t in texts.items() if k not in removed and k not in changed} | changed
-
-
-def scrub_sealed_data(
-    text: str, session_id: str, user_id: str, pseudonym: str, cipher: StateCipher | None
-) -> str:
-    """Stored data text (sealed when ``cipher`` is given) under :func:`scrub_data`."""
-    if cipher is None or not text:
-        return scrub_data(text, user_id, pseudonym)
-    opened = cipher.open_data(session_id, text)
-    scrubbed = scrub_data(opened, user_id, pseudonym)
-    return text if scrubbed == opened else cipher.seal_data(session_id, scrubbed)
-
-
 def _decode_data(text: str) -> dict[str, Any]:
     if not text:
         return {}
@@ -187,3 +160,36 @@ def user_runs(text: str, user_id: str) -> list[dict[str, Any]]:
 def entries_naming(items: Iterable[Any], user_id: str) -> list[Any]:
     """The items (audit entries, ...) in which the user id occurs exactly."""
     return [item for item in items if replace_user(item, user_id, "")[1]]
+
+
+def names_user(record: SessionRecord, history: list[HistoryEntry], user_id: str) -> bool:
+    """True when the session names the user exactly: as its last user, a participant
+    (runs, stored versions), in its texts and data, or in a stored version's state."""
+    if record.user_id == user_id or user_id in participants(record, history):
+        return True
+    if any(mentions_text(t, user_id) for t in (*record.texts.values(), record.data)):
+        return True
+    return any(replace_user(e.state, user_id, "")[1] for e in history)
+
+
+def participants(record: SessionRecord | None, history: list[HistoryEntry]) -> set[str]:
+    """Everyone seen acting in a session: its last user, its runs, its stored versions."""
+    users = {e.user_id for e in history if e.user_id}
+    if record is not None:
+        users |= run_users(record.data)
+        if record.user_id:
+            users.add(record.user_id)
+    return users
+
+
+def user_rewrite(user_id: str, pseudonym: str) -> UserRewrite:
+    """The rule of this module as stores apply it (core/db/maintenance.py)."""
+    return UserRewrite(
+        user_id=user_id,
+        pseudonym=pseudonym,
+        needles=needles(user_id),
+        texts=lambda texts: scrub_texts(texts, user_id, pseudonym),
+        data=lambda text: scrub_data(text, user_id, pseudonym),
+        value=lambda value: replace_user(value, user_id, pseudonym),
+        names=lambda record, history: names_user(record, history, user_id),
+    )

@@ -22,30 +22,12 @@ calls it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from core.db.base import BaseDb
+from core.db.maintenance import RekeyCounts
 
 __all__ = ["RekeyCounts", "RekeyReport", "rekey"]
-
-
-@dataclass(slots=True)
-class RekeyCounts:
-    """What one store's pass did."""
-
-    store: str
-    #: sessions looked at
-    sessions: int = 0
-    #: sessions whose current state or data was sealed again
-    rewritten: int = 0
-    #: state values, data texts and history versions sealed again
-    values: int = 0
-    data: int = 0
-    history: int = 0
-    #: sessions that changed while they were rewritten (left for the next run)
-    moved: int = 0
-    #: "session: reason" of sessions that could not be opened (a key not configured)
-    failed: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,29 +53,7 @@ async def rekey(db: BaseDb) -> RekeyReport:
 
     ValueError for a store without a cipher (nothing is encrypted to rotate).
     """
-    # imported here: a deployment uses one backend, and the backends import this module
-    from core.db.in_memory import InMemoryDb
-    from core.db.redis import RedisDb
-    from core.db.redis.rekey import rekey_redis
-    from core.db.sql.rekey import rekey_sql
-    from core.db.sql.store import SqlDb
-
-    if isinstance(db, InMemoryDb):
-        raise ValueError("an in-memory store keeps state in process memory: nothing to rekey")
+    passes = await db.arekey()  # ValueError for a store that cannot be rekeyed
     cipher = getattr(db, "cipher", None)
-    if cipher is None:
-        raise ValueError(
-            f"{type(db).__name__} has no state keys (STATEBOT_STATE_KEYS is empty): "
-            "nothing is encrypted, so there is nothing to rekey"
-        )
-    passes: list[RekeyCounts] = []
-    if isinstance(db, RedisDb):
-        await db.aflush()  # the durable store gets what is pending, then both are rewritten
-        passes.append(await rekey_redis(db))
-        if isinstance(db.snapshot_to, SqlDb):
-            passes.append(await rekey_sql(db.snapshot_to, lock=False))
-    elif isinstance(db, SqlDb):
-        passes.append(await rekey_sql(db, lock=True))
-    else:
-        raise ValueError(f"{type(db).__name__} cannot be rekeyed")
+    assert cipher is not None  # a store that rekeyed seals with it
     return RekeyReport(cipher.primary_id, tuple(passes))

@@ -26,16 +26,12 @@ are not trimmed by age: they are bounded by ``history_limit`` and go with the se
 
 from __future__ import annotations
 
-import sys
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.db.base import BaseDb, StoreError
-from core.db.redis import RedisDb, erasure_redis
-from core.db.sql import erasure_sql
-from core.db.sql.store import SqlDb
 from core.exceptions import SessionNotFoundError, StaleVersionError
 from core.governance import sessions
 from core.governance.budgets.stores import erase_usage
@@ -46,7 +42,6 @@ __all__ = ["Retention", "RetentionPolicy", "RetentionReport", "RetentionRule", "
 DAY = 86_400.0
 #: sessions looked at (and at most deleted) per pass; history rows deleted per pass
 DEFAULT_BATCH_SIZE = 500
-_ALL = sys.maxsize
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,17 +210,16 @@ class Retention:
             pass  # gone meanwhile: fine
         except StaleVersionError:
             return False  # used since the check: not idle any more
-        if isinstance(self.db, RedisDb):
-            await erasure_redis.forget_extras(self.db, session_id)
+        await self.db.aforget_extras(session_id)
         await erase_usage(self.db, session_ids=[session_id])  # its budget counters
         return True
 
     async def _old_history(self, latest: float, now: float, dry_run: bool) -> int:
-        durable = self.db.snapshot_to if isinstance(self.db, RedisDb) else self.db
-        if not isinstance(durable, SqlDb):
+        # a hot store's undo records go with the session (bounded by history_limit)
+        durable = self.db.durable if self.db.hot else self.db
+        if durable is None:
             return 0
-        return await erasure_sql.delete_old_history(
-            durable,
+        return await durable.adelete_old_history(
             latest,
             lambda session_id: self.policy.cutoff(session_id, now),
             limit=self.batch_size,
@@ -248,25 +242,11 @@ async def expire(
 async def _idle(db: BaseDb, before: float, after: Keyset | None, limit: int) -> list[Keyset]:
     """(updated_at, session id) of sessions updated before ``before``, after the keyset
     ``after``, oldest first, at most ``limit``."""
-    found: list[Keyset] = []
-    if isinstance(db, RedisDb):
-        hot = await erasure_redis.idle_sessions(
-            db, before, limit=limit, from_score=None if after is None else after[0]
-        )
-        found += [(t, sid) for sid, t in hot]
-        if db.snapshot_to is not None:
-            found += await _idle(db.snapshot_to, before, after, limit)
-    elif isinstance(db, SqlDb):
-        rows = await erasure_sql.idle_sessions(db, before, after=after, limit=limit)
-        found += [(t, sid) for sid, t in rows]
-    else:
-        found += _in_memory(await db.alist_sessions(limit=_ALL), before)
+    found = await db.aidle_sessions(before, after=after, limit=limit)
+    if db.durable is not None:
+        found += await _idle(db.durable, before, after, limit)
     oldest: dict[str, float] = {}  # one entry per session (Redis and the durable copy)
     for updated, session_id in found:
         if after is None or (updated, session_id) > after:
             oldest[session_id] = min(updated, oldest.get(session_id, updated))
     return sorted((t, sid) for sid, t in oldest.items())[:limit]
-
-
-def _in_memory(records: Iterable[Any], before: float) -> list[Keyset]:
-    return [(r.updated_at, r.session_id) for r in records if r.updated_at < before]

@@ -64,7 +64,7 @@ async def test_a_failing_store_is_reported_and_a_rerun_finishes(
     await fill(deployment)
     real = erasure._scrub_versions
 
-    async def failing(db: BaseDb, session_id: str, report: Any) -> bool:
+    async def failing(*args: Any) -> bool:
         raise StoreUnavailableError("durable store down")
 
     monkeypatch.setattr(erasure, "_scrub_versions", failing)

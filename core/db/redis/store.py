@@ -35,6 +35,7 @@ from core.db.base import (
 from core.db.cipher import StateCipher, refuse_sealed
 from core.db.lease_holding import holding
 from core.db.limits import StateLimits
+from core.db.maintenance import RekeyCounts, UserRewrite, no_keys_error
 from core.db.records import (
     HistoryEntry,
     KnownVersion,
@@ -45,7 +46,7 @@ from core.db.records import (
     SnapshotStatus,
     UserMemory,
 )
-from core.db.redis import lease_scripts, scripts
+from core.db.redis import lease_scripts, maintenance, scripts
 from core.db.redis.background import SnapshotThread
 from core.db.redis.client import RedisClients, RoundTripCounter
 from core.db.redis.dirty import DirtyQueue
@@ -60,6 +61,7 @@ from core.db.redis.records import (
     seed_args,
     upsert_args,
 )
+from core.db.redis.rekey import rekey_redis
 from core.db.redis.repair import check_against_durable
 from core.db.redis.write_through import copy_through
 from core.db.snapshot import DEFAULT_RETENTION_INTERVAL, RetentionPass, Snapshotter
@@ -123,6 +125,8 @@ def _parse_load(keys: SessionKeys, reply: list[Any]) -> _Loaded:
 
 class RedisDb(BaseDb):
     """Sessions in Redis, snapshotted to a durable store, serialized by Redis leases."""
+
+    hot = True
 
     def __init__(
         self,
@@ -600,6 +604,49 @@ class RedisDb(BaseDb):
                 f"the durable store failed while flushing ({exc}); the sessions stay "
                 "marked dirty in Redis"
             ) from exc
+
+    # -- maintenance primitives (core/db/redis/maintenance.py, core/db/redis/rekey.py) -
+    @property
+    def durable(self) -> BaseDb | None:
+        return self.snapshot_to
+
+    @property
+    def clients(self) -> RedisClients:
+        """The connections, for keys of other concerns kept in this Redis (schedules,
+        usage counters): their keys carry this store's ``key_prefix``."""
+        return self._clients
+
+    async def asessions_naming(self, rewrite: UserRewrite) -> set[str]:
+        """Every session Redis holds (dirty, quarantined or clean), read in chunks."""
+        return await maintenance.sessions_naming(self, rewrite)
+
+    async def ascrub_versions(self, session_id: str, rewrite: UserRewrite) -> int:
+        """The undo records, conflict copy and quarantine entry, under the lease."""
+        async with self.session_lock(session_id):
+            return await maintenance.scrub_extras(self, session_id, rewrite)
+
+    async def aforget_extras(self, session_id: str) -> None:
+        await maintenance.forget_extras(self, session_id)
+
+    async def aidle_sessions(
+        self, before: float, *, after: tuple[float, str] | None, limit: int
+    ) -> list[tuple[float, str]]:
+        """By the listing indexes' last-update scores (from ``after``'s time on)."""
+        found = await maintenance.idle_sessions(
+            self, before, limit=limit, from_score=None if after is None else after[0]
+        )
+        return [(t, sid) for sid, t in found]
+
+    async def arekey(self, *, lock: bool = True) -> list[RekeyCounts]:
+        """This Redis, then its durable store (the version guard suffices there)."""
+        if self.cipher is None:
+            raise no_keys_error(self)
+        await self.aflush()  # the durable store gets what is pending, then both are rewritten
+        passes = [await rekey_redis(self)]
+        durable = self.snapshot_to
+        if durable is not None and getattr(durable, "cipher", None) is not None:
+            passes += await durable.arekey(lock=False)
+        return passes
 
     async def aclose(self) -> None:
         """Stop the snapshotter, flush what is dirty, close this loop's connections."""

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
 from core.db import codec
 from core.db.cipher import StateCipher
-from core.db.sql.store import SqlDb
+from core.db.maintenance import RekeyCounts
 from core.exceptions import StateDecryptError
-from core.governance.rekey import RekeyCounts
+
+if TYPE_CHECKING:
+    from core.db.sql.store import SqlDb
 
 _PAGE = 200
 

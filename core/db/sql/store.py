@@ -39,6 +39,7 @@ from core.db.base import (
 )
 from core.db.cipher import MARKER, StateCipher, refuse_sealed
 from core.db.limits import StateLimits
+from core.db.maintenance import RekeyCounts, UserRewrite, no_keys_error
 from core.db.records import (
     HistoryEntry,
     KnownVersion,
@@ -47,12 +48,14 @@ from core.db.records import (
     SessionRecord,
     UserMemory,
 )
+from core.db.sql import maintenance
 from core.db.sql.engine import UNAVAILABLE_ERRORS, relaxed_writer, unavailable_as_store_error
 from core.db.sql.lease import SqlLeases, lease_waiters_here, wake_next
 from core.db.sql.lease_sql import LeaseStatements
 from core.db.sql.migrate import migrate
+from core.db.sql.rekey import rekey_sql
 from core.db.sql.snapshots import session_row, upsert_snapshots
-from core.db.sql.tables import TableNames, build_tables
+from core.db.sql.tables import TableNames, Tables, build_tables
 
 T = TypeVar("T")
 
@@ -115,6 +118,73 @@ class SqlDb(BaseDb):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._where!r}, table={self._names.sessions!r})"
+
+    # -- the seam for tables of other concerns kept in this database ------------------
+    # (schedules: core/schedule/sql_store.py, usage counters, the console's search)
+    @property
+    def names(self) -> TableNames:
+        """The table names; tables of other concerns are named after the sessions table."""
+        return self._names
+
+    @property
+    def tables(self) -> Tables:
+        """The sessions, history, memories and lease tables."""
+        return self._tables
+
+    @property
+    def engine(self) -> sa.Engine:
+        """The engine reads go through."""
+        return self._engine
+
+    @property
+    def writer(self) -> sa.Engine:
+        """The engine writes go through (the same as :attr:`engine` but on SQLite)."""
+        return self._writer
+
+    @property
+    def private(self) -> bool:
+        """A private in-memory database: it lives in this store only, and holds no
+        tables of other concerns."""
+        return self._private
+
+    async def acall(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run blocking ``fn(*args)`` off the loop, the schema migrated first; an
+        unreachable database raises StoreUnavailableError."""
+        return await self._run(fn, *args)
+
+    async def atransact(self, engine: sa.Engine, fn: Callable[..., T], *args: Any, **kw: Any) -> T:
+        """Run ``fn(conn, *args)`` inside one transaction on ``engine``, off the loop."""
+        return await self._transact(engine, fn, *args, **kw)
+
+    # -- maintenance primitives (core/db/sql/maintenance.py, core/db/sql/rekey.py) -----
+    async def asessions_naming(self, rewrite: UserRewrite) -> set[str]:
+        """A search of every table that can hold the user's id (a full scan)."""
+        return await maintenance.sessions_naming(self, rewrite)
+
+    async def ascrub_versions(self, session_id: str, rewrite: UserRewrite) -> int:
+        return await maintenance.scrub_history(self, session_id, rewrite)
+
+    async def aidle_sessions(
+        self, before: float, *, after: tuple[float, str] | None, limit: int
+    ) -> list[tuple[float, str]]:
+        return await maintenance.idle_sessions(self, before, after=after, limit=limit)
+
+    async def adelete_old_history(
+        self,
+        before: float,
+        cutoff_of: Callable[[str], float | None],
+        *,
+        limit: int,
+        dry_run: bool = False,
+    ) -> int:
+        return await maintenance.delete_old_history(
+            self, before, cutoff_of, limit=limit, dry_run=dry_run
+        )
+
+    async def arekey(self, *, lock: bool = True) -> list[RekeyCounts]:
+        if self.cipher is None:
+            raise no_keys_error(self)
+        return [await rekey_sql(self, lock=lock)]
 
     # -- plumbing ---------------------------------------------------------------------
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:

@@ -1,9 +1,10 @@
-"""Erasure and retention queries on a SQL store (SqliteDb, PostgresDb).
+"""Maintenance primitives of a SQL store (SqliteDb, PostgresDb): erasure and retention.
 
-Store-specific parts of ``core/governance/erasure.py`` and ``retention.py``. They use
-the store's private table objects and runner (``_tables``, ``_names``, ``_run``,
-``_writer``), as ``core/governance/search.py`` does: the queries need the columns, and
-the runner migrates the schema and turns an unreachable database into StoreError.
+What ``SqlDb.asessions_naming``, ``ascrub_versions``, ``aidle_sessions`` and
+``adelete_old_history`` run (``core/governance/erasure.py`` and ``retention.py``
+decide when). They use the store's table objects and runner (``_tables``, ``_names``,
+``_run``, ``_writer``): the queries need the columns, and the runner migrates the
+schema and turns an unreachable database into StoreError.
 
 * Finding a user is a search of every table that can hold their id: the sessions'
   last user, state and data, the history's user and states, the schedules' user. The
@@ -15,14 +16,16 @@ the runner migrates the schema and turns an unreachable database into StoreError
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
 from core.db import codec
-from core.db.sql.store import SqlDb
-from core.governance.pseudonym import needles, scrub_sealed_texts
-from core.schedule.sql_store import build_schedules_table
+from core.db.maintenance import UserRewrite
+from core.db.sql.schedule_tables import build_schedules_table
+
+if TYPE_CHECKING:
+    from core.db.sql.store import SqlDb
 
 __all__ = [
     "delete_old_history",
@@ -32,8 +35,8 @@ __all__ = [
 ]
 
 
-def _contains(column: Any, user_id: str) -> Any:
-    return sa.or_(*(column.contains(n, autoescape=True) for n in needles(user_id)))
+def _contains(column: Any, needles: tuple[str, ...]) -> Any:
+    return sa.or_(*(column.contains(n, autoescape=True) for n in needles))
 
 
 def _schedules(db: SqlDb) -> sa.Table | None:
@@ -41,19 +44,20 @@ def _schedules(db: SqlDb) -> sa.Table | None:
     return None if db._private else build_schedules_table(db._names)
 
 
-async def sessions_naming(db: SqlDb, user_id: str) -> set[str]:
+async def sessions_naming(db: SqlDb, rewrite: UserRewrite) -> set[str]:
     """Ids of every session whose row, history or schedules may name the user."""
+    user_id, needles = rewrite.user_id, rewrite.needles
     s, h = db._tables.sessions, db._tables.history
     queries: list[Any] = [
         sa.select(s.c.session_id).where(
             sa.or_(
                 s.c.user_id == user_id,
-                _contains(s.c.state, user_id),
-                _contains(s.c.data, user_id),
+                _contains(s.c.state, needles),
+                _contains(s.c.data, needles),
             )
         ),
         sa.select(h.c.session_id).where(
-            sa.or_(h.c.user_id == user_id, _contains(h.c.state, user_id))
+            sa.or_(h.c.user_id == user_id, _contains(h.c.state, needles))
         ),
     ]
     schedules = _schedules(db)
@@ -68,7 +72,7 @@ async def sessions_naming(db: SqlDb, user_id: str) -> set[str]:
     return found
 
 
-async def scrub_history(db: SqlDb, session_id: str, user_id: str, pseudonym: str) -> int:
+async def scrub_history(db: SqlDb, session_id: str, rewrite: UserRewrite) -> int:
     """Pseudonymise the user in every stored version of a session; rows rewritten.
 
     Every row of the session is read (at most ``history_limit``): with encryption at
@@ -78,7 +82,7 @@ async def scrub_history(db: SqlDb, session_id: str, user_id: str, pseudonym: str
     h = db._tables.history
     cipher = db.cipher
 
-    def rewrite() -> int:
+    def rewrite_rows() -> int:
         rewritten = 0
         with db._writer.begin() as conn:
             rows = conn.execute(
@@ -86,13 +90,11 @@ async def scrub_history(db: SqlDb, session_id: str, user_id: str, pseudonym: str
             ).all()
             for row in rows:
                 values: dict[str, Any] = {}
-                texts = scrub_sealed_texts(
-                    codec.split_object(row.state), session_id, user_id, pseudonym, cipher
-                )
+                texts = rewrite.sealed_texts(codec.split_object(row.state), session_id, cipher)
                 if texts is not None:
                     values["state"] = codec.object_text(texts)
-                if row.user_id == user_id:
-                    values["user_id"] = pseudonym
+                if row.user_id == rewrite.user_id:
+                    values["user_id"] = rewrite.pseudonym
                 if values:
                     conn.execute(
                         sa.update(h)
@@ -102,14 +104,14 @@ async def scrub_history(db: SqlDb, session_id: str, user_id: str, pseudonym: str
                     rewritten += 1
         return rewritten
 
-    count: int = await db._run(rewrite)
+    count: int = await db._run(rewrite_rows)
     return count
 
 
 async def idle_sessions(
     db: SqlDb, before: float, *, after: tuple[float, str] | None, limit: int
-) -> list[tuple[str, float]]:
-    """(session id, updated_at) of sessions last updated before ``before``, oldest
+) -> list[tuple[float, str]]:
+    """(updated_at, session id) of sessions last updated before ``before``, oldest
     first, starting after the keyset ``after``; at most ``limit``."""
     s = db._tables.sessions
     query = sa.select(s.c.session_id, s.c.updated_at).where(s.c.updated_at < before)
@@ -122,11 +124,11 @@ async def idle_sessions(
         )
     query = query.order_by(s.c.updated_at, s.c.session_id).limit(limit)
 
-    def fetch() -> list[tuple[str, float]]:
+    def fetch() -> list[tuple[float, str]]:
         with db._engine.connect() as conn:
-            return [(row.session_id, float(row.updated_at)) for row in conn.execute(query)]
+            return [(float(row.updated_at), row.session_id) for row in conn.execute(query)]
 
-    rows: list[tuple[str, float]] = await db._run(fetch)
+    rows: list[tuple[float, str]] = await db._run(fetch)
     return rows
 
 

@@ -1,5 +1,7 @@
-"""Erasure and retention on RedisDb's hot keys (store-specific part of
-``core/governance/erasure.py`` and ``core/governance/retention.py``).
+"""Maintenance primitives of RedisDb's hot keys: erasure and retention.
+
+What ``RedisDb.asessions_naming``, ``ascrub_versions``, ``aforget_extras`` and
+``aidle_sessions`` run (``core/governance/erasure.py`` and ``retention.py`` decide when).
 
 Uses the store's private client (``_clients``) and its public key schema
 (``core/db/redis/keys.py``); sessions themselves are deleted and saved through the
@@ -17,18 +19,15 @@ What is left for this module is what those paths do not reach:
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.db.cipher import StateCipher
+from core.db.maintenance import UserRewrite
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys
 from core.db.redis.scripts import LuaScript
-from core.db.redis.store import RedisDb
-from core.governance.pseudonym import (
-    mentions_text,
-    replace_user,
-    scrub_sealed_data,
-    scrub_sealed_texts,
-)
+
+if TYPE_CHECKING:
+    from core.db.redis.store import RedisDb
 
 __all__ = ["forget_extras", "idle_sessions", "scrub_extras", "sessions_naming"]
 
@@ -68,7 +67,7 @@ def _buckets(db: RedisDb) -> list[BucketKeys]:
     return [BucketKeys(db.key_prefix, b) for b in range(BUCKETS)]
 
 
-async def sessions_naming(db: RedisDb, user_id: str) -> set[str]:
+async def sessions_naming(db: RedisDb, rewrite: UserRewrite) -> set[str]:
     """Ids of the sessions in Redis whose meta, state, data, undo records or conflict
     copy may name the user (a substring test; the caller checks exactly)."""
     clients = db._clients
@@ -94,17 +93,18 @@ async def sessions_naming(db: RedisDb, user_id: str) -> set[str]:
             if not meta or "id" not in meta:
                 continue
             texts = [*meta.values(), *values, data or "", *undo, conflict or ""]
-            if any(mentions_text(str(t), user_id) for t in texts):
+            if any(rewrite.mentions(str(t)) for t in texts):
                 found.add(str(meta["id"]))
     return found
 
 
 def _scrub_undo_item(
-    raw: str, session_id: str, user_id: str, pseudonym: str, cipher: StateCipher | None
+    raw: str, session_id: str, rewrite: UserRewrite, cipher: StateCipher | None
 ) -> str:
     """One undo record (layout in scripts.py SAVE) with the user pseudonymised; its old
     texts and data are opened and sealed again when the store encrypts."""
-    if cipher is None and not mentions_text(raw, user_id):
+    user_id, pseudonym = rewrite.user_id, rewrite.pseudonym
+    if cipher is None and not rewrite.mentions(raw):
         return raw
     item: dict[str, Any] = json.loads(raw)
     changed = False
@@ -114,19 +114,19 @@ def _scrub_undo_item(
     old = item.get("o")
     if isinstance(old, dict):
         present = {k: t for k, t in old.items() if isinstance(t, str)}
-        texts = scrub_sealed_texts(present, session_id, user_id, pseudonym, cipher)
+        texts = rewrite.sealed_texts(present, session_id, cipher)
         if texts is not None or user_id in old:
             absent = {(pseudonym if k == user_id else k): t for k, t in old.items() if t is False}
             item["o"] = (texts if texts is not None else present) | absent
             changed = True
     if isinstance(item.get("d"), str):
-        data = scrub_sealed_data(item["d"], session_id, user_id, pseudonym, cipher)
+        data = rewrite.sealed_data(item["d"], session_id, cipher)
         changed = changed or data != item["d"]
         item["d"] = data
     return json.dumps(item, ensure_ascii=False, separators=(",", ":")) if changed else raw
 
 
-async def scrub_extras(db: RedisDb, session_id: str, user_id: str, pseudonym: str) -> int:
+async def scrub_extras(db: RedisDb, session_id: str, rewrite: UserRewrite) -> int:
     """Pseudonymise the user in a session's undo records, conflict copy and quarantine
     entry (call under the session's lease, after the save); records rewritten."""
     keys = SessionKeys(db.key_prefix, session_id)
@@ -135,7 +135,7 @@ async def scrub_extras(db: RedisDb, session_id: str, user_id: str, pseudonym: st
     with db._clients.unavailable(f"erase a user from session {session_id!r}"):
         for _ in range(5):  # a snapshot or expiry may move the list meanwhile: read again
             undo = [str(u) for u in await client.lrange(keys.hist, 0, -1)]
-            new = [_scrub_undo_item(u, session_id, user_id, pseudonym, db.cipher) for u in undo]
+            new = [_scrub_undo_item(u, session_id, rewrite, db.cipher) for u in undo]
             changed = sum(1 for a, b in zip(undo, new, strict=True) if a != b)
             if not changed:
                 break
@@ -144,15 +144,14 @@ async def scrub_extras(db: RedisDb, session_id: str, user_id: str, pseudonym: st
                 rewritten += changed
                 break
         conflict = await client.get(keys.conflict)
-        if conflict and mentions_text(str(conflict), user_id):
-            value, _ = replace_user(json.loads(conflict), user_id, pseudonym)
+        if conflict and rewrite.mentions(str(conflict)):
+            value, _ = rewrite.value(json.loads(conflict))
             await client.set(keys.conflict, json.dumps(value, ensure_ascii=False), keepttl=True)
             rewritten += 1
         entry = await client.hget(keys.bucket.quarantine, keys.hashed)
-        if entry and mentions_text(str(entry), user_id):
-            await client.hset(
-                keys.bucket.quarantine, keys.hashed, str(entry).replace(user_id, pseudonym)
-            )
+        if entry and rewrite.mentions(str(entry)):
+            scrubbed = str(entry).replace(rewrite.user_id, rewrite.pseudonym)
+            await client.hset(keys.bucket.quarantine, keys.hashed, scrubbed)
             rewritten += 1
     return rewritten
 
