@@ -75,17 +75,17 @@ class SqlScheduleStore(ScheduleStore):
 
     def __init__(self, db: SqlDb) -> None:
         self._db = db
-        self._table = build_schedules_table(db._names)
+        self._table = build_schedules_table(db.names)
 
     def __repr__(self) -> str:
         return f"SqlScheduleStore({self._db!r})"
 
     # the SqlDb's plumbing: its worker threads, migrations and error translation
     async def _write(self, fn: Any, *args: Any) -> Any:
-        return await self._db._transact(self._db._writer, fn, *args)
+        return await self._db.atransact(self._db.writer, fn, *args)
 
     async def _read(self, fn: Any, *args: Any) -> Any:
-        return await self._db._transact(self._db._engine, fn, *args)
+        return await self._db.atransact(self._db.engine, fn, *args)
 
     async def aadd(self, schedule: Schedule, *, max_per_session: int) -> None:
         await self._write(self._add, schedule, max_per_session)

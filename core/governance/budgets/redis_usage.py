@@ -52,12 +52,12 @@ class RedisUsageStore(UsageStore):
         return f"RedisUsageStore({self._db.location!r}, prefix={self._db.key_prefix!r})"
 
     def _client(self) -> Any:
-        return self._db._clients.get()
+        return self._db.clients.get()
 
     async def aread(self, scopes: Sequence[Scope], day: str) -> list[Usage]:
         if not scopes:
             return []
-        with self._db._clients.unavailable("read usage counters"):
+        with self._db.clients.unavailable("read usage counters"):
             async with self._client().pipeline(transaction=False) as pipe:
                 for scope in scopes:
                     pipe.hmget(usage_key(self._db.key_prefix, scope, day), "tokens", "tool_calls")
@@ -67,7 +67,7 @@ class RedisUsageStore(UsageStore):
     async def aadd(self, scopes: Sequence[Scope], day: str, usage: Usage) -> None:
         if not scopes or not usage:
             return
-        with self._db._clients.unavailable("record usage counters"):
+        with self._db.clients.unavailable("record usage counters"):
             async with self._client().pipeline(transaction=False) as pipe:
                 for scope in scopes:
                     key = usage_key(self._db.key_prefix, scope, day)
@@ -84,7 +84,7 @@ class RedisUsageStore(UsageStore):
         keys = [usage_key(self._db.key_prefix, s, day) for s in scopes for day in days]
         if not keys:
             return 0
-        with self._db._clients.unavailable("erase usage counters"):
+        with self._db.clients.unavailable("erase usage counters"):
             async with self._client().pipeline(transaction=False) as pipe:
                 for key in keys:  # one key per command: keys of one scope share a slot only
                     pipe.delete(key)

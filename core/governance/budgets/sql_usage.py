@@ -28,7 +28,7 @@ class SqlUsageStore(UsageStore):
 
     def __init__(self, db: SqlDb) -> None:
         self._db = db
-        self._table = build_usage_table(db._names)
+        self._table = build_usage_table(db.names)
 
     def __repr__(self) -> str:
         return f"SqlUsageStore({self._db!r})"
@@ -36,8 +36,8 @@ class SqlUsageStore(UsageStore):
     async def aread(self, scopes: Sequence[Scope], day: str) -> list[Usage]:
         if not scopes:
             return []
-        found: dict[tuple[str, str], Usage] = await self._db._transact(
-            self._db._engine, self._select, list(scopes), day
+        found: dict[tuple[str, str], Usage] = await self._db.atransact(
+            self._db.engine, self._select, list(scopes), day
         )
         return [found.get((s.kind, s.id), Usage()) for s in scopes]
 
@@ -54,7 +54,7 @@ class SqlUsageStore(UsageStore):
 
     async def aadd(self, scopes: Sequence[Scope], day: str, usage: Usage) -> None:
         if scopes and usage:
-            await self._db._transact(self._db._writer, self._upsert, list(scopes), day, usage)
+            await self._db.atransact(self._db.writer, self._upsert, list(scopes), day, usage)
 
     def _upsert(self, conn: sa.Connection, scopes: list[Scope], day: str, usage: Usage) -> None:
         t = self._table
@@ -85,7 +85,7 @@ class SqlUsageStore(UsageStore):
     async def aerase(self, scopes: Sequence[Scope], today: str) -> int:
         if not scopes:
             return 0
-        erased: int = await self._db._transact(self._db._writer, self._delete, list(scopes))
+        erased: int = await self._db.atransact(self._db.writer, self._delete, list(scopes))
         return erased
 
     def _delete(self, conn: sa.Connection, scopes: list[Scope]) -> int:

@@ -11,6 +11,7 @@ always meet in the same counters.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 import weakref
@@ -28,12 +29,21 @@ _stores: weakref.WeakKeyDictionary[BaseDb, UsageStore] = weakref.WeakKeyDictiona
 _lock = threading.Lock()
 
 
+@functools.singledispatch
 def _build(db: BaseDb) -> UsageStore:
-    if isinstance(db, RedisDb):
-        return RedisUsageStore(db)
-    if isinstance(db, SqlDb) and not db._private:
-        return SqlUsageStore(db)
+    """Counters in process memory: a store with no room for them (InMemoryDb)."""
     return MemoryUsageStore()
+
+
+@_build.register
+def _(db: RedisDb) -> UsageStore:
+    return RedisUsageStore(db)
+
+
+@_build.register
+def _(db: SqlDb) -> UsageStore:
+    # a private in-memory database holds no tables of other concerns
+    return MemoryUsageStore() if db.private else SqlUsageStore(db)
 
 
 def usage_store(db: BaseDb) -> UsageStore:
