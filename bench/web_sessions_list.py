@@ -37,7 +37,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from bots.web import WebConfig, create_app
 from bots.web.tokens import AdminTokens
 from core.db.postgres import PostgresDb
-from core.governance.search import SessionQuery, _sql_statement, search_sessions
+from core.governance.search import SessionQuery, search_sessions
+from core.governance.search.sql import sql_statement
 
 POSTGRES_URL = os.environ.get(
     "STATEBOT_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -107,7 +108,7 @@ def fill(db: PostgresDb, sessions: int) -> None:
 
 def plan(db: PostgresDb, query: SessionQuery) -> str:
     """The plan PostgreSQL picks for one search (first page of 50)."""
-    statement = _sql_statement(db, query, 51, None)
+    statement = sql_statement(db, query, 51, None)
     compiled = statement.compile(db._engine, compile_kwargs={"literal_binds": True})
     with db.connection() as conn:
         lines = conn.execute(sa.text(f"EXPLAIN {compiled}")).scalars().all()

@@ -17,7 +17,7 @@ from core.db.sql.store import SqlDb
 from core.governance.search.query import Cursor, SessionQuery, SessionRow, ordered
 from core.governance.search.rows import ALL, store_rows
 
-__all__ = ["prefix_upper"]
+__all__ = ["prefix_upper", "sql_statement"]
 
 _IDS_PER_QUERY = 500  # well below SQLite's bound-parameter limit
 
@@ -55,7 +55,7 @@ def _starts(column: Any, prefix: str) -> Any:
 async def _sql_rows(
     db: SqlDb, query: SessionQuery, want: int, after: Cursor | None, only: frozenset[str] | None
 ) -> list[SessionRow]:
-    statement = _sql_statement(db, query, want, after)
+    statement = sql_statement(db, query, want, after)
     if only is not None:
         statement = statement.where(db.tables.sessions.c.session_id.in_(sorted(only)))
 
@@ -68,7 +68,8 @@ async def _sql_rows(
     return rows
 
 
-def _sql_statement(db: SqlDb, query: SessionQuery, want: int, after: Cursor | None) -> Any:
+def sql_statement(db: SqlDb, query: SessionQuery, want: int, after: Cursor | None) -> Any:
+    """The listing's SELECT (bench/web_sessions_list.py prints the plan PostgreSQL picks)."""
     s, h = db.tables.sessions, db.tables.history
     postgres = db.engine.dialect.name == "postgresql"
     size = sa.func.length(s.c.state) + sa.func.length(s.c.data)
