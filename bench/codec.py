@@ -1,6 +1,6 @@
 """State codec: the candidate JSON encoders on the work a turn and a store do.
 
-Compares the standard library's C encoder (what ``core/state/codec.py`` uses) with
+Compares the standard library's C encoder (what ``core/db/codec.py`` uses) with
 orjson and msgspec (measured when installed; they are not dependencies) on:
 
 * one small changed value (what a turn encodes when one key changed);
@@ -26,7 +26,7 @@ import timeit
 from collections.abc import Callable
 from typing import Any
 
-from core.state import codec
+from core.db import codec
 
 _STDLIB = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 

@@ -46,9 +46,9 @@ from bench.workload import (
 )
 from core.agent import Agent
 from core.db.base import BaseDb
+from core.db.cipher import StateCipher
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.state.cipher import StateCipher
 from core.tools import Function
 
 REDIS_URL = os.environ.get("STATEBOT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")

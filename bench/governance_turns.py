@@ -51,10 +51,10 @@ from bench.workload import (
 )
 from core.agent import Agent
 from core.db.base import BaseDb
+from core.db.cipher import StateCipher
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
 from core.models.base import Message, Model, ModelResponse, ToolCall
-from core.state.cipher import StateCipher
 from core.state.session import SessionHandle
 from core.tools import Function
 

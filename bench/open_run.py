@@ -19,9 +19,9 @@ import statistics
 import time
 import uuid
 
-from core.db.base import KnownVersion
+from core.db.codec import encode_delta
+from core.db.records import KnownVersion
 from core.db.redis import RedisDb
-from core.state.codec import encode_delta
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 

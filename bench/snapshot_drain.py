@@ -36,15 +36,15 @@ import sqlalchemy as sa
 from redis.utils import HIREDIS_AVAILABLE
 
 import bench.workload  # noqa: F401 - keeps the runtime's debug lines out of the table
-from core.db.base import SessionMeta, SessionRecord
+from core.db import codec
 from core.db.postgres import PostgresDb
+from core.db.records import SessionMeta, SessionRecord
 from core.db.redis import RedisDb
 from core.db.snapshot import CleanResult, DirtySource, Snapshotter
 from core.db.sql.snapshots import Outcome, state_text, upsert_snapshots
 from core.db.sql.store import SqlDb
 from core.db.sql.tables import Tables
 from core.db.sqlite import SqliteDb
-from core.state import codec
 
 REDIS_URL = os.environ.get("STATEBOT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 POSTGRES_URL = os.environ.get(

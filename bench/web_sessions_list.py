@@ -7,7 +7,7 @@ with N sessions spread over 50 Slack workspaces, 200 channels each, three agents
 1,000 users, one history row per session, then ANALYZE. Then, for each request, the
 median over ``--repeat`` runs (after one warm-up) of:
 
-* ``query``: ``core.db.admin_search.search_sessions`` alone (one SQL query);
+* ``query``: ``core.governance.search.search_sessions`` alone (one SQL query);
 * ``page``: the whole HTTP request to the console (sign-in check, query, template),
   measured around the handler, so loopback and the client are not counted.
 
@@ -36,8 +36,9 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from bots.web import WebConfig, create_app
 from bots.web.tokens import AdminTokens
-from core.db.admin_search import SessionQuery, _sql_statement, search_sessions
 from core.db.postgres import PostgresDb
+from core.governance.search import SessionQuery, search_sessions
+from core.governance.search.sql import sql_statement
 
 POSTGRES_URL = os.environ.get(
     "STATEBOT_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"
@@ -107,7 +108,7 @@ def fill(db: PostgresDb, sessions: int) -> None:
 
 def plan(db: PostgresDb, query: SessionQuery) -> str:
     """The plan PostgreSQL picks for one search (first page of 50)."""
-    statement = _sql_statement(db, query, 51, None)
+    statement = sql_statement(db, query, 51, None)
     compiled = statement.compile(db._engine, compile_kwargs={"literal_binds": True})
     with db.connection() as conn:
         lines = conn.execute(sa.text(f"EXPLAIN {compiled}")).scalars().all()

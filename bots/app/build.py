@@ -116,9 +116,9 @@ def start_snapshots(
     clock retention measures idleness with.
     """
     from bots.app.retention import retention_pass
-    from core.db.redis import RedisDb
+    from core.db.protocols import HotStore
 
-    if isinstance(store, RedisDb) and store.run_snapshotter:
+    if isinstance(store, HotStore) and store.run_snapshotter:
         store.start_snapshotter(retention=retention_pass(store, retention, clock=clock))
     return store
 

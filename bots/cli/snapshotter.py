@@ -16,7 +16,7 @@ import json
 import signal
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
@@ -49,8 +49,8 @@ def snapshotter_store(settings: Settings, *, key_prefix: str = "statebot:") -> R
     store = build_store(
         settings.model_copy(update={"statebot_run_snapshotter": False}), key_prefix=key_prefix
     )
-    assert isinstance(store, RedisDb)  # a Redis URL is set
-    return store
+    assert store.hot  # a Redis URL is set: build_store's rule gives the RedisDb
+    return cast(RedisDb, store)
 
 
 def build_snapshotter(

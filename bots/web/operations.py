@@ -22,9 +22,7 @@ from core.db.base import BaseDb
 
 async def _stores(db: BaseDb) -> list[dict[str, Any]]:
     """One health report per store behind ``db``."""
-    from core.db.redis import RedisDb
-
-    durable = db.snapshot_to if isinstance(db, RedisDb) else None
+    durable = db.durable
     if durable is None:
         return [{"name": "database", **await admin.health(db)}]
     hot = await admin.health(db)  # Redis ping, then the durable store's; lag from Redis

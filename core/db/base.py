@@ -13,13 +13,24 @@ an in-process FIFO lock; RedisDb replaces it with a lease shared by all processe
 from __future__ import annotations
 
 import abc
-import asyncio
 import contextlib
-import time
-import weakref
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+import sys
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+
+from core.db.locks import FifoLocks
+from core.db.maintenance import RekeyCounts, UserRewrite
+
+# re-export for the move: imports are switched to the new path after the merge
+# (base.py itself uses these names too)
+from core.db.records import HistoryEntry as HistoryEntry
+from core.db.records import KnownVersion as KnownVersion
+from core.db.records import Lease as Lease
+from core.db.records import OpenedRun as OpenedRun
+from core.db.records import QuarantineEntry as QuarantineEntry
+from core.db.records import SessionMeta as SessionMeta
+from core.db.records import SessionRecord as SessionRecord
+from core.db.records import SnapshotStatus as SnapshotStatus
+from core.db.records import UserMemory as UserMemory
 
 # re-exported: importers use these paths
 from core.exceptions import InvalidIdError as InvalidIdError
@@ -32,214 +43,11 @@ from core.exceptions import StateLimitError as StateLimitError
 from core.exceptions import StoreError as StoreError
 from core.exceptions import StoreUnavailableError as StoreUnavailableError
 from core.exceptions import VersionConflictError as VersionConflictError
-from core.state import codec
 
-
-@dataclass(frozen=True, slots=True)
-class SessionRecord:
-    """A session as stored: its state as JSON text per top-level key, plus meta.
-
-    Stores hand the texts through untouched (see ``core/state/codec.py``); ``state``
-    decodes them, a fresh dict on every access, for code off the hot path.
-    """
-
-    session_id: str
-    texts: Mapping[str, str]
-    version: int
-    kind: str = "agent"
-    owner_id: str | None = None
-    user_id: str | None = None
-    created_at: float = 0.0
-    updated_at: float = 0.0
-    #: id of the save that produced this version: content identity ("" when unknown)
-    save_id: str = ""
-    #: the session's own data besides its state (run history, name): a JSON object as
-    #: text, decoded only by the code that needs it ("" when there is none)
-    data: str = ""
-    #: the hot store's incarnation that served this record (Redis run id; "" for
-    #: durable stores): a cached copy is only valid for the same epoch
-    epoch: str = ""
-
-    @property
-    def state(self) -> dict[str, Any]:
-        """The state decoded: a fresh dict on each access (admin, dumps, tests)."""
-        return codec.decode_state(self.texts)
-
-    @classmethod
-    def from_state(
-        cls, session_id: str, state: Mapping[str, Any], version: int, **meta: Any
-    ) -> SessionRecord:
-        """A record built from Python values (imports, tests); StateValueError names a
-        value that is not JSON."""
-        return cls(session_id, codec.encode_delta(state), version, **meta)
-
-
-@dataclass(frozen=True, slots=True)
-class QuarantineEntry:
-    """A session the durable store kept refusing, and why (see core/db/snapshot.py)."""
-
-    session_id: str
-    version: int
-    reason: str
-    at: float
-
-
-@dataclass(frozen=True, slots=True)
-class SnapshotStatus:
-    """How far a hot store's snapshots lag: sessions waiting, and sessions parked."""
-
-    dirty: int
-    quarantined: tuple[QuarantineEntry, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class SessionMeta:
-    """Who is saving: written alongside every save."""
-
-    kind: str = "agent"
-    owner_id: str | None = None
-    user_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class HistoryEntry:
-    """One saved version of a session (audit trail, restore)."""
-
-    session_id: str
-    version: int
-    state: dict[str, Any]
-    user_id: str | None
-    saved_at: float
-
-
-@dataclass(frozen=True, slots=True)
-class UserMemory:
-    """A fact remembered about a user, across all of their sessions."""
-
-    memory_id: str
-    user_id: str
-    memory: str
-    topics: tuple[str, ...] = ()
-    created_at: float = field(default_factory=time.time)
-
-
-@dataclass(slots=True)
-class Lease:
-    """Proof of holding a session's run lock; passed back on save for fencing.
-
-    ``renew_until`` (a ``time.monotonic()`` instant, set by the run that holds the
-    lease) is the run's deadline: a store that renews leases in the background stops
-    there and lets the lease go, so a hung run cannot hold its session past it.
-    """
-
-    session_id: str
-    token: str = ""
-    renew_until: float | None = None
-    #: set by a save with ``release=True``: the lease went back with that save
-    released: bool = False
-    #: set by every successful save under this lease: what the store now holds (so a
-    #: per-process cache can ask "unchanged?" next time without a load)
-    saved: KnownVersion | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class KnownVersion:
-    """A session as a per-process cache last saw it: enough to ask "still the same?".
-
-    ``epoch`` is the hot store's incarnation that served it (see ``SessionRecord``):
-    a Redis that restarted may hold the same version with other content.
-    """
-
-    version: int
-    save_id: str
-    epoch: str = ""
-
-    @classmethod
-    def of(cls, record: SessionRecord) -> KnownVersion:
-        """What a cache should remember of a record it keeps."""
-        return cls(record.version, record.save_id, record.epoch)
-
-    def matches(self, record: SessionRecord | None) -> bool:
-        """True when ``record`` is exactly this version (a save id must be known)."""
-        return (
-            record is not None
-            and bool(self.save_id)
-            and (record.version, record.save_id, record.epoch)
-            == (self.version, self.save_id, self.epoch)
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class OpenedRun:
-    """A run's hold on a session: its lease, and the session as stored.
-
-    ``unchanged``: the store holds exactly the ``known`` version, so ``record`` may be
-    None (the store did not read the state); the caller's cached copy is current.
-    Otherwise ``record`` is the stored session (None when there is none).
-    """
-
-    lease: Lease
-    record: SessionRecord | None
-    unchanged: bool = False
-
-
-class _FifoLocks:
-    """Per-session asyncio locks, one table per event loop (locks are loop-bound).
-
-    At most ``max_waiters`` runs wait per session; the next one is refused at once
-    with SessionBusyError, so a flood of messages to one session stays bounded.
-    """
-
-    __slots__ = ("_by_loop", "_holders")
-
-    def __init__(self) -> None:
-        self._by_loop: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, dict[str, tuple[asyncio.Lock, int]]
-        ] = weakref.WeakKeyDictionary()
-        # the lease each held lock was handed out as, so a save can release it early
-        self._holders: dict[int, tuple[Lease, asyncio.Lock]] = {}
-
-    def release(self, lease: Lease) -> bool:
-        """Give a held lock back before its block ends (a save with ``release=True``)."""
-        held = self._holders.get(id(lease))
-        if held is None or held[0] is not lease or lease.released:
-            return False
-        del self._holders[id(lease)]
-        lease.released = True
-        held[1].release()
-        return True
-
-    @contextlib.asynccontextmanager
-    async def hold(
-        self, session_id: str, timeout: float | None, *, max_waiters: int | None = None
-    ) -> AsyncIterator[Lease]:
-        table = self._by_loop.setdefault(asyncio.get_running_loop(), {})
-        lock, users = table.get(session_id, (asyncio.Lock(), 0))
-        # users = the holder (when locked) plus everyone waiting
-        waiting = users - 1 if lock.locked() else users
-        if max_waiters is not None and lock.locked() and waiting >= max_waiters:
-            raise SessionBusyError(session_id, max_waiters)
-        table[session_id] = (lock, users + 1)
-        try:
-            try:
-                await asyncio.wait_for(lock.acquire(), timeout)
-            except TimeoutError as exc:
-                raise LockTimeoutError(
-                    f"session {session_id!r} stayed busy for more than {timeout}s"
-                ) from exc
-            lease = Lease(session_id)
-            self._holders[id(lease)] = (lease, lock)
-            try:
-                yield lease
-            finally:
-                if self._holders.pop(id(lease), None) is not None:
-                    lock.release()
-        finally:
-            lock_now, users_now = table[session_id]
-            if users_now <= 1:
-                del table[session_id]  # keep the table as small as the set of busy sessions
-            else:
-                table[session_id] = (lock_now, users_now - 1)
+#: every session of a store (the default primitives read them whole)
+_ALL = sys.maxsize
+#: stored versions read to decide whether a session names a user
+_HISTORY_SCAN = 10_000
 
 
 class BaseDb(abc.ABC):
@@ -249,9 +57,12 @@ class BaseDb(abc.ABC):
     lock_timeout: float | None = 60.0
     #: runs that may wait for one session; past it SessionBusyError (None: unbounded)
     max_waiters: int | None = 100
+    #: a hot store (RedisDb): its sessions are snapshotted to a durable one, and the
+    #: versions it keeps beside them are short-lived undo records, not history
+    hot: bool = False
 
     def __init__(self) -> None:
-        self._locks = _FifoLocks()
+        self._locks = FifoLocks()
 
     # -- sessions -------------------------------------------------------------------
     @abc.abstractmethod
@@ -274,7 +85,7 @@ class BaseDb(abc.ABC):
         """Write a delta atomically and return the new version.
 
         ``changed`` holds the compact JSON text of each changed top-level key, as
-        ``core/state/codec.py`` encodes it; the store splices the texts as they are.
+        ``core/db/codec.py`` encodes it; the store splices the texts as they are.
         ``release=True`` also gives ``lease`` back in the same atomic write and sets
         ``lease.released``, so the lock's exit releases nothing; a failed save
         releases nothing (the lock's exit does, as usual). ``data`` replaces the
@@ -301,16 +112,6 @@ class BaseDb(abc.ABC):
     @abc.abstractmethod
     async def ahistory(self, session_id: str, *, limit: int = 20) -> list[HistoryEntry]:
         """Saved versions of a session, newest first."""
-
-    async def arestore(self, session_id: str, version: int) -> int:
-        """Make an old version current again (as a new version), under the session lease.
-
-        The one implementation is ``core.db.admin.restore_version``; do not call this
-        while holding the session's lease (it takes it).
-        """
-        from core.db import admin  # admin builds on this module
-
-        return await admin.restore_version(self, session_id, version)
 
     async def aload_many(self, session_ids: Iterable[str]) -> dict[str, SessionRecord]:
         """The stored sessions among ``session_ids`` (missing ones are left out)."""
@@ -406,6 +207,64 @@ class BaseDb(abc.ABC):
     async def asnapshot_status(self) -> SnapshotStatus | None:
         """Snapshot lag of a hot store; None for a store that is itself durable."""
         return None
+
+    # -- maintenance primitives (core/governance: erasure, retention, rekey) ----------
+    @property
+    def durable(self) -> BaseDb | None:
+        """The durable store this hot store snapshots to; None for every other store."""
+        return None
+
+    async def aflush(self) -> int:
+        """Write what waits for the durable store now (a hot store); how many sessions."""
+        return 0
+
+    async def asessions_naming(self, rewrite: UserRewrite) -> set[str]:
+        """Ids of the sessions this store holds that may name ``rewrite.user_id`` (a
+        superset: the caller checks each). This default reads every session whole."""
+        found: set[str] = set()
+        for record in await self.alist_sessions(limit=_ALL):
+            history = await self.ahistory(record.session_id, limit=_HISTORY_SCAN)
+            if rewrite.names(record, history):
+                found.add(record.session_id)
+        return found
+
+    async def ascrub_versions(self, session_id: str, rewrite: UserRewrite) -> int:
+        """Take the user out of the versions this store keeps beside the current state
+        (history rows, undo records); how many were rewritten. Default: none kept apart."""
+        return 0
+
+    async def aforget_extras(self, session_id: str) -> None:  # noqa: B027 - most keep none
+        """Drop what a deleted session leaves beside its record (a hot store's conflict
+        copy, quarantine entry)."""
+
+    async def aidle_sessions(
+        self, before: float, *, after: tuple[float, str] | None, limit: int
+    ) -> list[tuple[float, str]]:
+        """(updated_at, session id) of sessions last updated before ``before``, oldest
+        first, after the keyset ``after``, at most ``limit``. This default reads every
+        session's meta."""
+        records = await self.alist_sessions(limit=_ALL)
+        found = sorted((r.updated_at, r.session_id) for r in records if r.updated_at < before)
+        return [k for k in found if after is None or k > after][:limit]
+
+    async def adelete_old_history(
+        self,
+        before: float,
+        cutoff_of: Callable[[str], float | None],
+        *,
+        limit: int,
+        dry_run: bool = False,
+    ) -> int:
+        """Delete at most ``limit`` stored versions saved before their session's cutoff
+        (``cutoff_of``; None keeps them, ``before`` is the latest cutoff of any); how
+        many were (or, with ``dry_run``, would be) deleted. Default: none kept apart."""
+        return 0
+
+    async def arekey(self, *, lock: bool = True) -> list[RekeyCounts]:
+        """Seal again under the newest key everything this store holds under another,
+        one pass per store (hot first); ``lock=False`` when a hot store in front of it
+        holds the sessions' leases. ValueError when the store cannot be rekeyed."""
+        raise ValueError(f"{type(self).__name__} cannot be rekeyed")
 
     # -- lifecycle ------------------------------------------------------------------
     async def aping(self) -> None:  # noqa: B027 - in-process stores are always reachable

@@ -12,22 +12,21 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 
-from core.db.base import (
-    BaseDb,
+from core.db.base import BaseDb, StaleVersionError, VersionConflictError
+from core.db.codec import decode_state, entry_bytes, state_bytes
+from core.db.limits import StateLimits
+from core.db.maintenance import RekeyCounts, UserRewrite
+from core.db.records import (
     HistoryEntry,
     KnownVersion,
     Lease,
     SessionMeta,
     SessionRecord,
-    StaleVersionError,
     UserMemory,
-    VersionConflictError,
 )
-from core.db.limits import StateLimits
-from core.state.codec import decode_state, entry_bytes, state_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +217,22 @@ class InMemoryDb(BaseDb):
         kept = [m for m in memories if m.memory_id != memory_id]
         self._memories[user_id] = kept
         return len(kept) != len(memories)
+
+    async def ascrub_versions(self, session_id: str, rewrite: UserRewrite) -> int:
+        """Take the user out of the versions kept in process memory; how many changed."""
+        versions = self._history.get(session_id, [])
+        rewritten = 0
+        for i, version in enumerate(versions):
+            changed, removed = rewrite.texts(version.texts)
+            user = rewrite.user(version.user_id)
+            if changed or removed or user != version.user_id:
+                texts = {k: t for k, t in version.texts.items() if k not in removed} | changed
+                versions[i] = replace(version, texts=texts, user_id=user)
+                rewritten += 1
+        return rewritten
+
+    async def arekey(self, *, lock: bool = True) -> list[RekeyCounts]:
+        raise ValueError("an in-memory store keeps state in process memory: nothing to rekey")
 
     def _put(self, session_id: str, stored: _Stored) -> None:
         self._sessions[session_id] = stored

@@ -17,7 +17,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Protocol
 
-from core.db.base import Lease
+from core.db.records import Lease
 from core.utils.log import log_warning
 
 

@@ -11,10 +11,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from core.db.base import InvalidIdError, StateLimitError
-from core.state.codec import encode_delta as dump_delta
-from core.state.codec import entry_bytes, largest_keys, state_bytes, utf8_len
+from core.db.codec import encode_delta as dump_delta
+from core.db.codec import entry_bytes, largest_keys, state_bytes, utf8_len
 
-# re-exported: the size rules live in core/state/codec.py
+# re-exported: the size rules live in core/db/codec.py
 __all__ = ["StateLimits", "dump_delta", "entry_bytes", "state_bytes"]
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from core.db.cipher import StateCipher
 from core.db.limits import StateLimits
 from core.db.sql.engine import postgres_engine
 from core.db.sql.store import SqlDb
 from core.db.sql.tables import TableNames
-from core.state.cipher import StateCipher
 
 
 class PostgresDb(SqlDb):
@@ -21,7 +21,7 @@ class PostgresDb(SqlDb):
     while they wait, so the pool (``pool_size`` + ``max_overflow`` connections, a
     checkout waits ``pool_timeout`` seconds) only serves the running statements.
 
-    ``cipher`` (a :class:`~core.state.cipher.StateCipher`) stores state values, data and
+    ``cipher`` (a :class:`~core.db.cipher.StateCipher`) stores state values, data and
     history sealed (docs/encryption.md).
     """
 

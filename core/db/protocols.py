@@ -8,17 +8,20 @@ new backend can provide just that part:
   run's ``open_run`` (lease plus load in one step);
 * :class:`RunLocks` — a session's run lock on its own;
 * :class:`SnapshotTarget` — what the snapshotter writes into (a durable store);
-* :class:`MemoryStore` — facts remembered about a user across sessions.
+* :class:`MemoryStore` — facts remembered about a user across sessions;
+* :class:`HotStore` — a hot store in front of a durable one (RedisDb): the background
+  snapshotter a serving process starts. Runtime-checkable, so a caller asks "is this a
+  hot store?" without naming a backend class.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping, Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
-from core.db.base import (
-    BaseDb,
+from core.db.base import BaseDb
+from core.db.records import (
     HistoryEntry,
     KnownVersion,
     Lease,
@@ -27,8 +30,9 @@ from core.db.base import (
     SessionRecord,
     UserMemory,
 )
+from core.db.snapshot import RetentionPass
 
-__all__ = ["MemoryStore", "RunLocks", "SessionStore", "SnapshotTarget"]
+__all__ = ["HotStore", "MemoryStore", "RunLocks", "SessionStore", "SnapshotTarget"]
 
 
 class SessionStore(Protocol):
@@ -113,6 +117,24 @@ class MemoryStore(Protocol):
 
     async def adelete_memory(self, user_id: str, memory_id: str) -> bool:
         """Forget one fact; True when it existed."""
+        ...
+
+
+@runtime_checkable
+class HotStore(Protocol):
+    """A store snapshotted to a durable one, by a snapshotter some process runs."""
+
+    #: the durable store its sessions are copied to (None: the hot store alone)
+    snapshot_to: BaseDb | None
+    #: whether the process that built it runs its snapshotter
+    run_snapshotter: bool
+
+    def start_snapshotter(self, *, retention: RetentionPass | None = None) -> None:
+        """Copy dirty sessions to the durable store in the background from now on."""
+        ...
+
+    async def aflush(self) -> int:
+        """Copy every dirty session to the durable store now; how many."""
         ...
 
 

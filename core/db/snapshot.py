@@ -37,7 +37,7 @@ It runs as a background task of the process owning the RedisDb (started explicit
 at once safely.
 
 Retention is enforced here too: given ``retention`` (a bounded pass, e.g.
-``core.db.retention.Retention.run_pass``), :meth:`Snapshotter.run` runs it every
+``core.governance.retention.Retention.run_pass``), :meth:`Snapshotter.run` runs it every
 ``retention_interval`` seconds between drains; a failing pass is logged and retried at
 the next interval (several snapshotters may run it: deletes go through the lease).
 """
@@ -51,7 +51,8 @@ from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from core.db.base import BaseDb, SessionRecord, StoreUnavailableError
+from core.db.base import BaseDb, StoreUnavailableError
+from core.db.records import SessionRecord
 from core.utils.log import log_debug, log_error, log_warning
 
 #: sessions per durable write: 500-2,000 measured alike (bench/README.md), 1,000 kept
@@ -89,7 +90,7 @@ class _Failures:
 
 #: called after the durable commit and before the cleanup (fault injection in tests)
 CommitHook = Callable[[list[SessionRecord]], Awaitable[None]]
-#: one bounded retention pass (``core.db.retention.Retention.run_pass``)
+#: one bounded retention pass (``core.governance.retention.Retention.run_pass``)
 RetentionPass = Callable[[], Awaitable[object]]
 #: seconds between retention passes of a running snapshotter
 DEFAULT_RETENTION_INTERVAL = 3600.0

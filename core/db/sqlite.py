@@ -6,11 +6,11 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from core.db.cipher import StateCipher
 from core.db.limits import StateLimits
 from core.db.sql.engine import sqlite_engines
 from core.db.sql.store import SqlDb
 from core.db.sql.tables import TableNames
-from core.state.cipher import StateCipher
 
 DEFAULT_DB_FILE = "statebot.db"
 
@@ -28,7 +28,7 @@ class SqliteDb(SqlDb):
     up after ``lock_timeout`` seconds, None waits forever). A private in-memory
     database uses an in-process lock instead.
 
-    ``cipher`` (a :class:`~core.state.cipher.StateCipher`) stores state values, data and
+    ``cipher`` (a :class:`~core.db.cipher.StateCipher`) stores state values, data and
     history sealed (docs/encryption.md).
     """
 

@@ -6,7 +6,7 @@ or ``rediss://…`` (one server), ``redis+cluster://host:port[,host:port…]/`` 
 ``rediss+cluster://…`` (a Redis Cluster) → RedisDb, snapshotting to the durable store
 named by ``snapshot_to``.
 
-``cipher`` (a :class:`~core.state.cipher.StateCipher`) seals state at rest in every
+``cipher`` (a :class:`~core.db.cipher.StateCipher`) seals state at rest in every
 store it builds (the Redis store and its durable store get the same one); InMemoryDb
 keeps state in process memory only and takes none.
 """
@@ -17,7 +17,7 @@ import importlib
 from typing import Any
 
 from core.db.base import BaseDb
-from core.state.cipher import StateCipher
+from core.db.cipher import StateCipher
 
 #: one Redis server, or a Redis Cluster (``core/db/redis/cluster.py``)
 REDIS_SCHEMES = ("redis", "rediss", "redis+cluster", "rediss+cluster")

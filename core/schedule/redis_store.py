@@ -190,7 +190,7 @@ class RedisScheduleStore(ScheduleStore):
 
     def _client(self) -> Any:
         """The running loop's client (a cluster client when the URL names a cluster)."""
-        return self._db._clients.get()
+        return self._db.clients.get()
 
     def _keys(self, session_id: str, schedule_id: str) -> ScheduleKeys:
         return ScheduleKeys(self._db.key_prefix, session_id, schedule_id)
@@ -205,7 +205,7 @@ class RedisScheduleStore(ScheduleStore):
         limit: int | None = None,
     ) -> int:
         script_keys, args = _cas_call(keys, expected, token, new, schedule_id, limit)
-        clients = self._db._clients
+        clients = self._db.clients
         with clients.unavailable(f"change schedule {schedule_id!r}"):
             reply = await _CAS(self._client(), script_keys, args)
         return int(reply)
@@ -229,7 +229,7 @@ class RedisScheduleStore(ScheduleStore):
             # a cluster client refuses scripts in a pipeline: run them side by side
             await asyncio.gather(*(self.acatch_up(row) for row in rows))
             return
-        with self._db._clients.unavailable("rebuild the schedule index"):
+        with self._db.clients.unavailable("rebuild the schedule index"):
             await client.script_load(_CAS.source)  # EVALSHA in a pipeline has no fallback
             async with client.pipeline(transaction=False) as pipe:
                 for row in rows:
@@ -248,14 +248,14 @@ class RedisScheduleStore(ScheduleStore):
 
     async def aget(self, session_id: str, schedule_id: str) -> Schedule | None:
         keys = self._keys(session_id, schedule_id)
-        clients = self._db._clients
+        clients = self._db.clients
         with clients.unavailable(f"read schedule {schedule_id!r}"):
             return _from_hash(cast(dict[str, str], await self._client().hgetall(keys.hash)))
 
     async def _load(self, hash_keys: list[str]) -> list[Schedule | None]:
         if not hash_keys:
             return []
-        clients = self._db._clients
+        clients = self._db.clients
         with clients.unavailable("read schedules"):
             async with self._client().pipeline(transaction=False) as pipe:
                 for key in hash_keys:
@@ -265,7 +265,7 @@ class RedisScheduleStore(ScheduleStore):
 
     async def alist(self, session_id: str) -> list[Schedule]:
         session_set = self._keys(session_id, "-").session_set
-        clients = self._db._clients
+        clients = self._db.clients
         with clients.unavailable(f"list the schedules of session {session_id!r}"):
             ids = sorted(await self._client().smembers(session_set))
         loaded = await self._load([self._keys(session_id, i).hash for i in ids])
@@ -275,7 +275,7 @@ class RedisScheduleStore(ScheduleStore):
     async def adue(self, now: float, limit: int) -> list[Schedule]:
         prefix = self._db.key_prefix
         buckets = [BucketKeys(prefix, b) for b in range(BUCKETS)]
-        clients = self._db._clients
+        clients = self._db.clients
         with clients.unavailable("poll due schedules"):
             async with self._client().pipeline(transaction=False) as pipe:
                 for bucket in buckets:
@@ -324,7 +324,7 @@ class RedisScheduleStore(ScheduleStore):
 
     async def adelete_for_session(self, session_id: str) -> int:
         probe = self._keys(session_id, "-")
-        clients = self._db._clients
+        clients = self._db.clients
         erased = 0
         with clients.unavailable(f"erase the schedules of session {session_id!r}"):
             while ids := sorted(await self._client().smembers(probe.session_set)):

@@ -14,47 +14,12 @@ from typing import Any
 import sqlalchemy as sa
 
 from core.db.base import Lease
+from core.db.sql.schedule_tables import build_schedules_table
 from core.db.sql.store import SqlDb
-from core.db.sql.tables import TableNames
 from core.exceptions import LeaseLostError
 from core.schedule.errors import ScheduleLimitError
 from core.schedule.model import Schedule, Status
 from core.schedule.store import ScheduleStore
-
-
-def schedules_table_name(names: TableNames) -> str:
-    """``session_schedules`` for the default sessions table, ``{table}_schedules`` else
-    (the naming rule of every table derived from the sessions table)."""
-    return names._derived("schedules")
-
-
-def build_schedules_table(names: TableNames) -> sa.Table:
-    """The table object matching what migration 0007 creates."""
-    name = schedules_table_name(names)
-    return sa.Table(
-        name,
-        sa.MetaData(schema=names.schema),
-        sa.Column("schedule_id", sa.Text, primary_key=True),
-        sa.Column("session_id", sa.Text, nullable=False),
-        sa.Column("owner_id", sa.Text),
-        sa.Column("kind", sa.Text, nullable=False),
-        sa.Column("user_id", sa.Text),
-        sa.Column("input", sa.Text, nullable=False),
-        sa.Column("tz", sa.Text, nullable=False),
-        sa.Column("cron", sa.Text),
-        sa.Column("target", sa.Text, nullable=False),
-        sa.Column("status", sa.Text, nullable=False),
-        sa.Column("rev", sa.BigInteger, nullable=False),
-        sa.Column("attempts", sa.Integer, nullable=False),
-        sa.Column("nominal_at", sa.Double, nullable=False),
-        sa.Column("due_at", sa.Double, nullable=False),
-        sa.Column("claim_token", sa.Text, nullable=False),
-        sa.Column("cancel_requested", sa.Boolean, nullable=False),
-        sa.Column("last_error", sa.Text, nullable=False),
-        sa.Column("created_at", sa.Double, nullable=False),
-        sa.Index(f"ix_{name}_due", "due_at"),
-        sa.Index(f"ix_{name}_session", "session_id"),
-    )
 
 
 def _values(schedule: Schedule) -> dict[str, Any]:
@@ -110,17 +75,17 @@ class SqlScheduleStore(ScheduleStore):
 
     def __init__(self, db: SqlDb) -> None:
         self._db = db
-        self._table = build_schedules_table(db._names)
+        self._table = build_schedules_table(db.names)
 
     def __repr__(self) -> str:
         return f"SqlScheduleStore({self._db!r})"
 
     # the SqlDb's plumbing: its worker threads, migrations and error translation
     async def _write(self, fn: Any, *args: Any) -> Any:
-        return await self._db._transact(self._db._writer, fn, *args)
+        return await self._db.atransact(self._db.writer, fn, *args)
 
     async def _read(self, fn: Any, *args: Any) -> Any:
-        return await self._db._transact(self._db._engine, fn, *args)
+        return await self._db.atransact(self._db.engine, fn, *args)
 
     async def aadd(self, schedule: Schedule, *, max_per_session: int) -> None:
         await self._write(self._add, schedule, max_per_session)

@@ -11,6 +11,7 @@ so a tool and the app's scheduler always meet in the same store.
 
 from __future__ import annotations
 
+import functools
 import threading
 import weakref
 
@@ -26,15 +27,28 @@ _stores: weakref.WeakKeyDictionary[BaseDb, ScheduleStore] = weakref.WeakKeyDicti
 _lock = threading.Lock()
 
 
+@functools.singledispatch
+def _table(db: BaseDb) -> SqlScheduleStore | None:
+    """The schedules table of a store that can hold one (None: no such table)."""
+    return None
+
+
+@_table.register
+def _(db: SqlDb) -> SqlScheduleStore | None:
+    # a private in-memory database holds no tables of other concerns
+    return None if db.private else SqlScheduleStore(db)
+
+
+@functools.singledispatch
 def _build(db: BaseDb) -> ScheduleStore:
-    if isinstance(db, RedisDb):
-        durable = db.snapshot_to
-        if isinstance(durable, SqlDb) and not durable._private:
-            return LayeredScheduleStore(db, SqlScheduleStore(durable))
-        return RedisScheduleStore(db)
-    if isinstance(db, SqlDb) and not db._private:
-        return SqlScheduleStore(db)
-    return MemoryScheduleStore()
+    table = _table(db)
+    return MemoryScheduleStore() if table is None else table
+
+
+@_build.register
+def _(db: RedisDb) -> ScheduleStore:
+    table = None if db.snapshot_to is None else _table(db.snapshot_to)
+    return RedisScheduleStore(db) if table is None else LayeredScheduleStore(db, table)
 
 
 def schedule_store(db: BaseDb) -> ScheduleStore:

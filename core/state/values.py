@@ -1,12 +1,7 @@
-"""Rules for state values: JSON only, checked key by key so errors name the key.
+"""Moved to :mod:`core.db.values`."""
 
-The encoding itself lives in :mod:`core.state.codec` (the one module that turns state
-into JSON text); this module holds the keys a run adds and never stores.
-"""
-
+# re-export for the move: imports are switched to the new path after the merge
 from __future__ import annotations
 
-from core.exceptions import StateValueError as StateValueError  # re-exported
-
-#: visible to tools during a run, never stored
-TRANSIENT_KEYS = frozenset({"current_session_id", "current_user_id", "current_run_id"})
+from core.db.values import TRANSIENT_KEYS as TRANSIENT_KEYS
+from core.db.values import StateValueError as StateValueError

@@ -10,15 +10,15 @@ import jsonpatch
 import pytest
 
 from core.agent import Agent
-from core.db import admin
 from core.db.base import StateLimitError
+from core.db.codec import encode_delta
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits
+from core.governance.audit import audit_log
 from core.run.history import SessionData
 from core.run.origin import EVENT_KEY, PLATFORM_KEY
 from core.state.audit import AuditEntry, build_entry, diff, diff_texts, scrub_user
 from core.state.audit_text import ago, describe, summarize
-from core.state.codec import encode_delta
 from core.testing import ScriptedModel, tool_call
 
 ANA, BO = "slack:T1:ANA", "slack:T1:BO"
@@ -69,7 +69,7 @@ async def test_two_users_in_one_thread_are_audited_with_their_own_events() -> No
     agent = _agent(db, turns)
     await agent.arun("add ship it", session_id=THREAD, user_id=ANA, metadata=_meta("Ev-ana"))
     await agent.arun("done 0", session_id=THREAD, user_id=BO, metadata=_meta("Ev-bo"))
-    newest, oldest = await admin.audit_log(db, THREAD)
+    newest, oldest = await audit_log(db, THREAD)
     assert (oldest.user_id, oldest.platform, oldest.event_id) == (ANA, "slack", "Ev-ana")
     assert oldest.tools == ("add_task",) and oldest.kind == "run"
     assert oldest.created  # the first save: the patch is from the agent's defaults
@@ -88,7 +88,7 @@ async def test_a_run_without_metadata_is_audited_without_platform_or_event() -> 
     """A library call (no chat metadata) still records who and what, no platform or event."""
     db = InMemoryDb()
     await _agent(db).arun_tool("set_note", {"text": "hi"}, session_id="s", user_id=ANA)
-    (entry,) = await admin.audit_log(db, "s")
+    (entry,) = await audit_log(db, "s")
     assert (entry.user_id, entry.platform, entry.event_id) == (ANA, None, None)
     assert entry.tools == ("set_note",)
 
@@ -100,7 +100,7 @@ async def test_a_run_that_changes_no_state_adds_no_entry_and_tools_do_not_leak()
     await agent.arun_tool("set_note", {"text": "a"}, session_id="s", user_id=ANA)
     await agent.arun("hello", session_id="s", user_id=ANA)
     await agent.arun_tool("add_task", {"title": "x"}, session_id="s", user_id=BO)
-    entries = await admin.audit_log(db, "s")
+    entries = await audit_log(db, "s")
     assert [e.tools for e in entries] == [("add_task",), ("set_note",)]
     record = await db.aload("s")
     assert record is not None and record.version == 3  # the chat turn saved a version, unaudited
@@ -254,6 +254,6 @@ async def test_a_save_the_store_refuses_leaves_no_entry() -> None:
     with pytest.raises(StateLimitError):
         await agent.arun_tool("set_note", {"text": "x" * 300}, session_id="s", user_id=BO)
     await agent.arun_tool("set_note", {"text": "fine"}, session_id="s", user_id=ANA)
-    entries = await admin.audit_log(db, "s")
+    entries = await audit_log(db, "s")
     assert [(e.version, e.user_id) for e in entries] == [(2, ANA), (1, ANA)]
     assert entries[0].inverse == ({"op": "replace", "path": "/note", "value": "small"},)

@@ -9,8 +9,8 @@ import jsonpatch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from core.db.codec import encode_delta
 from core.state.audit import diff_both, diff_texts
-from core.state.codec import encode_delta
 
 KEYS = ["a", "b", "c/d", "e~f"]
 leaf = st.one_of(

@@ -78,8 +78,8 @@ def test_add_dependencies_to_context_lists_them_in_the_system_message() -> None:
 async def test_prepare_run_resolves_dependencies_into_the_run_context() -> None:
     """prepare_run gives tools a RunContext with resolved dependencies (callables get agent)."""
     from core.agent.tool_calls import prepare_run
-    from core.db.base import SessionMeta
     from core.db.in_memory import InMemoryDb
+    from core.db.records import SessionMeta
     from core.state.session import open_session
 
     def owner(agent: Any, run_context: RunContext) -> str:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from core.state import codec
+from core.db import codec
+from core.state import tracker as tracker_module
 from core.state.tracked import LazyState, TrackedState, raw_copy
 from core.state.tracker import StateTracker
 
@@ -143,19 +144,20 @@ def test_checkpoint_encodes_only_touched_keys() -> None:
     state = TrackedState({f"k{i}": [i] for i in range(1000)})
     tracker = _tracker(state)
     encoded: list[str] = []
-    real = codec.encode_value
+    used = tracker_module.codec  # the codec module the tracker encodes with
+    real = used.encode_value
 
     def counting(key: str, value: Any) -> str:
         encoded.append(key)
         return real(key, value)
 
-    codec.encode_value = counting  # type: ignore[assignment]
+    used.encode_value = counting  # type: ignore[assignment]
     try:
         state["k5"].append(0)
         state["new"] = 1
         tracker.checkpoint()
     finally:
-        codec.encode_value = real  # type: ignore[assignment]
+        used.encode_value = real  # type: ignore[assignment]
     assert sorted(encoded) == ["k5", "new"]
     assert tracker.delta() == ({"k5": "[5,0]", "new": "1"}, set())
 

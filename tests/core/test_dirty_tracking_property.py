@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.state import codec
+from core.db import codec
 from core.state.merge import apply_merge_patch, deep_merge
 from core.state.tracked import TrackedState
 from core.state.tracker import StateTracker

@@ -30,7 +30,7 @@ OLD_PATHS = [
         "core.db.admin",
         ["SessionNotFoundError", "VersionNotFoundError", "ImportFileError", "ImportWriteError"],
     ),
-    ("core.state.values", ["StateValueError"]),
+    ("core.db.values", ["StateValueError"]),
     ("core.models.base", ["ModelError", "ModelTimeoutError"]),
     ("core.models.scripted", ["ScriptExhaustedError"]),
     ("core.testing", ["ScriptExhaustedError"]),

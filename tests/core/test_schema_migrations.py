@@ -10,8 +10,8 @@ from pydantic import BaseModel
 from core.agent import Agent
 from core.db.base import BaseDb
 from core.exceptions import SchemaVersionError, StateMigrationError
+from core.governance.migrate import migrate_session, migrate_sessions
 from core.run.history import SessionData
-from core.state.migrate_sessions import migrate_session, migrate_sessions
 from core.testing import ScriptedModel
 from tests.core.schema_stores import db_fixture, services_fixture
 

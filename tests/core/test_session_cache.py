@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 
 from core.agent import Agent
-from core.db.base import BaseDb, KnownVersion
+from core.db import codec
+from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
+from core.db.records import KnownVersion
 from core.db.redis import RedisDb
 from core.exceptions import RunTimeoutError
 from core.models.scripted import ScriptedModel, tool_call
-from core.state import codec
 from core.state.cache import CachedSession, SessionCache, cache_of
 
 
@@ -224,7 +225,7 @@ async def _turn(db: BaseDb, *calls: Any) -> dict[str, Any]:
     """One turn the way the runtime runs it (the loop, then the final save and release)."""
     from core.agent.loop import LoopSpec, run_loop
     from core.agent.prompt import PromptSpec
-    from core.db.base import SessionMeta
+    from core.db.records import SessionMeta
     from core.state.session import open_session
     from core.tools.function import Function
 

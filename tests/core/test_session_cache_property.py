@@ -14,12 +14,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.db.base import SessionMeta
+from core.db import codec
 from core.db.in_memory import InMemoryDb
-from core.state import codec
+from core.db.records import SessionMeta
+from core.db.values import TRANSIENT_KEYS
 from core.state.cache import cache_of
 from core.state.session import open_session
-from core.state.values import TRANSIENT_KEYS
 
 KEYS = ["a", "b", "c"]
 leaf = st.one_of(st.none(), st.integers(-5, 5), st.text(max_size=2))

@@ -9,8 +9,8 @@ import pytest
 
 from core.agent import Agent
 from core.db.in_memory import InMemoryDb
+from core.db.values import StateValueError
 from core.run import RunContext
-from core.state.values import StateValueError
 from core.testing import ScriptedModel, tool_call
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from core.agent.loop import LoopSpec, run_loop
 from core.agent.prompt import PromptSpec
-from core.db.base import SessionMeta
+from core.db.records import SessionMeta
 from core.db.redis import RedisDb
 from core.models.base import Message, Model, ModelResponse, ToolCall
 from core.models.scripted import ScriptedModel, tool_call

@@ -17,18 +17,19 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from core.db.base import BaseDb, SessionMeta, UserMemory
+from core.db.base import BaseDb
+from core.db.codec import encode_delta
 from core.db.limits import StateLimits
 from core.db.postgres import PostgresDb
+from core.db.records import SessionMeta, UserMemory
 from core.db.redis import RedisDb
 from core.db.sql.store import SqlDb
 from core.db.sqlite import SqliteDb
-from core.run.budget import Scope, Usage, utc_day
-from core.run.budget_stores import usage_store
+from core.governance.budgets.model import Scope, Usage, utc_day
+from core.governance.budgets.stores import usage_store
 from core.run.history import RunRecord, SessionData
 from core.schedule.model import Schedule
 from core.schedule.stores import schedule_store
-from core.state.codec import encode_delta
 
 ANA = "slack:T1:UANA"
 BOB = "slack:T1:UBOB"

@@ -8,18 +8,12 @@ import math
 
 import pytest
 
-from core.db.base import (
-    BaseDb,
-    InvalidIdError,
-    SessionMeta,
-    SessionRecord,
-    StaleVersionError,
-    StateLimitError,
-    UserMemory,
-)
+from core.db.base import BaseDb, InvalidIdError, StaleVersionError, StateLimitError
+from core.db.codec import encode_delta as texts
 from core.db.limits import StateLimits
-from core.state.codec import encode_delta as texts
-from core.state.values import StateValueError
+from core.db.records import SessionMeta, SessionRecord, UserMemory
+from core.db.values import StateValueError
+from core.governance.sessions import restore_version
 
 HOSTILE_IDS = [
     ":",
@@ -163,7 +157,7 @@ async def test_restore_makes_old_version_current_as_new_version(store: BaseDb) -
     """Restoring version 1 brings back its exact state, saved as the next version."""
     await _create(store, a=1)
     await store.asave("s", expected_version=1, changed=texts({"b": 2}), removed={"a"})
-    new_version = await store.arestore("s", 1)
+    new_version = await restore_version(store, "s", 1)
     record = await store.aload("s")
     assert new_version == 3
     assert record is not None and (record.state, record.version) == ({"a": 1}, 3)

@@ -15,18 +15,20 @@ from cryptography.fernet import Fernet
 
 from core.agent import Agent
 from core.crypto import key_id
-from core.db import admin
-from core.db.base import BaseDb, SessionRecord
+from core.db.base import BaseDb
+from core.db.cipher import MARKER, StateCipher
+from core.db.codec import encode_delta as texts
 from core.db.postgres import PostgresDb
+from core.db.records import SessionRecord
 from core.db.redis import RedisDb
 from core.db.sql.store import SqlDb
 from core.db.sqlite import SqliteDb
 from core.db.url import open_store
 from core.exceptions import StateDecryptError
+from core.governance.sessions import dump_session
+from core.governance.transfer import export_jsonl
 from core.models.base import Message
 from core.models.scripted import ScriptedModel, tool_call
-from core.state.cipher import MARKER, StateCipher
-from core.state.codec import encode_delta as texts
 
 SECRET = "hunter2-card-4111"  # a fragment no raw row or key may show
 DATA = json.dumps({"runs": [{"input": f"my pin is {SECRET}"}]})
@@ -142,13 +144,13 @@ async def test_admin_dump_and_export_show_plaintext_with_redaction_kept(
             changed=texts({"api_token": "tok-123", "card": SECRET}),
             data=DATA,
         )
-        dump = await admin.dump_session(db, "s1")
+        dump = await dump_session(db, "s1")
         assert dump["state"]["card"] == SECRET
         assert dump["state"]["api_token"] != "tok-123"  # redaction still applies
-        revealed = await admin.dump_session(db, "s1", reveal=True)
+        revealed = await dump_session(db, "s1", reveal=True)
         assert revealed["state"]["api_token"] == "tok-123"
         out = io.StringIO()
-        await admin.export_jsonl(db, out)
+        await export_jsonl(db, out)
         line = json.loads(out.getvalue())
         assert line["state"]["card"] == SECRET
         assert line["data"] == json.loads(DATA)

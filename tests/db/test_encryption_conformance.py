@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from core.db.base import BaseDb
+from core.db.cipher import StateCipher
 from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.state.cipher import StateCipher
 from tests.db.conftest import Backend
 from tests.db.test_conformance import *  # noqa: F403 - the contract, collected again here
 from tests.db.test_encryption import K1, K2

@@ -10,8 +10,8 @@ from cryptography.fernet import Fernet
 
 from bots.adapters.slack.token_cipher import TokenCipher
 from core.crypto import KeyRing, key_id
+from core.db.cipher import MARKER, StateCipher, sealed_key_id
 from core.exceptions import EncryptionKeyError, StateDecryptError
-from core.state.cipher import MARKER, StateCipher, sealed_key_id
 
 K1 = Fernet.generate_key().decode()
 K2 = Fernet.generate_key().decode()

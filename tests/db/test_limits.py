@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from core.db.base import BaseDb, StateLimitError
+from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits, dump_delta, state_bytes
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
 
 LIMITS = StateLimits(max_state_bytes=60, max_key_length=8)
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
+from core.db.codec import encode_delta as texts
 from core.db.postgres import PostgresDb
 from core.db.sql.migrate import current_revision, head_revision, upgrade_to_head
 from core.db.sql.tables import TableNames
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
 from core.storage.sqlite import SqliteStorage
 
 

@@ -90,9 +90,7 @@ async def test_hundred_runs_from_two_processes_lose_nothing(
     assert sorted(record.state["items"]) == sorted(f"{w}-{k}" for w in "pq" for k in range(50))
 
 
-async def test_runs_arriving_in_order_are_applied_in_order(
-    redis_url: str, key_prefix: str
-) -> None:
+async def test_runs_arriving_in_order_are_applied_in_order(redis_url: str, key_prefix: str) -> None:
     """Runs started one after another (each queued before the next) apply in that order."""
     db = RedisDb(db_url=redis_url, key_prefix=key_prefix)
     agent = appending_agent(db, "m", 10)

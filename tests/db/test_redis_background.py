@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from bots.app.build import start_snapshots
+from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
 
 
 @pytest.fixture

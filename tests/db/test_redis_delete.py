@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from core.db import admin
+from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
 from core.db.redis.keys import SessionKeys
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
+from core.governance.sessions import delete_session
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ async def _leftovers(redis_url: str, key_prefix: str, keys: SessionKeys) -> list
 async def test_delete_removes_the_conflict_copy_and_quarantine_entry(
     hot: RedisDb, redis_url: str, key_prefix: str
 ) -> None:
-    """admin.delete_session alone leaves no key of the session but its tombstone."""
+    """delete_session alone leaves no key of the session but its tombstone."""
     await hot.asave("s", expected_version=0, changed=texts({"secret": "ana's list"}))
     keys = SessionKeys(key_prefix, "s")
     record = await hot.dirty.abatch(10)
@@ -58,7 +58,7 @@ async def test_delete_removes_the_conflict_copy_and_quarantine_entry(
         await client.aclose()
     assert len(await _leftovers(redis_url, key_prefix, keys)) >= 4  # the fixture is real
 
-    await admin.delete_session(hot, "s")
+    await delete_session(hot, "s")
 
     assert await _leftovers(redis_url, key_prefix, keys) == []
     assert await hot.dirty.quarantined() == []

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from core.db.base import LockTimeoutError, SessionBusyError
+from core.db.codec import encode_delta as texts
 from core.db.redis import LeaseLostError, RedisDb
-from core.state.codec import encode_delta as texts
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,11 +11,11 @@ import pytest
 import redis.asyncio as aioredis
 
 from core.db.base import BaseDb, StaleVersionError, StateLimitError, StoreUnavailableError
+from core.db.codec import encode_delta as texts
 from core.db.limits import StateLimits
 from core.db.redis import RedisDb
 from core.db.redis.keys import SessionKeys
-from core.state.codec import encode_delta as texts
-from core.state.values import StateValueError
+from core.db.values import StateValueError
 
 
 async def redis_store(request: pytest.FixtureRequest) -> BaseDb:
@@ -167,7 +167,7 @@ def test_key_prefix_with_hash_tag_braces_is_rejected() -> None:
 
 async def test_memories_live_in_redis_without_durable_store(db: RedisDb) -> None:
     """Without a durable store, user memories are kept in Redis, oldest first."""
-    from core.db.base import UserMemory
+    from core.db.records import UserMemory
 
     await db.aadd_memory(UserMemory("m2", "u", "likes tea", created_at=2.0))
     await db.aadd_memory(UserMemory("m1", "u", "works nights", ("work",), created_at=1.0))
@@ -204,7 +204,7 @@ def test_each_event_loop_gets_its_own_client(redis_url: str, key_prefix: str) ->
 
 async def test_a_retried_save_after_a_lost_reply_is_not_applied_twice(db: RedisDb) -> None:
     """Re-sending the same save (same save id) reports success and bumps the version once."""
-    from core.db.base import SessionMeta
+    from core.db.records import SessionMeta
     from core.db.redis import scripts
     from core.db.redis.records import save_args
 

@@ -8,9 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from bots.cli.main import main; main()", "snapshotter"]
@@ -27,7 +27,10 @@ async def test_once_drains_every_dirty_session(
     args = ["--redis-url", redis_url, "--db-url", f"sqlite:///{db_file}"]
     proc = subprocess.run(
         [*CLI, *args, "--key-prefix", key_prefix, "--once"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     assert "snapshotted 3 sessions" in proc.stdout
@@ -49,7 +52,10 @@ async def test_runs_until_sigterm_copying_saves_as_they_come(
     args = ["--redis-url", redis_url, "--db-url", f"sqlite:///{db_file}"]
     proc = subprocess.Popen(
         [*CLI, *args, "--key-prefix", key_prefix, "--interval", "0.02"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         await hot.asave("live", expected_version=0, changed=texts({"n": 1}))
@@ -73,7 +79,10 @@ async def test_bad_db_url_is_a_clear_error(redis_url: str, key_prefix: str) -> N
     """An unknown durable-store URL scheme exits non-zero with a message naming the schemes."""
     proc = subprocess.run(
         [*CLI, "--redis-url", redis_url, "--db-url", "mongodb://x", "--once"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode != 0
     assert "unknown database URL scheme 'mongodb'" in proc.stderr
@@ -85,7 +94,7 @@ async def test_status_reports_dirty_and_quarantined_sessions(
     """--status prints the dirty count and each quarantined session with its reason."""
     import json
 
-    from core.db.base import SessionRecord
+    from core.db.records import SessionRecord
 
     hot = RedisDb(db_url=redis_url, key_prefix=key_prefix, run_snapshotter=False)
     await hot.asave("ok", expected_version=0, changed=texts({"n": 1}))
@@ -95,7 +104,10 @@ async def test_status_reports_dirty_and_quarantined_sessions(
     args = ["--redis-url", redis_url, "--db-url", f"sqlite:///{tmp_path / 'd.db'}"]
     proc = subprocess.run(
         [*CLI, *args, "--key-prefix", key_prefix, "--status"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     report = json.loads(proc.stdout)

@@ -16,11 +16,15 @@ from pydantic import SecretStr
 from bots.app.retention import policy_from_settings
 from bots.cli.snapshotter import build_snapshotter, snapshotter_store
 from bots.settings import Settings
+<<<<<<< HEAD
+=======
+from bots.snapshotter_cli import build_snapshotter, snapshotter_store
+from core.db.cipher import StateCipher
+from core.db.codec import encode_delta as texts
+>>>>>>> redesign-gov
 from core.db.redis import RedisDb
-from core.db.retention import DAY, RetentionReport
 from core.db.sqlite import SqliteDb
-from core.state.cipher import StateCipher
-from core.state.codec import encode_delta as texts
+from core.governance.retention import DAY, RetentionReport
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "from bots.cli.main import main; main()", "snapshotter"]

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
 
 
 @pytest.fixture

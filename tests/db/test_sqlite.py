@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from core.db.base import BaseDb, StaleVersionError, StoreUnavailableError
+from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.sqlite import SqliteDb, sqlite_path
-from core.state.codec import encode_delta as texts
 from core.storage.sqlite import SqliteStorage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -23,7 +23,7 @@ INCREMENTS = textwrap.dedent(
     import asyncio, sys
     from core.db.base import StaleVersionError
     from core.db.sqlite import SqliteDb
-    from core.state.codec import encode_delta as texts
+    from core.db.codec import encode_delta as texts
 
     async def main(path: str, count: int) -> None:
         db = SqliteDb(db_file=path)

@@ -16,10 +16,10 @@ from click.testing import CliRunner
 
 from bots.cli.main import main
 from core.agent import Agent
-from core.db.base import SessionMeta
+from core.db.codec import encode_delta as texts
+from core.db.records import SessionMeta
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
 from tests.conftest import REDIS_URL, require_service
 
 SESSION = "console:local:main:taskboard"

@@ -10,10 +10,14 @@ import pytest
 from click.testing import CliRunner
 from cryptography.fernet import Fernet
 
+<<<<<<< HEAD
 from bots.cli.main import main
+=======
+from bots.cli import main
+from core.db.cipher import StateCipher
+from core.db.codec import encode_delta
+>>>>>>> redesign-gov
 from core.db.sqlite import SqliteDb
-from core.state.cipher import StateCipher
-from core.state.codec import encode_delta
 
 SESSION = "console:local:main:taskboard"
 
@@ -42,4 +46,3 @@ def test_dump_without_redis_opens_sealed_values(sealed_db: str) -> None:
     result = CliRunner().invoke(main, ["state", "--db-url", sealed_db, "dump", SESSION])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["state"] == {"tasks": ["zebra-4471"]}
-

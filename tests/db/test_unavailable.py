@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from core.db.base import StoreUnavailableError
+from core.db.codec import encode_delta as texts
 from core.db.postgres import PostgresDb
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
 
 
 def _closed_port() -> int:

@@ -10,7 +10,7 @@ is down at start fails with its startup check's one line. Stopped by
 :meth:`SnapshotThread.stop`, which waits for the pass in flight; what is left dirty is
 then flushed by ``RedisDb.aclose``.
 
-Given ``retention`` (a bounded pass, ``core.db.retention.Retention.run_pass`` over the
+Given ``retention`` (a bounded pass, ``core.governance.retention.Retention.run_pass`` over the
 RedisDb), it enforces retention too, every ``retention_interval`` seconds, as
 ``statebot snapshotter`` does. The pass runs on this thread's loop: the RedisDb and
 the durable stores keep one client per loop, so it never shares a connection with the

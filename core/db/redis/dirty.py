@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable
 from typing import Literal
 
-from core.db.base import QuarantineEntry, SessionRecord
+from core.db.records import QuarantineEntry, SessionRecord
 from core.db.redis import scripts
 from core.db.redis.batch import Call, Group, run_grouped, run_scripts
 from core.db.redis.client import RedisClients

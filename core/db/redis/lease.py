@@ -31,8 +31,9 @@ import weakref
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from core.db.base import Lease, LockTimeoutError, SessionBusyError
+from core.db.base import LockTimeoutError, SessionBusyError
 from core.db.lease_holding import holding
+from core.db.records import Lease
 from core.db.redis import lease_scripts as scripts
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import SessionKeys

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from core.db.base import UserMemory
+from core.db.records import UserMemory
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import session_hash
 

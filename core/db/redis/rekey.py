@@ -1,4 +1,4 @@
-"""RedisDb's rekey pass (``core/db/rekey.py``): hash fields, data and undo records.
+"""RedisDb's rekey pass (``core/governance/rekey.py``): hash fields, data and undo records.
 
 Every session of the hot index is read as stored; one that holds a text not sealed
 under the newest key (a state value, its data, an undo record's previous texts or
@@ -10,14 +10,16 @@ version and save id it read: same version, same content, new ciphertext. The met
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from core.db.cipher import StateCipher
+from core.db.maintenance import RekeyCounts
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of
 from core.db.redis.scripts import LuaScript
-from core.db.redis.store import RedisDb
-from core.db.rekey import RekeyCounts
 from core.exceptions import StateDecryptError
-from core.state.cipher import StateCipher
+
+if TYPE_CHECKING:
+    from core.db.redis.store import RedisDb
 
 # KEYS: state meta data hist  ARGV: 1 version 2 save 3 has_data 4 data 5 sum_delta
 # 6 n_fields, then (field, text) * n_fields, then (index, old undo, new undo) triples.

@@ -34,13 +34,13 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from core.db.base import SessionRecord
+from core.db.cipher import StateCipher
+from core.db.codec import entry_bytes
 from core.db.protocols import SessionStore
+from core.db.records import SessionRecord
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import SessionKeys
 from core.db.redis.scripts import RUN_ID, LuaScript
-from core.state.cipher import StateCipher
-from core.state.codec import entry_bytes
 from core.utils.log import log_error, log_warning
 
 Verdict = Literal["keep", "redirty", "drop", "adopt"]

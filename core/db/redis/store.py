@@ -9,7 +9,7 @@ continues from the durable version. The process that builds the store starts the
 background snapshotter explicitly (:meth:`RedisDb.start_snapshotter`). See
 docs/redis.md for the key schema, scripts and failure modes.
 
-With a ``cipher`` (``core/state/cipher.py``) the hash fields, the data key and so the
+With a ``cipher`` (``core/db/cipher.py``) the hash fields, the data key and so the
 undo records hold sealed texts: a save seals what it writes, every read through this
 API opens. Internally records stay as stored (the snapshotter copies them sealed); the
 durable store must be given the same key ring.
@@ -19,30 +19,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
 
 from core.db.base import (
     BaseDb,
+    StoreError,
+    StoreUnavailableError,
+)
+from core.db.cipher import StateCipher, refuse_sealed
+from core.db.lease_holding import holding
+from core.db.limits import StateLimits
+from core.db.maintenance import RekeyCounts, UserRewrite, no_keys_error
+from core.db.records import (
     HistoryEntry,
     KnownVersion,
     Lease,
-    LeaseLostError,
     OpenedRun,
     SessionMeta,
     SessionRecord,
     SnapshotStatus,
-    StaleVersionError,
-    StateLimitError,
-    StoreError,
-    StoreUnavailableError,
     UserMemory,
 )
-from core.db.lease_holding import holding
-from core.db.limits import StateLimits
-from core.db.redis import lease_scripts, scripts
+from core.db.redis import lease_scripts, loading, maintenance, writes
 from core.db.redis.background import SnapshotThread
 from core.db.redis.client import RedisClients, RoundTripCounter
 from core.db.redis.dirty import DirtyQueue
@@ -50,77 +48,14 @@ from core.db.redis.eviction import check_eviction_policy
 from core.db.redis.keys import SessionKeys, check_prefix
 from core.db.redis.lease import LeaseManager
 from core.db.redis.memories import RedisMemories
-from core.db.redis.records import (
-    history_from_undo,
-    record_from_hashes,
-    save_args,
-    seed_args,
-    upsert_args,
-)
-from core.db.redis.repair import check_against_durable
-from core.db.redis.write_through import copy_through
+from core.db.redis.rekey import rekey_redis
 from core.db.snapshot import DEFAULT_RETENTION_INTERVAL, RetentionPass, Snapshotter
-from core.state.cipher import StateCipher, refuse_sealed
-
-# LOAD script statuses, and the SAVE status for a session another Redis incarnation wrote
-_ABSENT, _SERVED, _UNVERIFIED = 0, 1, 2
-#: OPEN's status for a session that is exactly the version the caller knows
-_UNCHANGED = 3
-_UNVERIFIED_SAVE = -3
-#: checks of one session against the durable store before giving up (it kept changing)
-_MAX_CHECKS = 5
-
-
-@dataclass(frozen=True, slots=True)
-class _Loaded:
-    """What the LOAD script found."""
-
-    status: int
-    record: SessionRecord | None
-    dirty: bool = False
-
-
-def _check_same_keys(cipher: StateCipher | None, durable: BaseDb | None) -> None:
-    """ValueError unless Redis and its durable store seal with the same key ring: the
-    snapshotter copies sealed texts as they are, and read-backs seal them again."""
-    if durable is None:
-        return
-    theirs: StateCipher | None = getattr(durable, "cipher", None)
-    mine_ids = None if cipher is None else cipher.ring.ids
-    their_ids = None if theirs is None else theirs.ring.ids
-    if mine_ids != their_ids:
-        raise ValueError(
-            "RedisDb and its durable store (snapshot_to) must be given the same state key "
-            f"ring (cipher): Redis has {_ids(mine_ids)}, the durable store {_ids(their_ids)}"
-        )
-
-
-def _unsealed(session_id: str, key: str, text: str) -> str:
-    refuse_sealed(session_id, {key: text})
-    return text
-
-
-def _ids(ids: tuple[str, ...] | None) -> str:
-    return "none" if ids is None else "keys " + ", ".join(ids)
-
-
-def _pairs(flat: list[str]) -> dict[str, str]:
-    return dict(zip(flat[::2], flat[1::2], strict=True))
-
-
-def _parse_load(keys: SessionKeys, reply: list[Any]) -> _Loaded:
-    """A LOAD reply (layout in scripts.py) as a record with the epoch that served it."""
-    status = int(reply[0])
-    if status == _ABSENT:
-        return _Loaded(_ABSENT, None)
-    record = record_from_hashes(
-        keys.session_id, _pairs(reply[1]), _pairs(reply[2]), reply[3], epoch=reply[5]
-    )
-    return _Loaded(status, record, bool(status == _UNVERIFIED and int(reply[4])))
 
 
 class RedisDb(BaseDb):
     """Sessions in Redis, snapshotted to a durable store, serialized by Redis leases."""
+
+    hot = True
 
     def __init__(
         self,
@@ -141,7 +76,7 @@ class RedisDb(BaseDb):
         cipher: StateCipher | None = None,
     ) -> None:
         super().__init__()
-        _check_same_keys(cipher, snapshot_to)
+        loading.check_same_keys(cipher, snapshot_to)
         if write_through and snapshot_to is None:
             raise ValueError("write_through=True needs a durable store in snapshot_to")
         if write_through and history_limit < 1:
@@ -209,7 +144,7 @@ class RedisDb(BaseDb):
         """The session as Redis holds it (sealed texts stay sealed)."""
         await self._check_server_once()
         keys = SessionKeys(self.key_prefix, session_id)
-        return await self._resolve(keys, await self._load_hot(keys))
+        return await loading.resolve(self, keys, await loading.load_hot(self, keys))
 
     def _opened(self, record: SessionRecord | None) -> SessionRecord | None:
         if record is None:
@@ -223,44 +158,6 @@ class RedisDb(BaseDb):
         if not self._server_checked:
             self._server_checked = True  # once per store: the policy rarely changes
             await self.acheck_server()
-
-    async def _resolve(self, keys: SessionKeys, loaded: _Loaded) -> SessionRecord | None:
-        """The record a LOAD found, read back from or checked against the durable store
-        when it is absent or comes from another Redis incarnation (``repair.py``)."""
-        for _ in range(_MAX_CHECKS):
-            if loaded.status == _ABSENT:
-                return await self._read_back(keys.session_id) if self.snapshot_to else None
-            if loaded.status == _SERVED:
-                return loaded.record
-            assert self.snapshot_to is not None and loaded.record is not None
-            await check_against_durable(
-                self._clients,
-                keys,
-                loaded.record,
-                loaded.dirty,
-                self.snapshot_to,
-                self._ttl_ms,
-                self.cipher,
-            )
-            loaded = await self._load_hot(keys)
-        raise StoreUnavailableError(
-            f"session {keys.session_id!r} kept changing while it was checked against the "
-            "durable store after a Redis restart; try again"
-        )
-
-    async def _load_hot(self, keys: SessionKeys) -> _Loaded:
-        with self._clients.unavailable(f"load session {keys.session_id!r}"):
-            reply = await scripts.LOAD(
-                self._clients.get(),
-                [keys.state, keys.meta, keys.bucket.dirty, keys.data],
-                [keys.hashed, self._verify],
-            )
-        return _parse_load(keys, reply)
-
-    @property
-    def _verify(self) -> str:
-        # with a durable store, a copy from another Redis incarnation is checked first
-        return "1" if self.snapshot_to is not None else "0"
 
     def open_run(
         self,
@@ -285,38 +182,18 @@ class RedisDb(BaseDb):
             timeout,
             lease_scripts.OPEN,
             [keys.state, keys.meta, keys.bucket.dirty, keys.data],
-            [keys.hashed, self._verify, *wanted],
+            [keys.hashed, loading.verify(self), *wanted],
         )
         async with holding(self.leases, lease) as held:
-            if reply is not None and int(reply[1]) == _UNCHANGED:
+            if reply is not None and int(reply[1]) == loading.UNCHANGED:
                 yield OpenedRun(held, None, unchanged=True)
                 return
             if reply is None:  # handed over as the wait timed out: load on its own
                 record = await self._load_stored(session_id)
             else:
-                record = await self._resolve(keys, _parse_load(keys, reply[1:]))
+                record = await loading.resolve(self, keys, loading.parse_load(keys, reply[1:]))
             unchanged = known is not None and known.matches(record)
             yield OpenedRun(held, self._opened(record), unchanged=unchanged)
-
-    async def _read_back(self, session_id: str) -> SessionRecord | None:
-        """Copy a session from the durable store into Redis; Redis wins if it has one."""
-        assert self.snapshot_to is not None
-        durable = await self.snapshot_to.aload(session_id)
-        if durable is None:
-            return None
-        if self.cipher is not None:  # read opened through the durable store's API
-            durable = self.cipher.resealed_record(durable)
-        keys = SessionKeys(self.key_prefix, session_id)
-        args = seed_args(keys, durable, self._ttl_ms)
-        with self._clients.unavailable(f"read back session {session_id!r}"):
-            seed_keys = [keys.state, keys.meta, keys.bucket.index, keys.gone, keys.data]
-            reply = await scripts.SEED(self._clients.get(), seed_keys, args)
-        if int(reply[0]) == -1:
-            # deleted while a snapshot of it was in flight: that copy must not come back
-            await self.snapshot_to.adelete(session_id, upto_version=int(reply[1]))
-            return None
-        loaded = await self._load_hot(keys)
-        return loaded.record
 
     async def asave(
         self,
@@ -330,154 +207,23 @@ class RedisDb(BaseDb):
         data: str | None = None,
         release: bool = False,
     ) -> int:
-        texts = changed
-        self.limits.check_keys(session_id, texts)
-        self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
-        self.limits.check_data(session_id, data)
-        gone = set(removed) - set(texts)
-        self.limits.check_size(session_id, texts)  # the delta alone already too big
-        if self.cipher is not None:  # limits count plaintext; Redis holds it sealed
-            texts = self.cipher.seal_texts(session_id, texts)
-            data = None if data is None else self.cipher.seal_data(session_id, data)
-        keys = SessionKeys(self.key_prefix, session_id)
-        if expected_version == 0 and self.snapshot_to is not None:
-            # an empty Redis must not start a session the durable store already has
-            existing = await self._load_stored(session_id)
-            if existing is not None:
-                raise StaleVersionError(session_id, expected_version, existing.version)
-        save_id = uuid.uuid4().hex
-        args = save_args(
-            keys,
-            expected_version,
-            texts,
-            gone,
-            meta,
-            lease.token if lease is not None else "",
-            save_id=save_id,
-            ttl_ms=self._ttl_ms,
-            history_limit=self.history_limit,
-            max_bytes=self.limits.max_state_bytes,
-            guard_dirty=self.snapshot_to is not None,
-            verify=self.snapshot_to is not None,
+        return await writes.save(
+            self,
+            session_id,
+            expected_version=expected_version,
+            changed=changed,
+            removed=removed,
+            meta=meta,
+            lease=lease,
             data=data,
+            release=release,
         )
-        token = lease.token if lease is not None else ""
-        # write-through may still undo this save if the durable store fails, so the
-        # lease goes back only after it (the lock's exit), never with the save
-        releasing = release and bool(token) and not self.write_through
-        status, value, epoch, released = await self._run_save(keys, args, releasing)
-        if self.snapshot_to is not None and (
-            status == _UNVERIFIED_SAVE
-            # expired or flushed while the run was busy: read back and try once more
-            or (status == 0 and value == -1 and expected_version > 0)
-        ):
-            await self._load_stored(session_id)  # reads back or checks the durable copy
-            status, value, epoch, released = await self._run_save(keys, args, releasing)
-        if status == 0 or status == _UNVERIFIED_SAVE:
-            raise StaleVersionError(session_id, expected_version, None if value == -1 else value)
-        if status == -1:
-            raise LeaseLostError(session_id, expected_version)
-        if status == -2:
-            raise StateLimitError(
-                f"session {session_id!r}: session_state would be {value:,} bytes of JSON; "
-                f"the limit is {self.limits.max_state_bytes:,}. Nothing was written."
-            )
-        if self.write_through:
-            await self._write_through(keys, value, save_id)
-        if lease is not None:
-            lease.saved = KnownVersion(value, save_id, epoch)
-            lease.released = lease.released or released
-        return value
-
-    async def _run_save(
-        self, keys: SessionKeys, args: list[Any], release: bool
-    ) -> tuple[int, int, str, bool]:
-        """(status, value, epoch, released): SAVE, or SAVE_RELEASE when ``release``."""
-        save_keys = [
-            keys.state,
-            keys.meta,
-            keys.hist,
-            keys.bucket.dirty,
-            keys.bucket.index,
-            keys.lease,
-            keys.gone,
-            keys.data,
-        ]
-        with self._clients.unavailable(f"save session {keys.session_id!r}"):
-            if release:
-                reply = await lease_scripts.SAVE_RELEASE(
-                    self._clients.get(),
-                    [*save_keys, keys.queue, keys.alive],
-                    [*args, *self.leases.handoff_args()],
-                )
-            else:
-                reply = await scripts.SAVE(self._clients.get(), save_keys, args)
-        epoch = str(reply[2]) if len(reply) > 2 else ""
-        return int(reply[0]), int(reply[1]), epoch, len(reply) > 3 and int(reply[3]) == 1
-
-    async def _write_through(self, keys: SessionKeys, version: int, save_id: str) -> None:
-        assert self.snapshot_to is not None
-        # what this leaves dirty (the durable store failed) the snapshotter copies later
-        await copy_through(self._clients, self.dirty, self.snapshot_to, keys, version, save_id)
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
-        """Write a whole record into Redis if it is newer (imports, restores)."""
-        texts = record.texts
-        self.limits.check_keys(record.session_id, texts)
-        self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
-        self.limits.check_size(record.session_id, texts)
-        self.limits.check_data(record.session_id, record.data)
-        if self.cipher is not None:
-            record = self.cipher.sealed_record(record)
-            texts = record.texts
-        keys = SessionKeys(self.key_prefix, record.session_id)
-        args = upsert_args(
-            keys,
-            record,
-            texts,
-            ttl_ms=self._ttl_ms,
-            history_limit=self.history_limit,
-            guard_dirty=self.snapshot_to is not None,
-        )
-        session_keys = [
-            keys.state,
-            keys.meta,
-            keys.hist,
-            keys.bucket.dirty,
-            keys.bucket.index,
-            keys.gone,
-            keys.data,
-        ]
-        with self._clients.unavailable(f"write a snapshot of session {record.session_id!r}"):
-            written = await scripts.UPSERT(self._clients.get(), session_keys, args)
-        return bool(written)
+        return await writes.upsert_snapshot(self, record)
 
     async def adelete(self, session_id: str, *, upto_version: int | None = None) -> bool:
-        keys = SessionKeys(self.key_prefix, session_id)
-        if upto_version is not None:
-            hot = await self._load_stored(session_id)
-            if hot is not None and hot.version > upto_version:
-                return False
-        with self._clients.unavailable(f"delete session {session_id!r}"):
-            existed = await scripts.DELETE(
-                self._clients.get(),
-                [
-                    keys.state,
-                    keys.meta,
-                    keys.hist,
-                    keys.bucket.dirty,
-                    keys.bucket.index,
-                    keys.gone,
-                    keys.data,
-                    keys.conflict,
-                    keys.bucket.quarantine,
-                ],
-                [keys.hashed],
-            )
-        durable = False
-        if self.snapshot_to is not None:
-            durable = await self.snapshot_to.adelete(session_id, upto_version=upto_version)
-        return bool(existed) or durable
+        return await writes.delete(self, session_id, upto_version)
 
     async def alist_sessions(
         self, *, owner_id: str | None = None, limit: int = 100
@@ -495,29 +241,13 @@ class RedisDb(BaseDb):
         return records[:limit]
 
     async def ahistory(self, session_id: str, *, limit: int = 20) -> list[HistoryEntry]:
-        keys = SessionKeys(self.key_prefix, session_id)
-        if self.snapshot_to is not None:
-            await self._load_stored(session_id)  # a copy from an older Redis is checked first
-        with self._clients.unavailable(f"read the history of session {session_id!r}"):
-            pipe = self._clients.get().pipeline(transaction=True)
-            pipe.hgetall(keys.state)
-            pipe.hgetall(keys.meta)
-            pipe.lrange(keys.hist, 0, max(limit, 1) - 1)
-            state, meta, undo = await pipe.execute()
-        opener = self._text_opener(session_id)
-        entries = history_from_undo(session_id, state, undo, opener)[:limit] if meta else []
-        if len(entries) < limit and self.snapshot_to is not None:
-            oldest = entries[-1].version if entries else None
-            for entry in await self.snapshot_to.ahistory(session_id, limit=limit):
-                if oldest is None or entry.version < oldest:
-                    entries.append(entry)
-        return entries[:limit]
+        return await loading.history(self, session_id, limit)
 
     def _text_opener(self, session_id: str) -> Callable[[str, str], str]:
         """Opens one stored key text of the session (as is without a cipher)."""
         cipher = self.cipher
         if cipher is None:
-            return lambda key, text: _unsealed(session_id, key, text)
+            return lambda key, text: loading.unsealed(session_id, key, text)
         return lambda key, text: cipher.open(text, session_id, key)
 
     # -- run serialization ------------------------------------------------------------
@@ -598,6 +328,49 @@ class RedisDb(BaseDb):
                 f"the durable store failed while flushing ({exc}); the sessions stay "
                 "marked dirty in Redis"
             ) from exc
+
+    # -- maintenance primitives (core/db/redis/maintenance.py, core/db/redis/rekey.py) -
+    @property
+    def durable(self) -> BaseDb | None:
+        return self.snapshot_to
+
+    @property
+    def clients(self) -> RedisClients:
+        """The connections, for keys of other concerns kept in this Redis (schedules,
+        usage counters): their keys carry this store's ``key_prefix``."""
+        return self._clients
+
+    async def asessions_naming(self, rewrite: UserRewrite) -> set[str]:
+        """Every session Redis holds (dirty, quarantined or clean), read in chunks."""
+        return await maintenance.sessions_naming(self, rewrite)
+
+    async def ascrub_versions(self, session_id: str, rewrite: UserRewrite) -> int:
+        """The undo records, conflict copy and quarantine entry, under the lease."""
+        async with self.session_lock(session_id):
+            return await maintenance.scrub_extras(self, session_id, rewrite)
+
+    async def aforget_extras(self, session_id: str) -> None:
+        await maintenance.forget_extras(self, session_id)
+
+    async def aidle_sessions(
+        self, before: float, *, after: tuple[float, str] | None, limit: int
+    ) -> list[tuple[float, str]]:
+        """By the listing indexes' last-update scores (from ``after``'s time on)."""
+        found = await maintenance.idle_sessions(
+            self, before, limit=limit, from_score=None if after is None else after[0]
+        )
+        return [(t, sid) for sid, t in found]
+
+    async def arekey(self, *, lock: bool = True) -> list[RekeyCounts]:
+        """This Redis, then its durable store (the version guard suffices there)."""
+        if self.cipher is None:
+            raise no_keys_error(self)
+        await self.aflush()  # the durable store gets what is pending, then both are rewritten
+        passes = [await rekey_redis(self)]
+        durable = self.snapshot_to
+        if durable is not None and getattr(durable, "cipher", None) is not None:
+            passes += await durable.arekey(lock=False)
+        return passes
 
     async def aclose(self) -> None:
         """Stop the snapshotter, flush what is dirty, close this loop's connections."""

@@ -22,6 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy import event
 from sqlalchemy.pool import StaticPool
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from core.db.base import StoreUnavailableError
 
@@ -140,3 +141,16 @@ def postgres_engine(
             conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
 
     return engine
+
+
+#: SQLite may answer "database is locked" at once, without waiting out its busy timeout
+#: (e.g. while another connection switches a new file to WAL); the statement failed and
+#: its transaction rolled back, so running the whole transaction again is safe
+LOCKED_RETRY = Retrying(
+    retry=retry_if_exception(
+        lambda exc: isinstance(exc, sa.exc.OperationalError) and "database is locked" in str(exc)
+    ),
+    stop=stop_after_attempt(5),
+    wait=wait_exponential(multiplier=0.02, max=0.5),
+    reraise=True,
+)

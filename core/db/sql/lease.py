@@ -39,8 +39,9 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
-from core.db.base import Lease, LockTimeoutError, SessionBusyError
+from core.db.base import LockTimeoutError, SessionBusyError
 from core.db.lease_holding import holding
+from core.db.records import Lease
 from core.db.sql.lease_sql import Attempt, LeaseStatements
 
 T = TypeVar("T")

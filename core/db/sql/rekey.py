@@ -1,4 +1,4 @@
-"""The SQL stores' rekey pass (``core/db/rekey.py``): sessions, then history rows.
+"""The SQL stores' rekey pass (``core/governance/rekey.py``): sessions, then history rows.
 
 Rows are read in pages in key order (keyset, never ``OFFSET``) and rewritten one
 session (or one history row) per transaction, each guarded by what was read: the
@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from core.db.rekey import RekeyCounts
-from core.db.sql.store import SqlDb
+from core.db import codec
+from core.db.cipher import StateCipher
+from core.db.maintenance import RekeyCounts
 from core.exceptions import StateDecryptError
-from core.state import codec
-from core.state.cipher import StateCipher
+
+if TYPE_CHECKING:
+    from core.db.sql.store import SqlDb
 
 _PAGE = 200
 

@@ -29,11 +29,12 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import sqlite
 
-from core.db.base import InvalidIdError, OutcomeUnknownError, SessionRecord, VersionConflictError
+from core.db.base import InvalidIdError, OutcomeUnknownError, VersionConflictError
+from core.db.codec import object_text
 from core.db.limits import StateLimits
+from core.db.records import SessionRecord
 from core.db.sql.engine import UNAVAILABLE_ERRORS
 from core.db.sql.tables import Tables
-from core.state.codec import object_text
 
 #: one outcome per record: written, already there, or why that record was refused
 Outcome = bool | Exception

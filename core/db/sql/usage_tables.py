@@ -3,7 +3,7 @@
 One row per (scope kind, scope id, UTC day): ``tokens`` and ``tool_calls`` spent that
 day. Rows are only ever incremented (an upsert adding to the stored values), so two
 processes recording at once both count. Read and written by
-``core/run/budget_sql.py``.
+``core/governance/budgets/sql_usage.py``.
 """
 
 from __future__ import annotations

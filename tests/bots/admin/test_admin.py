@@ -9,8 +9,8 @@ import pytest
 from structlog.testing import capture_logs
 
 from bots.inbound import SlashCommand
+from core.db.codec import encode_delta
 from core.db.in_memory import InMemoryDb
-from core.state.codec import encode_delta
 from tests.bots.conftest import ServiceFactory, command
 
 CHANNEL_SESSION = "slack:T1:C1"

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bots.chat.approvals import Decision
-from core.db.base import Lease
 from core.db.in_memory import InMemoryDb
+from core.db.records import Lease
 from tests.bots.conftest import ServiceFactory, command
 
 SESSION = "slack:T1:C1"

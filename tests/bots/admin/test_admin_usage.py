@@ -7,7 +7,7 @@ from bots.chat.service import ChatService
 from bots.settings import Settings
 from core.agent import Agent
 from core.db.in_memory import InMemoryDb
-from core.run.budget import Budget
+from core.governance.budgets.model import Budget
 from core.testing import ScriptedModel, tool_call
 from tests.bots.conftest import ServiceFactory, command, message
 from tools.taskboard import tools as taskboard

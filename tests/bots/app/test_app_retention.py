@@ -13,10 +13,10 @@ import pytest
 from bots.app.build import serving_store, start_snapshots
 from bots.app.retention import policy_from_settings
 from bots.settings import Settings
+from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
-from core.db.retention import DAY
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
+from core.governance.retention import DAY
 
 OFFLINE: dict[str, Any] = {"openai_api_key": None, "openai_base_url": None, "redis_url": None}
 THREAD = "slack:T1:C1:1700.1"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bots.chat.undo import undo_reply
 from core.db.in_memory import InMemoryDb
-from core.state.migrate_sessions import migrate_session
+from core.governance.migrate import migrate_session
 from tests.core.test_schema_migrations import stored, v1_agent, v2_agent
 
 ANA = "slack:T1:UANA"

@@ -15,10 +15,10 @@ from bots.app.build import build_store
 from bots.cli.main import main
 from bots.settings import Settings
 from core.crypto import key_id
+from core.db.cipher import StateCipher
+from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.state.cipher import StateCipher
-from core.state.codec import encode_delta as texts
 
 K1 = Fernet.generate_key().decode()
 K2 = Fernet.generate_key().decode()

@@ -17,8 +17,8 @@ from bots.settings import Settings
 from core.agent import Agent
 from core.db.in_memory import InMemoryDb
 from core.db.sqlite import SqliteDb
+from core.governance.budgets.model import Budget
 from core.models.base import ModelResponse, Usage
-from core.run.budget import Budget
 from core.run.origin import CHANNEL_KEY
 from core.testing import ScriptedModel, tool_call
 

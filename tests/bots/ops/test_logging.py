@@ -17,11 +17,11 @@ import structlog
 from structlog.testing import capture_logs
 
 from bots.ops.logging import bind_event, configure_logging, redact_event
-from core.db.base import SessionRecord
+from core.db.codec import encode_delta
 from core.db.in_memory import InMemoryDb
+from core.db.records import SessionRecord
 from core.db.redis import RedisDb
 from core.redaction import REDACTED
-from core.state.codec import encode_delta
 
 
 @pytest.mark.parametrize(

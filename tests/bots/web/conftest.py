@@ -24,8 +24,8 @@ from playwright.async_api import Browser, Page, async_playwright
 
 from bots.web import WebConfig, create_app
 from bots.web.tokens import AdminTokens
-from core.db import admin
 from core.db.base import BaseDb
+from core.governance.transfer import import_jsonl
 
 CHROMIUM = os.environ.get("STATEBOT_TEST_CHROMIUM", "/usr/bin/chromium")
 INSTALL = "apt-get install -y chromium"
@@ -137,4 +137,4 @@ async def seed(db: BaseDb, sessions: list[dict[str, Any]]) -> None:
             **s,
         }
         lines.append(json.dumps(line))
-    await admin.import_jsonl(db, lines)
+    await import_jsonl(db, lines)

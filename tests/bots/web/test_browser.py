@@ -10,9 +10,10 @@ from aiohttp import web
 from playwright.async_api import Page, expect
 
 from core.agent import Agent
-from core.db import admin
 from core.db.postgres import PostgresDb
 from core.db.sqlite import SqliteDb
+from core.governance.save import load_session
+from core.governance.sessions import session_history
 from core.testing import ScriptedModel, tool_call
 from tests.bots.web.conftest import ServeConsole, seed, sign_in
 
@@ -158,7 +159,7 @@ async def test_diff_restore_and_the_next_run(
     )
     await agent.arun("add milk", session_id=sid, user_id="slack:T1:U1")
     await agent.arun("add eggs", session_id=sid, user_id="slack:T1:U2")
-    kept = await admin.session_history(db, sid)
+    kept = await session_history(db, sid)
     milk_only = min(v["version"] for v in kept if v["state"].get("items") == ["milk"])
     both = min(v["version"] for v in kept if v["state"].get("items") == ["milk", "eggs"])
     console = await serve_console(db)
@@ -181,12 +182,12 @@ async def test_diff_restore_and_the_next_run(
     # restore the version that had only milk, with confirmation
     await page.click(f"tr.version-row[data-version='{milk_only}'] >> text=Restore…")
     assert await page.text_content("h1") == "Confirm restore"
-    assert (await admin.load_session(db, sid)).state["items"] == ["milk", "eggs"]  # not yet
+    assert (await load_session(db, sid)).state["items"] == ["milk", "eggs"]  # not yet
     await page.click("#confirm")
     assert f"Version {milk_only} restored" in (await page.text_content("[role=status]") or "")
     await agent.arun("what is on the list?", session_id=sid, user_id="slack:T1:U1")
     assert model.requests[-1].system == 'Items: ["milk"]'
-    history = await admin.session_history(db, sid, limit=10)
+    history = await session_history(db, sid, limit=10)
     assert any(v["user_id"] == ADMIN for v in history)  # the restore names the admin
 
 

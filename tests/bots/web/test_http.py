@@ -335,7 +335,7 @@ async def test_restore_on_redis_reaches_the_next_run_and_the_durable_store(
     """On Redis over SQLite, a restore is what the agent's next run sees, and the durable
     store gets it at the next snapshot."""
     from core.agent import Agent
-    from core.db import admin
+    from core.governance.sessions import session_history
     from core.testing import ScriptedModel
 
     durable = SqliteDb(db_file=tmp_path / "d.db")
@@ -348,9 +348,7 @@ async def test_restore_on_redis_reaches_the_next_run_and_the_durable_store(
     await agent.arun("a", session_id=sid, session_state={"mood": "calm"})
     await agent.arun("b", session_id=sid, session_state={"mood": "busy"})
     calm = min(
-        v["version"]
-        for v in await admin.session_history(db, sid)
-        if v["state"].get("mood") == "calm"
+        v["version"] for v in await session_history(db, sid) if v["state"].get("mood") == "calm"
     )
     config = config_for(tmp_path)
     client = await signed_in_client(create_app(db, config), config)
@@ -432,8 +430,8 @@ async def test_restore_refused_when_the_session_changed_after_the_confirmation_p
     tmp_path: Path, sqlite: BaseDb
 ) -> None:
     """A restore confirmed on a page showing v2 does nothing once a run saved v3 (409)."""
-    from core.db.base import SessionMeta
-    from core.state.codec import encode_delta
+    from core.db.codec import encode_delta
+    from core.db.records import SessionMeta
 
     await seed(sqlite, [{"session_id": "slack:T1:C1", "state": {"n": 1}}])
     await sqlite.asave(

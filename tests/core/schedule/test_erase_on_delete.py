@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from core.db import admin
 from core.db.base import BaseDb
+from core.db.codec import encode_delta
+from core.governance.sessions import delete_session
 from core.schedule import Scheduler, Schedules, ScheduleSettings, schedule_store
-from core.state.codec import encode_delta
 from tests.core.schedule.conftest import FakeClock, World
 from tests.core.schedule.helpers import AgentFirer
 
@@ -34,7 +34,7 @@ async def test_admin_delete_erases_the_sessions_schedules_only(
         await book(db, session_id, clock).aadd(in_=5, input="remind me")
     await book(db, SESSION, clock).aadd(cron="* * * * *", input="every minute")
 
-    await admin.delete_session(db, SESSION)
+    await delete_session(db, SESSION)
 
     assert await book(db, SESSION, clock).alist() == []
     kept = await book(db, OTHER, clock).alist()

@@ -8,9 +8,9 @@ import sqlalchemy as sa
 from alembic import command
 
 from core.db.sql.migrate import _config
+from core.db.sql.schedule_tables import schedules_table_name
 from core.db.sql.tables import TableNames
 from core.db.sqlite import SqliteDb
-from core.schedule.sql_store import schedules_table_name
 
 
 async def test_schedules_table_is_named_after_the_sessions_table(tmp_path: Path) -> None:

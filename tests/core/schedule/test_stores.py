@@ -7,7 +7,8 @@ import uuid
 
 import pytest
 
-from core.db.base import Lease, LeaseLostError
+from core.db.base import LeaseLostError
+from core.db.records import Lease
 from core.schedule import ScheduleLimitError, schedule_store
 from core.schedule.model import Schedule, Status
 from tests.core.schedule.conftest import World

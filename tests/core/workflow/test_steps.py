@@ -9,9 +9,9 @@ from typing_extensions import TypedDict
 
 from core.agent import Agent
 from core.db.in_memory import InMemoryDb
+from core.db.values import StateValueError
 from core.exceptions import StateSchemaError, UnknownToolError
 from core.run import RunContext
-from core.state.values import StateValueError
 from core.team import Team
 from core.testing import ScriptedModel, tool_call
 from core.workflow import Step, StepInput, StepOutput, Workflow

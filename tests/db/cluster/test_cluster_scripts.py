@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from redis.asyncio.cluster import RedisCluster
 
+from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
-from core.state.codec import encode_delta as texts
 from tests.db.cluster.conftest import raw_cluster
 
 pytestmark = pytest.mark.slow

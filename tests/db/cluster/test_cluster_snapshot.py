@@ -11,11 +11,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.redis import RedisDb
 from core.db.redis.keys import BUCKETS
 from core.db.snapshot import Snapshotter
-from core.state.codec import encode_delta as texts
 from tests.db.test_snapshot import (  # noqa: F401  (the tests, collected here)
     test_background_snapshotter_runs_and_aclose_flushes,
     test_change_during_inflight_snapshot_is_not_lost,

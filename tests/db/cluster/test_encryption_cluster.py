@@ -8,10 +8,10 @@ import pytest
 
 from core.crypto import key_id
 from core.db.base import BaseDb
+from core.db.cipher import StateCipher
+from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
-from core.db.rekey import rekey
-from core.state.cipher import StateCipher
-from core.state.codec import encode_delta as texts
+from core.governance.rekey import rekey
 from tests.db.test_conformance import *  # noqa: F403  (the suite's tests, collected here)
 from tests.db.test_encryption import K1, K2, SECRET
 

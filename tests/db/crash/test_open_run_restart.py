@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from core.db.base import KnownVersion
+from core.db.codec import encode_delta as texts
+from core.db.records import KnownVersion
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from core.state.codec import encode_delta as texts
 from tests.db.crash.conftest import RedisServer
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from core.agent import Agent
-from core.db.base import SessionRecord
+from core.db.records import SessionRecord
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
 from core.db.sqlite import SqliteDb

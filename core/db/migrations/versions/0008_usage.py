@@ -1,7 +1,7 @@
 """Usage counters of budgets: one row per scope (session, user, channel) and UTC day.
 
 Named after the sessions table like the other derived tables (``session_usage`` by
-default). Incremented by an upsert in ``core/run/budget_sql.py``; the primary key
+default). Incremented by an upsert in ``core/governance/budgets/sql_usage.py``; the primary key
 (scope, scope_id, day) is the row a run's usage adds to. The columns are written out
 here, frozen: a later change of the table is a new migration.
 

@@ -1,0 +1,267 @@
+"""Admin operations on one session: list, dump, history, restore, reset, replace, delete.
+
+Chat ``/state``, the web console and ``statebot state`` all call these.
+
+* Operations that change a session hold its run lease (``db.session_lock``) and save
+  through the one admin save path (:mod:`core.governance.save`), so they never
+  interleave with a run, in this process or another. ``restore_version`` and
+  ``delete_session`` take ``expected_version``: the version the caller decided on (a
+  confirmation question, an erasure's classification); if the session moved on since,
+  they refuse with StaleVersionError and change nothing.
+* Restore across a schema migration (one rule, :func:`_restored_schema`): a restore to
+  a version before a ``migrate`` entry labels the state with that entry's "from" schema
+  version, so the next run migrates it again; a restore the trail no longer covers is
+  refused (RestoreSchemaError) for a typed session.
+* Dumps hide values under credential names (``core.redaction``) unless revealed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from core.db.base import BaseDb, StoreError
+from core.db.codec import encode_delta
+from core.db.records import HistoryEntry, SessionRecord
+from core.exceptions import RestoreSchemaError, SessionNotFoundError, VersionNotFoundError
+from core.governance.audit import audit_entries
+from core.governance.save import HISTORY_SCAN, check_expected, load_session, save_change
+from core.governance.undo import migration_since
+from core.redaction import redact, redact_text
+from core.run.history import SessionData
+from core.schedule.stores import erase_session_schedules
+from core.state.audit import AuditEntry
+
+__all__ = [
+    "MAX_TIMESTAMP",
+    "delete_session",
+    "dump_session",
+    "health",
+    "list_sessions",
+    "load_session",
+    "replace_state",
+    "reset_session",
+    "restore_version",
+    "session_history",
+    "summary",
+    "timestamp",
+]
+
+#: the latest timestamp a date can be shown for (9999-12-31T23:59:59Z)
+MAX_TIMESTAMP = 253_402_300_799.0
+
+
+def timestamp(value: Any) -> float | None:
+    """A timestamp an export and an import can carry, else None."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and 0 <= number <= MAX_TIMESTAMP else None
+
+
+# -- reading ---------------------------------------------------------------------------
+def summary(record: SessionRecord) -> dict[str, Any]:
+    """A session's meta, without its state (unreadable timestamps as None)."""
+    return {
+        "session_id": record.session_id,
+        "version": record.version,
+        "kind": record.kind,
+        "owner_id": record.owner_id,
+        "user_id": record.user_id,
+        "created_at": timestamp(record.created_at),
+        "updated_at": timestamp(record.updated_at),
+        "keys": len(record.texts),
+    }
+
+
+async def health(db: BaseDb) -> dict[str, Any]:
+    """Is the store reachable, how far do its snapshots lag, which sessions are parked."""
+    report: dict[str, Any] = {"reachable": True}
+    try:
+        await db.aping()
+        status = await db.asnapshot_status()
+    except StoreError as exc:
+        return {"reachable": False, "error": redact_text(str(exc))}
+    if status is not None:
+        report["dirty"] = status.dirty
+        report["quarantined"] = len(status.quarantined)
+        report["quarantined_sessions"] = [
+            {"session_id": e.session_id, "version": e.version, "reason": redact_text(e.reason)}
+            for e in status.quarantined
+        ]
+    return report
+
+
+async def list_sessions(
+    db: BaseDb, *, owner_id: str | None = None, limit: int = 100
+) -> list[dict[str, Any]]:
+    """Sessions (meta only), most recently updated first."""
+    return [summary(r) for r in await db.alist_sessions(owner_id=owner_id, limit=limit)]
+
+
+async def dump_session(
+    db: BaseDb,
+    session_id: str,
+    *,
+    reveal: bool = False,
+    versions: int = 5,
+    extra: Sequence[str] = (),
+) -> dict[str, Any]:
+    """State, meta and the most recent versions of one session (redacted by default)."""
+    record = await load_session(db, session_id)
+    dump = summary(record)
+    del dump["keys"]
+    dump["state"] = record.state if reveal else redact(record.state, extra)
+    dump["redacted"] = not reveal
+    dump["recent_versions"] = [
+        {"version": e.version, "user_id": e.user_id, "saved_at": timestamp(e.saved_at)}
+        for e in await db.ahistory(session_id, limit=versions)
+    ]
+    return dump
+
+
+async def session_history(
+    db: BaseDb,
+    session_id: str,
+    *,
+    limit: int = 20,
+    reveal: bool = False,
+    extra: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """Saved versions, newest first, states redacted unless ``reveal``."""
+    return [
+        {
+            "version": e.version,
+            "user_id": e.user_id,
+            "saved_at": timestamp(e.saved_at),
+            "state": e.state if reveal else redact(e.state, extra),
+        }
+        for e in await db.ahistory(session_id, limit=limit)
+    ]
+
+
+# -- changing one session (always under its lease) ------------------------------------
+async def restore_version(
+    db: BaseDb,
+    session_id: str,
+    version: int,
+    *,
+    actor: str | None = None,
+    origin: Mapping[str, Any] | None = None,
+    expected_version: int | None = None,
+) -> int:
+    """Make ``version`` current again, saved as a new version under the lease; the new one.
+
+    Audited as ``restore`` (naming the version brought back) by ``actor``.
+    ``expected_version``: refuse (StaleVersionError, nothing changed) unless the session
+    is still at it. A typed session's state keeps the schema version ``version`` was
+    saved in (:func:`_restored_schema`), so the next run migrates it if it is older.
+    """
+    async with db.session_lock(session_id) as lease:
+        current = await load_session(db, session_id)
+        check_expected(current, expected_version)
+        target = await _find_version(db, session_id, version)
+        schema = _restored_schema(current, version)
+        saved, _ = await save_change(
+            db,
+            lease,
+            current,
+            encode_delta(target.state),
+            kind="restore",
+            actor=actor,
+            origin=origin,
+            source_version=version,
+            schema_version=schema,
+        )
+        return saved
+
+
+def _restored_schema(current: SessionRecord, version: int) -> int | None:
+    """The schema version the state of ``version`` is in, read from the audit trail.
+
+    The first ``migrate`` entry after ``version`` names it (its "from"). With none, the
+    state is in the session's current schema version, provided the trail reaches back
+    to ``version``: entries are dropped oldest first, so an oldest entry no later than
+    ``version + 1``, or the session's creating one, proves none after ``version`` was
+    dropped. Else a typed session is refused with RestoreSchemaError.
+    """
+    schema = SessionData.decode(current.data).schema_version if current.data else None
+    entries = audit_entries(current)
+    migrated = migration_since(AuditEntry(version=version, at=0.0, kind="restore"), entries)
+    if migrated is not None and migrated.schema_versions is not None:
+        return migrated.schema_versions[0]
+    oldest = entries[0] if entries else None
+    covered = oldest is not None and (oldest.version <= version + 1 or oldest.created)
+    if schema is not None and (migrated is not None or not covered):
+        raise RestoreSchemaError(
+            current.session_id, version, oldest.version if oldest else None, schema
+        )
+    return schema
+
+
+async def reset_session(
+    db: BaseDb,
+    session_id: str,
+    *,
+    actor: str | None = None,
+    origin: Mapping[str, Any] | None = None,
+) -> int:
+    """Empty the state as a new version under the lease (history kept); the new version.
+
+    The owner's default state does not come back (only a new or deleted session starts
+    from it); a reset keeps the session, its run history and its older versions.
+    Audited as ``reset`` by ``actor``.
+    """
+    async with db.session_lock(session_id) as lease:
+        current = await load_session(db, session_id)
+        saved, _ = await save_change(
+            db, lease, current, {}, kind="reset", actor=actor, origin=origin
+        )
+        return saved
+
+
+async def replace_state(
+    db: BaseDb,
+    session_id: str,
+    state: Mapping[str, Any],
+    *,
+    kind: str,
+    actor: str | None = None,
+    origin: Mapping[str, Any] | None = None,
+) -> int:
+    """Save ``state`` as the session's next version under its lease, audited as ``kind``
+    ("migrate", …); the new version. StateValueError names a value that is not JSON."""
+    texts = encode_delta(state)
+    async with db.session_lock(session_id) as lease:
+        current = await load_session(db, session_id)
+        saved, _ = await save_change(
+            db, lease, current, texts, kind=kind, actor=actor, origin=origin
+        )
+        return saved
+
+
+async def _find_version(db: BaseDb, session_id: str, version: int) -> HistoryEntry:
+    entries = await db.ahistory(session_id, limit=HISTORY_SCAN)
+    for entry in entries:
+        if entry.version == version:
+            return entry
+    raise VersionNotFoundError(session_id, version, [e.version for e in entries])
+
+
+async def delete_session(
+    db: BaseDb, session_id: str, *, expected_version: int | None = None
+) -> None:
+    """Delete a session, its history and its schedules (hot and durable copies), under its lease.
+
+    ``expected_version``: refuse (StaleVersionError, nothing deleted) unless the session
+    is still at that version (a run landed since the caller looked at it).
+    """
+    async with db.session_lock(session_id):
+        if expected_version is not None:
+            check_expected(await load_session(db, session_id), expected_version)
+        existed = await db.adelete(session_id)
+        # a reminder must not fire into a session that no longer exists
+        await erase_session_schedules(db, session_id)
+    if not existed:
+        raise SessionNotFoundError(session_id)
