@@ -1,7 +1,7 @@
 """Key rings: several secret keys, newest first, each known by a short non-secret id.
 
 One format and one rule for every secret Statebot encrypts (Slack tokens with
-``bots/slack/token_cipher.py``, session state with ``core/state/cipher.py``):
+``bots/adapters/slack/token_cipher.py``, session state with ``core/db/cipher.py``):
 
 * a key is 32 random bytes written as url-safe base64 (a Fernet key: ``python -c "from
   cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"``);

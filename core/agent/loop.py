@@ -21,8 +21,8 @@ from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.agent.prompt import PromptSpec, build_system_message
 from core.agent.tool_calls import execute_tool_call, prepare_run
 from core.exceptions import NoModelError, ToolCallLimitError
+from core.governance.budgets.gate import meter_model_call, meter_tool_call
 from core.models.base import Message, Model, ModelResponse, ToolCall
-from core.run.budget_gate import meter_model_call, meter_tool_call
 from core.run.context import RunContext
 from core.run.history import history_messages, message_to_dict
 from core.run.output import RunOutput, RunStatus, ToolExecution

@@ -14,7 +14,7 @@ model or TypedDict), ``session_state_schema_version`` (default 1) and
 into version n). The default ``session_state`` must fit the schema (checked here, once);
 each session is checked and migrated when a run opens it
 (:mod:`core.state.schema_session`). ``budget``: the owner's usage limits
-(:class:`core.run.budget.Budget`), kept as ``self.budget``.
+(:class:`core.governance.budgets.model.Budget`), kept as ``self.budget``.
 
 Dependencies are merged one way, decided here only (:meth:`SessionOwner.run_dependencies`):
 the run's ``dependencies=`` over the owner's, key by key, the run's keys winning, one
@@ -36,10 +36,11 @@ from typing import Any, ClassVar
 
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, check_timeout
 from core.agent.loop import ContentSink, Resume
-from core.db.base import BaseDb, SessionMeta
+from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
+from core.db.records import SessionMeta
 from core.exceptions import RunError
-from core.run.budget import Budget
+from core.governance.budgets.model import Budget
 from core.run.output import RunOutput
 from core.state.schema import Migration, StateSchema, schema_of
 from core.state.schema_session import typed_session

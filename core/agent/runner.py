@@ -8,7 +8,7 @@ and a resumed confirmation (``continue_run``) all take the same steps, in order:
 2. **Open the session** — take the session's run lease, load it, resolve the state
    to use (run argument > stored > default): :func:`core.state.session.open_session`.
    With a ``budget``, the day's usage of the run's scopes is checked here, under the
-   lease and before the model is called (:mod:`core.run.budget_gate`); a refused run
+   lease and before the model is called (:mod:`core.governance.budgets.gate`); a refused run
    stores nothing.
 3. **Deadline** — the run's ``run_timeout`` starts once it holds the session
    (:func:`core.agent.deadline.run_deadline`); past it nothing more is saved.
@@ -37,8 +37,8 @@ from core.agent.deadline import run_deadline
 from core.agent.loop import ContentSink, Resume
 from core.agent.pause import resume_of
 from core.exceptions import RunError
-from core.run.budget import Budget, Scope, Usage, run_scopes
-from core.run.budget_gate import check_budget, metered, record_usage, usage_of
+from core.governance.budgets.gate import check_budget, metered, record_usage, usage_of
+from core.governance.budgets.model import Budget, Scope, Usage, run_scopes
 from core.run.history import RunRecord, run_record
 from core.run.output import RunOutput
 from core.state.session import SessionHandle

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.agent.owner import SessionOwner
-from core.db import admin
+from core.exceptions import SessionNotFoundError
+from core.governance.sessions import delete_session
 from core.models.base import Message
 from core.run.history import RunRecord, SessionData, history_messages
 from core.run.output import RunOutput, RunStatus, ToolExecution
@@ -196,8 +197,8 @@ class SessionStateApi(SessionOwner):
     async def adelete_session(self, session_id: str | None = None) -> bool:
         """Delete a session with its history (under its lease); False when there was none."""
         try:
-            await admin.delete_session(self.db, session_id or self.session_id)
-        except admin.SessionNotFoundError:
+            await delete_session(self.db, session_id or self.session_id)
+        except SessionNotFoundError:
             return False
         return True
 

@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ParamSpec
 
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
+from core.db.values import TRANSIENT_KEYS, StateValueError
 from core.exceptions import ToolArgumentError, ToolRefusedError
 from core.run.context import RunContext
 from core.run.output import ToolExecution
@@ -37,7 +38,6 @@ from core.state.checkpoints import Checkpoint
 from core.state.schema_session import checked_checkpoint
 from core.state.session import SessionHandle
 from core.state.tracked import LazyState
-from core.state.values import TRANSIENT_KEYS, StateValueError
 from core.state.view import AgentState
 from core.tools.call import call_function
 from core.tools.dependencies import resolve_dependencies

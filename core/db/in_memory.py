@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
 
-from core.db.base import BaseDb, StaleVersionError, VersionConflictError
+from core.db.base import BaseDb
 from core.db.codec import decode_state, entry_bytes, state_bytes
 from core.db.limits import StateLimits
 from core.db.maintenance import RekeyCounts, UserRewrite
@@ -27,6 +27,7 @@ from core.db.records import (
     SessionRecord,
     UserMemory,
 )
+from core.exceptions import StaleVersionError, VersionConflictError
 
 
 @dataclass(frozen=True, slots=True)

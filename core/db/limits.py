@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from core.db.base import InvalidIdError, StateLimitError
 from core.db.codec import encode_delta as dump_delta
 from core.db.codec import entry_bytes, largest_keys, state_bytes, utf8_len
+from core.exceptions import InvalidIdError, StateLimitError
 
 # re-exported: the size rules live in core/db/codec.py
 __all__ = ["StateLimits", "dump_delta", "entry_bytes", "state_bytes"]

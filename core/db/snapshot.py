@@ -51,8 +51,9 @@ from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from core.db.base import BaseDb, StoreUnavailableError
+from core.db.base import BaseDb
 from core.db.records import SessionRecord
+from core.exceptions import StoreUnavailableError
 from core.utils.log import log_debug, log_error, log_warning
 
 #: sessions per durable write: 500-2,000 measured alike (bench/README.md), 1,000 kept

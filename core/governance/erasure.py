@@ -29,10 +29,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.db.base import BaseDb, StoreError
+from core.db.base import BaseDb
 from core.db.maintenance import UserRewrite
 from core.db.records import SessionMeta
-from core.exceptions import SessionNotFoundError, StaleVersionError
+from core.exceptions import SessionNotFoundError, StaleVersionError, StoreError
 from core.governance import sessions
 from core.governance.budgets.stores import erase_usage
 from core.governance.pseudonym import new_pseudonym, participants, user_rewrite, user_runs

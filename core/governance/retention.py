@@ -31,8 +31,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.db.base import BaseDb, StoreError
-from core.exceptions import SessionNotFoundError, StaleVersionError
+from core.db.base import BaseDb
+from core.exceptions import SessionNotFoundError, StaleVersionError, StoreError
 from core.governance import sessions
 from core.governance.budgets.stores import erase_usage
 from core.redaction import redact_text

@@ -21,10 +21,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from core.db.base import BaseDb, StoreError
+from core.db.base import BaseDb
 from core.db.codec import encode_delta
 from core.db.records import HistoryEntry, SessionRecord
-from core.exceptions import RestoreSchemaError, SessionNotFoundError, VersionNotFoundError
+from core.exceptions import (
+    RestoreSchemaError,
+    SessionNotFoundError,
+    StoreError,
+    VersionNotFoundError,
+)
 from core.governance.audit import audit_entries
 from core.governance.save import HISTORY_SCAN, check_expected, load_session, save_change
 from core.governance.undo import migration_since

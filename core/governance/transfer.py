@@ -20,12 +20,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from core.db.base import BaseDb, StoreError
+from core.db.base import BaseDb
 from core.db.codec import encode_delta
 from core.db.limits import StateLimits
 from core.db.records import SessionRecord
 from core.db.values import StateValueError
-from core.exceptions import ImportFileError, ImportWriteError
+from core.exceptions import ImportFileError, ImportWriteError, StoreError
 from core.governance.save import save_change
 from core.governance.sessions import MAX_TIMESTAMP, timestamp
 from core.redaction import redact_text

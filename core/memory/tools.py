@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import uuid
 
-from core.db.base import BaseDb, UserMemory
+from core.db.base import BaseDb
+from core.db.records import UserMemory
 from core.run.context import RunContext
 from core.tools.function import Function
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from core.db.base import Lease
+from core.db.records import Lease
 from core.db.redis.store import RedisDb
 from core.schedule.model import Schedule
 from core.schedule.redis_store import RedisScheduleStore

@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from redis.asyncio.cluster import RedisCluster
 
-from core.db.base import Lease
+from core.db.records import Lease
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys
 from core.db.redis.scripts import LuaScript
 from core.db.redis.store import RedisDb

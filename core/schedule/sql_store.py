@@ -13,7 +13,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from core.db.base import Lease
+from core.db.records import Lease
 from core.db.sql.schedule_tables import build_schedules_table
 from core.db.sql.store import SqlDb
 from core.exceptions import LeaseLostError

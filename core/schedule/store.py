@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 import threading
 
-from core.db.base import Lease
+from core.db.records import Lease
 from core.schedule.errors import ScheduleLimitError
 from core.schedule.model import Schedule
 

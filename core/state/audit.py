@@ -34,8 +34,8 @@ from typing import Any
 import jsonpatch
 from jsonpointer import escape
 
+from core.db import codec
 from core.run.origin import EVENT_KEY, PLATFORM_KEY, origin_value
-from core.state import codec
 
 __all__ = [
     "KINDS",

@@ -29,8 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.db.base import BaseDb, KnownVersion
-from core.state import codec
+from core.db import codec
+from core.db.base import BaseDb
+from core.db.records import KnownVersion
 from core.state.tracked import TrackedState
 
 #: sessions kept per store, and their total JSON text in bytes

@@ -17,8 +17,8 @@ import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
+from core.db import codec
 from core.run.output import DeferredState
-from core.state import codec
 
 T = TypeVar("T")
 

@@ -35,9 +35,9 @@ import pydantic
 import typing_extensions
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from core.db import codec
+from core.db.values import TRANSIENT_KEYS
 from core.exceptions import StateMigrationError, StateSchemaError, StateValueError
-from core.state import codec
-from core.state.values import TRANSIENT_KEYS
 
 #: a migration: the state of version n - 1 in, the state of version n out
 Migration = Callable[[dict[str, Any]], dict[str, Any]]

@@ -33,13 +33,13 @@ from contextvars import ContextVar
 from types import MappingProxyType
 from typing import Any
 
+from core.db import codec
+from core.db.values import TRANSIENT_KEYS
 from core.exceptions import SchemaVersionError, StateSchemaError
-from core.state import codec
 from core.state.checkpoints import Checkpoint
 from core.state.merge import deep_merge
 from core.state.schema import StateSchema
 from core.state.session import SessionHandle
-from core.state.values import TRANSIENT_KEYS
 
 
 class SchemaBinding:

@@ -27,7 +27,7 @@ import copy
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from core.state import codec
+from core.db import codec
 
 #: values that cannot change in place: reading them hands out nothing to track
 _IMMUTABLE_TYPES = frozenset({str, int, float, bool, type(None)})

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from core.state import codec
+from core.db import codec
+from core.db.values import TRANSIENT_KEYS
 from core.state.checkpoints import Checkpoint, KeyTexts
 from core.state.tracked import TrackedState, raw_copy
-from core.state.values import TRANSIENT_KEYS
 
 
 class PublicView(Mapping[str, Any]):

@@ -11,8 +11,8 @@ import copy
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from core.db.values import TRANSIENT_KEYS
 from core.state.tracked import peek, raw_copy
-from core.state.values import TRANSIENT_KEYS
 
 
 class StateBackend(Protocol):

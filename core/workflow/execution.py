@@ -15,13 +15,13 @@ from typing import Any, Protocol
 
 from core.agent.loop import ContentSink
 from core.agent.streaming import step_scope
+from core.db.codec import encode_state
+from core.db.values import TRANSIENT_KEYS
 from core.run.context import RunContext
 from core.run.output import RunMetrics, ToolExecution
-from core.state.codec import encode_state
 from core.state.schema_session import checked_checkpoint
 from core.state.session import SessionHandle
 from core.state.tracker import StateTracker
-from core.state.values import TRANSIENT_KEYS
 from core.state.view import AgentState
 from core.tools.hooks import call_with
 from core.workflow.types import StepInput, StepOutput

@@ -23,7 +23,7 @@ from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
 from core.db.base import BaseDb
 from core.exceptions import NoModelError, UnknownToolError
-from core.run.budget import Budget
+from core.governance.budgets.model import Budget
 from core.run.output import RunOutput
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle

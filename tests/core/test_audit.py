@@ -10,10 +10,10 @@ import jsonpatch
 import pytest
 
 from core.agent import Agent
-from core.db.base import StateLimitError
 from core.db.codec import encode_delta
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits
+from core.exceptions import StateLimitError
 from core.governance.audit import audit_log
 from core.run.history import SessionData
 from core.run.origin import EVENT_KEY, PLATFORM_KEY

@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 
 from core.agent import Agent
-from core.db.base import BaseDb, StateLimitError
+from core.db.base import BaseDb
 from core.db.codec import state_bytes
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits
 from core.db.records import SessionMeta
 from core.db.redis import RedisDb
+from core.exceptions import StateLimitError
 from core.models.scripted import ScriptedModel, tool_call
 from core.state import cache as cache_module
 from core.state.cache import cache_of, held_only_by

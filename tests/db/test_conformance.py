@@ -8,11 +8,12 @@ import math
 
 import pytest
 
-from core.db.base import BaseDb, InvalidIdError, StaleVersionError, StateLimitError
+from core.db.base import BaseDb
 from core.db.codec import encode_delta as texts
 from core.db.limits import StateLimits
 from core.db.records import SessionMeta, SessionRecord, UserMemory
 from core.db.values import StateValueError
+from core.exceptions import InvalidIdError, StaleVersionError, StateLimitError
 from core.governance.sessions import restore_version
 
 HOSTILE_IDS = [

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from core.db.base import BaseDb, StateLimitError
+from core.db.base import BaseDb
 from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits, dump_delta, state_bytes
 from core.db.sqlite import SqliteDb
+from core.exceptions import StateLimitError
 
 LIMITS = StateLimits(max_state_bytes=60, max_key_length=8)
 

@@ -12,11 +12,12 @@ import asyncio
 
 import pytest
 
-from core.db.base import BaseDb, LeaseLostError
+from core.db.base import BaseDb
 from core.db.codec import encode_delta as texts
 from core.db.records import KnownVersion
 from core.db.redis import RedisDb
 from core.db.redis.keys import SessionKeys
+from core.exceptions import LeaseLostError
 from tests.db.test_redis_store import db as db  # the RedisDb fixture
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core.db.base import OutcomeUnknownError
 from core.db.codec import encode_delta as texts
 from core.db.records import SessionRecord
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
 from core.db.sqlite import SqliteDb
+from core.exceptions import OutcomeUnknownError
 
 
 async def test_reset_racing_a_snapshot_does_not_bring_old_state_back(

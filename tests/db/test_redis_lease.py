@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from core.db.base import LockTimeoutError, SessionBusyError
 from core.db.codec import encode_delta as texts
 from core.db.redis import LeaseLostError, RedisDb
+from core.exceptions import LockTimeoutError, SessionBusyError
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,12 +10,13 @@ from collections.abc import AsyncIterator
 import pytest
 import redis.asyncio as aioredis
 
-from core.db.base import BaseDb, StaleVersionError, StateLimitError, StoreUnavailableError
+from core.db.base import BaseDb
 from core.db.codec import encode_delta as texts
 from core.db.limits import StateLimits
 from core.db.redis import RedisDb
 from core.db.redis.keys import SessionKeys
 from core.db.values import StateValueError
+from core.exceptions import StaleVersionError, StateLimitError, StoreUnavailableError
 
 
 async def redis_store(request: pytest.FixtureRequest) -> BaseDb:

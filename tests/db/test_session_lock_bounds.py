@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from core.db.base import LockTimeoutError, SessionBusyError
 from core.db.in_memory import InMemoryDb
+from core.exceptions import LockTimeoutError, SessionBusyError
 
 
 async def test_waiters_past_the_bound_are_refused_at_once() -> None:

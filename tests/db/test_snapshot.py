@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 import redis.asyncio as aioredis
 
-from core.db.base import StaleVersionError, StoreUnavailableError
 from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.records import SessionRecord
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
 from core.db.sqlite import SqliteDb
+from core.exceptions import StaleVersionError, StoreUnavailableError
 
 
 class Crash(Exception):

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from core.db.base import InvalidIdError, VersionConflictError
 from core.db.postgres import PostgresDb
 from core.db.records import SessionRecord
 from core.db.sql.snapshots import Outcome, upsert_snapshots
 from core.db.sql.store import SqlDb
 from core.db.sqlite import SqliteDb
+from core.exceptions import InvalidIdError, VersionConflictError
 
 LONG_ID = "slack:T1:C1:" + secrets.token_hex(1500)
 

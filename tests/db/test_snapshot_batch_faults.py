@@ -14,7 +14,6 @@ from collections.abc import AsyncIterator, Sequence
 import pytest
 import sqlalchemy as sa
 
-from core.db.base import StoreUnavailableError, VersionConflictError
 from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits
@@ -23,6 +22,7 @@ from core.db.records import SessionRecord
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
 from core.db.sql.snapshots import Outcome
+from core.exceptions import StoreUnavailableError, VersionConflictError
 from tests.db.test_snapshot_batch import write
 
 LONG_ID = "slack:T1:C1:" + secrets.token_hex(1500)

@@ -16,12 +16,8 @@ from pydantic import SecretStr
 from bots.app.retention import policy_from_settings
 from bots.cli.snapshotter import build_snapshotter, snapshotter_store
 from bots.settings import Settings
-<<<<<<< HEAD
-=======
-from bots.snapshotter_cli import build_snapshotter, snapshotter_store
 from core.db.cipher import StateCipher
 from core.db.codec import encode_delta as texts
->>>>>>> redesign-gov
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
 from core.governance.retention import DAY, RetentionReport

@@ -6,7 +6,6 @@ import secrets
 
 import pytest
 
-from core.db.base import StoreUnavailableError
 from core.db.codec import encode_delta as texts
 from core.db.limits import StateLimits
 from core.db.postgres import PostgresDb
@@ -14,6 +13,7 @@ from core.db.records import SnapshotStatus
 from core.db.redis import RedisDb
 from core.db.redis.keys import SessionKeys
 from core.db.snapshot import Snapshotter
+from core.exceptions import StoreUnavailableError
 
 # past PostgreSQL's B-tree entry limit (random, so compression cannot shrink it)
 LONG_ID = "slack:T1:C1:" + secrets.token_hex(1500)

@@ -7,12 +7,12 @@ from collections.abc import AsyncIterator, Sequence
 
 import pytest
 
-from core.db.base import StoreUnavailableError
 from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.records import SessionRecord
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
+from core.exceptions import StoreUnavailableError
 
 
 class SlowDurable(InMemoryDb):

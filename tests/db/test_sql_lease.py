@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from core.agent import Agent
-from core.db.base import LeaseLostError, LockTimeoutError, SessionBusyError, StaleVersionError
 from core.db.codec import encode_delta as texts
 from core.db.postgres import PostgresDb
 from core.db.sql.store import SqlDb
 from core.db.sqlite import SqliteDb
+from core.exceptions import LeaseLostError, LockTimeoutError, SessionBusyError, StaleVersionError
 
 ROOT = Path(__file__).resolve().parents[2]
 

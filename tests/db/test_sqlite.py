@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from core.db.base import BaseDb, StaleVersionError, StoreUnavailableError
+from core.db.base import BaseDb
 from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.sqlite import SqliteDb, sqlite_path
+from core.exceptions import StaleVersionError, StoreUnavailableError
 from core.storage.sqlite import SqliteStorage
 
 ROOT = Path(__file__).resolve().parents[2]

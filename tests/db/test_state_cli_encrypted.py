@@ -10,13 +10,9 @@ import pytest
 from click.testing import CliRunner
 from cryptography.fernet import Fernet
 
-<<<<<<< HEAD
 from bots.cli.main import main
-=======
-from bots.cli import main
 from core.db.cipher import StateCipher
 from core.db.codec import encode_delta
->>>>>>> redesign-gov
 from core.db.sqlite import SqliteDb
 
 SESSION = "console:local:main:taskboard"

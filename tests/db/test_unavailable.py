@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from core.db.base import StoreUnavailableError
 from core.db.codec import encode_delta as texts
 from core.db.postgres import PostgresDb
 from core.db.sqlite import SqliteDb
+from core.exceptions import StoreUnavailableError
 
 
 def _closed_port() -> int:

@@ -1,4 +1,4 @@
-"""Audit trail, diffs and undo through core.db.admin, on every backend (InMemoryDb, SQLite,
+"""Audit trail, diffs and undo through core.governance, on every backend (InMemoryDb, SQLite,
 PostgreSQL, Redis) and on Redis with its durable store."""
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from core.agent import Agent
-from core.db.base import BaseDb, StoreUnavailableError
+from core.db.base import BaseDb
+from core.exceptions import StoreUnavailableError
 from core.governance import erasure
 from core.governance.erasure import erase_user
 from core.governance.user_export import export_user

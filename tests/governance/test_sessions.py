@@ -8,11 +8,16 @@ import json
 
 import pytest
 
-from core.db.base import BaseDb, StoreUnavailableError
+from core.db.base import BaseDb
 from core.db.codec import encode_delta as texts
 from core.db.in_memory import InMemoryDb
 from core.db.records import SessionMeta, SessionRecord
-from core.exceptions import ImportFileError, ImportWriteError, SessionNotFoundError
+from core.exceptions import (
+    ImportFileError,
+    ImportWriteError,
+    SessionNotFoundError,
+    StoreUnavailableError,
+)
 from core.governance.sessions import (
     delete_session,
     dump_session,

@@ -31,8 +31,8 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from core.db.base import StoreUnavailableError
 from core.db.redis.cluster import cluster_client, is_cluster_url, parse_cluster_url
+from core.exceptions import StoreUnavailableError
 
 #: what the stores talk to: one server, or a cluster (the same command surface)
 RedisClient: TypeAlias = Redis | RedisCluster

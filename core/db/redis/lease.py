@@ -31,13 +31,13 @@ import weakref
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from core.db.base import LockTimeoutError, SessionBusyError
 from core.db.lease_holding import holding
 from core.db.records import Lease
 from core.db.redis import lease_scripts as scripts
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import SessionKeys
 from core.db.redis.scripts import LuaScript
+from core.exceptions import LockTimeoutError, SessionBusyError
 from core.utils.log import log_warning
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from core.db.base import BaseDb, StoreUnavailableError
+from core.db.base import BaseDb
 from core.db.cipher import StateCipher, refuse_sealed
 from core.db.records import HistoryEntry, SessionRecord
 from core.db.redis import scripts
 from core.db.redis.keys import SessionKeys
 from core.db.redis.records import history_from_undo, record_from_hashes, seed_args
 from core.db.redis.repair import check_against_durable
+from core.exceptions import StoreUnavailableError
 
 if TYPE_CHECKING:
     from core.db.redis.store import RedisDb

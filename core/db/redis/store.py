@@ -21,11 +21,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable, Mapping
 
-from core.db.base import (
-    BaseDb,
-    StoreError,
-    StoreUnavailableError,
-)
+from core.db.base import BaseDb
 from core.db.cipher import StateCipher, refuse_sealed
 from core.db.lease_holding import holding
 from core.db.limits import StateLimits
@@ -50,6 +46,7 @@ from core.db.redis.lease import LeaseManager
 from core.db.redis.memories import RedisMemories
 from core.db.redis.rekey import rekey_redis
 from core.db.snapshot import DEFAULT_RETENTION_INTERVAL, RetentionPass, Snapshotter
+from core.exceptions import StoreError, StoreUnavailableError
 
 
 class RedisDb(BaseDb):

@@ -22,12 +22,12 @@ from tenacity import (
     wait_exponential,
 )
 
-from core.db.base import OutcomeUnknownError, StoreUnavailableError
 from core.db.protocols import SnapshotTarget
 from core.db.redis.client import RedisClients
 from core.db.redis.dirty import DirtyQueue
 from core.db.redis.keys import SessionKeys
 from core.db.redis.scripts import LuaScript
+from core.exceptions import OutcomeUnknownError, StoreUnavailableError
 from core.utils.log import log_error, log_warning
 
 # Undo one save, if it is still the current one. KEYS: state meta hist index dirty data

@@ -11,13 +11,13 @@ import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from core.db.base import LeaseLostError, StaleVersionError, StateLimitError
 from core.db.records import KnownVersion, Lease, SessionMeta, SessionRecord
 from core.db.redis import lease_scripts, scripts
 from core.db.redis.keys import SessionKeys
 from core.db.redis.loading import UNVERIFIED_SAVE
 from core.db.redis.records import save_args, upsert_args
 from core.db.redis.write_through import copy_through
+from core.exceptions import LeaseLostError, StaleVersionError, StateLimitError
 
 if TYPE_CHECKING:
     from core.db.redis.store import RedisDb

@@ -24,7 +24,7 @@ from sqlalchemy import event
 from sqlalchemy.pool import StaticPool
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
-from core.db.base import StoreUnavailableError
+from core.exceptions import StoreUnavailableError
 
 _BEGIN_OPTION = "statebot_sqlite_begin"
 _SYNC_OPTION = "statebot_sqlite_synchronous"

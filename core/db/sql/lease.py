@@ -39,10 +39,10 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
-from core.db.base import LockTimeoutError, SessionBusyError
 from core.db.lease_holding import holding
 from core.db.records import Lease
 from core.db.sql.lease_sql import Attempt, LeaseStatements
+from core.exceptions import LockTimeoutError, SessionBusyError
 
 T = TypeVar("T")
 

@@ -29,12 +29,12 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import sqlite
 
-from core.db.base import InvalidIdError, OutcomeUnknownError, VersionConflictError
 from core.db.codec import object_text
 from core.db.limits import StateLimits
 from core.db.records import SessionRecord
 from core.db.sql.engine import UNAVAILABLE_ERRORS
 from core.db.sql.tables import Tables
+from core.exceptions import InvalidIdError, OutcomeUnknownError, VersionConflictError
 
 #: one outcome per record: written, already there, or why that record was refused
 Outcome = bool | Exception

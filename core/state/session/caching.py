@@ -9,11 +9,11 @@ emptied, so the holder reaches nothing the next run uses.
 
 from __future__ import annotations
 
-from core.db.base import KnownVersion, Lease
+from core.db.records import KnownVersion, Lease
+from core.db.values import TRANSIENT_KEYS
 from core.state.cache import CachedSession, SessionCache, held_only_by
 from core.state.tracked import TrackedState
 from core.state.tracker import StateTracker
-from core.state.values import TRANSIENT_KEYS
 
 __all__ = ["cached_session", "saved_identity"]
 

@@ -16,8 +16,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from core.db.base import BaseDb, KnownVersion, Lease, SessionMeta
+from core.db.base import BaseDb
 from core.db.limits import StateLimits
+from core.db.records import KnownVersion, Lease, SessionMeta
 from core.exceptions import RunTimeoutError
 from core.run.history import RunRecord, SessionData
 from core.state.cache import CachedSession, SessionCache

@@ -15,8 +15,9 @@ import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from core.db.base import BaseDb, KnownVersion, OpenedRun, SessionMeta, SessionRecord
-from core.state import codec
+from core.db import codec
+from core.db.base import BaseDb
+from core.db.records import KnownVersion, OpenedRun, SessionMeta, SessionRecord
 from core.state.cache import CachedSession, cache_of
 from core.state.merge import deep_merge
 from core.state.session.handle import SessionHandle

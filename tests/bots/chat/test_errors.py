@@ -6,12 +6,15 @@ import pytest
 
 from bots.chat.errors import guarded
 from bots.chat.replies import Reply
-from core.db.base import LockTimeoutError, SessionBusyError, StaleVersionError, StoreError
 from core.db.redis import LeaseLostError
 from core.exceptions import (
     BudgetExceededError,
+    LockTimeoutError,
     RunTimeoutError,
+    SessionBusyError,
+    StaleVersionError,
     StateSchemaError,
+    StoreError,
     ToolCallLimitError,
 )
 from core.models.base import ModelError, ModelTimeoutError

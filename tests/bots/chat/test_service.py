@@ -11,9 +11,8 @@ from structlog.testing import capture_logs
 from bots.app.service import chat_service
 from bots.chat.service import ConfigError
 from bots.settings import Settings
-from core.db.base import LockTimeoutError
 from core.db.in_memory import InMemoryDb
-from core.exceptions import ToolArgumentError, ToolCallLimitError
+from core.exceptions import LockTimeoutError, ToolArgumentError, ToolCallLimitError
 from core.models.base import ModelError, ModelTimeoutError
 from core.models.scripted import tool_call
 from tests.bots.conftest import ServiceFactory, command, message

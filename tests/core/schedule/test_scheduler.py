@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from structlog.testing import capture_logs
 
-from core.db.base import BaseDb, StoreUnavailableError
+from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
+from core.exceptions import StoreUnavailableError
 from core.run.context import RunContext
 from core.schedule import (
     TARGET_KEY,

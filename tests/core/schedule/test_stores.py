@@ -7,8 +7,8 @@ import uuid
 
 import pytest
 
-from core.db.base import LeaseLostError
 from core.db.records import Lease
+from core.exceptions import LeaseLostError
 from core.schedule import ScheduleLimitError, schedule_store
 from core.schedule.model import Schedule, Status
 from tests.core.schedule.conftest import World

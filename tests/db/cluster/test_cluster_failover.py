@@ -23,11 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from core.db.base import StoreError
 from core.db.codec import encode_delta
 from core.db.in_memory import InMemoryDb
 from core.db.redis import RedisDb
 from core.db.redis.keys import SessionKeys
+from core.exceptions import StoreError
 from tests.db.cluster.conftest import raw_cluster
 from tests.db.cluster.harness import LocalCluster, command
 

@@ -6,11 +6,11 @@ import pytest
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from core.db.base import StoreUnavailableError
 from core.db.redis import RedisDb
 from core.db.redis.client import RedisClients, connect
 from core.db.redis.cluster import is_cluster_url, parse_cluster_url
 from core.db.url import open_store
+from core.exceptions import StoreUnavailableError
 from tests.conftest import REDIS_URL, require_service
 
 

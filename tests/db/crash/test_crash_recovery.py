@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from core.db.base import StoreUnavailableError
 from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
 from core.db.snapshot import Snapshotter
 from core.db.sqlite import SqliteDb
+from core.exceptions import StoreUnavailableError
 from tests.db.crash.conftest import RedisServer
 
 ROOT = Path(__file__).resolve().parents[3]

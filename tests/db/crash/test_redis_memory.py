@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from core.db.base import StoreUnavailableError
 from core.db.codec import encode_delta as texts
 from core.db.redis import RedisDb
 from core.db.redis.eviction import eviction_problem
+from core.exceptions import StoreUnavailableError
 from tests.db.crash.conftest import RedisServer
 
 
