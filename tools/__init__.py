@@ -2,3 +2,5 @@
 
 See docs/toolkits.md; ``tools.catalog`` lists the agents by id.
 """
+
+__all__ = ["catalog", "customers", "shopping", "taskboard"]

@@ -13,7 +13,10 @@ from core.schedule.api import (
     current_settings,
     schedules,
 )
-from core.schedule.errors import ScheduleError, ScheduleLimitError
+
+# errors live in core.exceptions; these names stay importable from here too
+from core.schedule.errors import ScheduleError as ScheduleError
+from core.schedule.errors import ScheduleLimitError as ScheduleLimitError
 from core.schedule.model import CancelOutcome, Firing, Schedule, Status
 from core.schedule.scheduler import FireCallback, Scheduler
 from core.schedule.settings import ScheduleSettings
@@ -28,8 +31,6 @@ __all__ = [
     "Firing",
     "MemoryScheduleStore",
     "Schedule",
-    "ScheduleError",
-    "ScheduleLimitError",
     "ScheduleSettings",
     "ScheduleStore",
     "Scheduler",

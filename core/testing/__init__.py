@@ -1,6 +1,7 @@
 """Testing support shipped with the library: scripted models and a fake OpenAI server."""
 
-from core.exceptions import ScriptExhaustedError
+# errors live in core.exceptions; this name stays importable from here too
+from core.exceptions import ScriptExhaustedError as ScriptExhaustedError
 from core.models.scripted import ModelRequest, ScriptedModel, tool_call
 from core.testing.openai_server import Delayed, FakeOpenAIServer, HTTPFailure, MalformedBody
 
@@ -10,7 +11,6 @@ __all__ = [
     "HTTPFailure",
     "MalformedBody",
     "ModelRequest",
-    "ScriptExhaustedError",
     "ScriptedModel",
     "tool_call",
 ]

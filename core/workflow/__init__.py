@@ -1,6 +1,8 @@
 """Workflows: agents, teams and functions run as steps on one shared session state."""
 
-from core.exceptions import ParallelStateConflictError, RouterSelectionError
+# errors live in core.exceptions; these two names stay importable from here too
+from core.exceptions import ParallelStateConflictError as ParallelStateConflictError
+from core.exceptions import RouterSelectionError as RouterSelectionError
 from core.workflow.condition import Condition
 from core.workflow.loop import Loop
 from core.workflow.parallel import Parallel
@@ -13,9 +15,7 @@ __all__ = [
     "Condition",
     "Loop",
     "Parallel",
-    "ParallelStateConflictError",
     "Router",
-    "RouterSelectionError",
     "Step",
     "StepInput",
     "StepOutput",

@@ -67,6 +67,8 @@ def _edges() -> dict[tuple[str, str], list[str]]:
         if MOVED_MARK in path.read_text(encoding="utf-8"):
             continue
         source = _package(list(path.relative_to(CORE.parent).with_suffix("").parts))
+        if source == "__init__":
+            continue  # the core face gathers names from every layer, loaded on first use
         for module, line in _imports(path):
             target = _package(module.split("."))
             if source and target and source != target:

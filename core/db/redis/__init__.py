@@ -1,7 +1,11 @@
 """RedisDb: the hot session store (see docs/redis.md)."""
 
+from __future__ import annotations
+
 from core.db.redis.client import RoundTripCounter
 from core.db.redis.store import RedisDb
-from core.exceptions import LeaseLostError
 
-__all__ = ["LeaseLostError", "RedisDb", "RoundTripCounter"]
+# errors live in core.exceptions; this name stays importable from here too
+from core.exceptions import LeaseLostError as LeaseLostError
+
+__all__ = ["RedisDb", "RoundTripCounter"]
