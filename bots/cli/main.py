@@ -28,19 +28,17 @@ def main(env_file: str | None) -> None:
 
 
 def _register() -> None:
-    # Subcommands are registered here, one line each, so the group stays the only entry.
-    from bots.adapters.console.command import console
-    from bots.adapters.discord.cli import discord_command
-    from bots.adapters.slack.cli import slack
+    # Subcommands are registered here, one line each, so the group stays the only entry;
+    # each platform's command comes from the adapters' registry (`statebot <platform>`).
+    from bots.adapters import registry
     from bots.cli.config import config
     from bots.cli.snapshotter import snapshotter
     from bots.cli.state import state
     from bots.web.cli import web_command
 
-    main.add_command(console)
+    for adapter in registry.adapters():
+        main.add_command(adapter.command(), adapter.name)
     main.add_command(state)
-    main.add_command(slack)
-    main.add_command(discord_command)
     main.add_command(snapshotter)
     main.add_command(config)
     main.add_command(web_command)

@@ -1,0 +1,53 @@
+"""Slack as the registry sees it: its traits, ``statebot slack`` and ``serve``.
+
+Light to import (the registry loads every platform's line to know their traits);
+slack-bolt and the serving code are imported when the command or ``serve`` is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bots.adapters.slack.traits import TRAITS
+from bots.platforms import PlatformTraits
+
+if TYPE_CHECKING:
+    import click
+
+    from bots.chat.registry import ChatAgent
+    from bots.settings import Settings
+
+__all__ = ["ADAPTER", "SlackAdapter"]
+
+
+@dataclass(frozen=True, slots=True)
+class SlackAdapter:
+    """HTTP events (signing secret) or Socket Mode (app token); see ``bots.adapters.slack``."""
+
+    name: str = "slack"
+    traits: PlatformTraits = TRAITS
+    #: ``socket``: Socket Mode (None: when SLACK_APP_TOKEN is set)
+    serve_options: frozenset[str] = frozenset({"socket"})
+
+    def command(self) -> click.Command:
+        """``statebot slack``."""
+        from bots.adapters.slack.cli import slack
+
+        return slack
+
+    def serve(self, agents: Mapping[str, ChatAgent], *, settings: Settings, **options: Any) -> None:
+        """Serve until SIGTERM/SIGINT, HTTP on ``PORT`` or Socket Mode."""
+        from bots.adapters.slack.cli import serve
+        from bots.ops.logging import configure_logging
+        from bots.ops.startup import run_process
+
+        configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
+        socket = options.get("socket")
+        use_socket = settings.slack_app_token is not None if socket is None else bool(socket)
+        work = serve(settings, socket=use_socket, port=settings.port, agents=agents)
+        run_process(work, name=self.name)
+
+
+ADAPTER = SlackAdapter()
