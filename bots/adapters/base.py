@@ -1,24 +1,25 @@
 """The ``Adapter`` protocol: what a platform gives the rest of Statebot.
 
 Small and explicit, like httpx's one-method transport: a name, the traits shared
-modules act on, the ``statebot <name>`` command, and ``serve``, which runs the
-platform until it is stopped. Everything else (parsing payloads into
+modules act on, the platform's own settings class, the ``statebot <name>`` command,
+and ``serve``, which runs the platform until it is stopped. Everything else (parsing payloads into
 ``bots.inbound`` records, sending replies, the SDK) stays inside the platform's folder.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import click
 
     from bots.chat.registry import ChatAgent
     from bots.platforms import PlatformTraits
-    from bots.settings import Settings
+    from bots.settings import EnvSettings, Settings
+    from bots.web.sign_in import SignInProvider
 
-__all__ = ["Adapter"]
+__all__ = ["Adapter", "OffersWebSignIn"]
 
 
 class Adapter(Protocol):
@@ -36,6 +37,12 @@ class Adapter(Protocol):
         ...
 
     @property
+    def settings_class(self) -> type[EnvSettings] | None:
+        """The platform's own settings (tokens, secrets, options), a class in its folder
+        read like every setting; None when it has none. ``statebot config`` lists them."""
+        ...
+
+    @property
     def serve_options(self) -> frozenset[str]:
         """The keyword options ``serve`` takes besides agents and settings."""
         ...
@@ -47,4 +54,15 @@ class Adapter(Protocol):
     def serve(self, agents: Mapping[str, ChatAgent], *, settings: Settings, **options: Any) -> None:
         """Serve ``agents`` on the platform until stopped, as ``statebot <name> --app``
         does; ``options`` are among :attr:`serve_options`."""
+        ...
+
+
+@runtime_checkable
+class OffersWebSignIn(Protocol):
+    """An adapter whose platform can sign admins in to the web console (optional: an
+    adapter without ``web_sign_in`` offers only what every platform has)."""
+
+    def web_sign_in(self, settings: Settings) -> SignInProvider | None:
+        """The console's sign-in with this platform, when the settings configure it;
+        ``bots.web.WebConfigError`` when they configure it by halves."""
         ...

@@ -18,7 +18,16 @@ from bots.platforms import register_traits, unregister_traits
 if TYPE_CHECKING:
     from bots.adapters.base import Adapter
 
-__all__ = ["BUILTIN", "UnknownPlatformError", "adapters", "get", "names", "register", "unregister"]
+__all__ = [
+    "BUILTIN",
+    "DEFAULT",
+    "UnknownPlatformError",
+    "adapters",
+    "get",
+    "names",
+    "register",
+    "unregister",
+]
 
 #: the built-in platforms, in the order ``statebot --help`` and errors list them
 BUILTIN: dict[str, str] = {
@@ -26,6 +35,9 @@ BUILTIN: dict[str, str] = {
     "discord": "bots.adapters.discord.adapter",
     "console": "bots.adapters.console.adapter",
 }
+
+#: the platform ``bots.serve`` runs when none is named: the terminal, needing no account
+DEFAULT = "console"
 
 _ADAPTERS: dict[str, Adapter] = {}
 _loaded = False

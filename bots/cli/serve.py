@@ -27,11 +27,12 @@ def platforms() -> tuple[str, ...]:
 def serve(
     agents: AgentSource,
     *,
-    platform: str = "console",
+    platform: str | None = None,
     settings: Settings | None = None,
     **options: Any,
 ) -> None:
-    """Serve ``agents`` (a dict, one agent, or a factory) on ``platform`` until stopped.
+    """Serve ``agents`` (a dict, one agent, or a factory) on ``platform`` (default: the
+    terminal console, ``bots.adapters.registry.DEFAULT``) until stopped.
 
     ``options`` go to the platform's adapter; ``None`` means "not given". Slack takes
     ``socket`` (Socket Mode; None picks it when SLACK_APP_TOKEN is set), the console
@@ -40,7 +41,7 @@ def serve(
     """
     from bots.adapters import registry
 
-    adapter = registry.get(platform)
+    adapter = registry.get(registry.DEFAULT if platform is None else platform)
     given = {name: value for name, value in options.items() if value is not None}
     for name in sorted(given.keys() - adapter.serve_options):
         owners = [other.name for other in registry.adapters() if name in other.serve_options]

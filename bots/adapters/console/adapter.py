@@ -25,6 +25,8 @@ class ConsoleAdapter:
 
     name: str = "console"
     traits: PlatformTraits = TRAITS
+    #: the console's settings are the neutral ones (its store, shutdown grace)
+    settings_class: None = None
     #: ``session``: the session to start in (default ``default``)
     serve_options: frozenset[str] = frozenset({"session"})
 

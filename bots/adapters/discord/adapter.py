@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bots.adapters.discord.settings import DiscordSettings
 from bots.adapters.discord.traits import TRAITS
 from bots.platforms import PlatformTraits
 
@@ -28,6 +29,7 @@ class DiscordAdapter:
 
     name: str = "discord"
     traits: PlatformTraits = TRAITS
+    settings_class: type[DiscordSettings] = DiscordSettings
     serve_options: frozenset[str] = frozenset()
 
     def command(self) -> click.Command:
@@ -43,7 +45,7 @@ class DiscordAdapter:
         from bots.ops.startup import run_process
 
         configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
-        run_process(serve(settings, agents=agents), name=self.name)
+        run_process(serve(settings, DiscordSettings(), agents=agents), name=self.name)
 
 
 ADAPTER = DiscordAdapter()

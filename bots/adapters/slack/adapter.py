@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bots.adapters.slack.settings import SlackSettings
 from bots.adapters.slack.traits import TRAITS
 from bots.platforms import PlatformTraits
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 
     from bots.chat.registry import ChatAgent
     from bots.settings import Settings
+    from bots.web.sign_in import SignInProvider
 
 __all__ = ["ADAPTER", "SlackAdapter"]
 
@@ -28,6 +30,7 @@ class SlackAdapter:
 
     name: str = "slack"
     traits: PlatformTraits = TRAITS
+    settings_class: type[SlackSettings] = SlackSettings
     #: ``socket``: Socket Mode (None: when SLACK_APP_TOKEN is set)
     serve_options: frozenset[str] = frozenset({"socket"})
 
@@ -44,10 +47,17 @@ class SlackAdapter:
         from bots.ops.startup import run_process
 
         configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
+        slack = SlackSettings()
         socket = options.get("socket")
-        use_socket = settings.slack_app_token is not None if socket is None else bool(socket)
-        work = serve(settings, socket=use_socket, port=settings.port, agents=agents)
+        use_socket = slack.slack_app_token is not None if socket is None else bool(socket)
+        work = serve(settings, slack, socket=use_socket, port=slack.port, agents=agents)
         run_process(work, name=self.name)
+
+    def web_sign_in(self, settings: Settings) -> SignInProvider | None:
+        """Sign in with Slack (OpenID Connect), when a client and the console's URL are set."""
+        from bots.adapters.slack.sign_in import sign_in_for
+
+        return sign_in_for(settings, SlackSettings())
 
 
 ADAPTER = SlackAdapter()
