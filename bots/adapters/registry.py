@@ -51,15 +51,15 @@ def _load_builtins() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True
     for name, module in BUILTIN.items():
         if name not in _ADAPTERS:  # a registered adapter of the same name wins
             register(importlib.import_module(module).ADAPTER)
+    _loaded = True  # only once every line loaded: a failed import is retried next time
 
 
 def register(adapter: Adapter) -> Adapter:
-    """Make ``adapter`` servable and its traits known; returns it (usable as a decorator
-    on an instance factory's result). A second adapter of the same name replaces the first."""
+    """Make ``adapter`` servable and its traits known, and return it. A second adapter
+    of the same name replaces the first."""
     if adapter.traits.name != adapter.name:
         raise ValueError(
             f"adapter {adapter.name!r} declares traits of {adapter.traits.name!r}; "
