@@ -13,6 +13,7 @@ from bots.platforms import PlatformTraits
 if TYPE_CHECKING:
     import click
 
+    from bots.adapters.base import Adapter
     from bots.chat.registry import ChatAgent
     from bots.settings import Settings
 
@@ -49,4 +50,5 @@ class ConsoleAdapter:
         start_console(app, agent_id, options.get("session") or "default")
 
 
-ADAPTER = ConsoleAdapter()
+#: the registry's entry (typed, so mypy checks it keeps the Adapter protocol)
+ADAPTER: Adapter = ConsoleAdapter()

@@ -17,6 +17,7 @@ from bots.platforms import PlatformTraits
 if TYPE_CHECKING:
     import click
 
+    from bots.adapters.base import Adapter
     from bots.chat.registry import ChatAgent
     from bots.settings import Settings
 
@@ -48,4 +49,5 @@ class DiscordAdapter:
         run_process(serve(settings, DiscordSettings(), agents=agents), name=self.name)
 
 
-ADAPTER = DiscordAdapter()
+#: the registry's entry (typed, so mypy checks it keeps the Adapter protocol)
+ADAPTER: Adapter = DiscordAdapter()

@@ -17,6 +17,7 @@ from bots.platforms import PlatformTraits
 if TYPE_CHECKING:
     import click
 
+    from bots.adapters.base import Adapter
     from bots.chat.registry import ChatAgent
     from bots.settings import Settings
     from bots.web.sign_in import SignInProvider
@@ -60,4 +61,5 @@ class SlackAdapter:
         return sign_in_for(settings, SlackSettings())
 
 
-ADAPTER = SlackAdapter()
+#: the registry's entry (typed, so mypy checks it keeps the Adapter protocol)
+ADAPTER: Adapter = SlackAdapter()
