@@ -20,6 +20,15 @@ POSTGRES_URL = os.environ.get(
 )
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _builtin_platforms() -> None:
+    """Every built-in platform's traits are known, as in every ``statebot`` process (its
+    command group loads the adapters' registry): chat code looks them up by name."""
+    from bots.adapters import registry
+
+    registry.names()
+
+
 def _reachable(host: str, port: int) -> bool:
     try:
         with socket.create_connection((host, port), timeout=1):

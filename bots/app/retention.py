@@ -3,8 +3,9 @@ policy the settings ask for (``STATEBOT_RETENTION_{DM,THREAD,CHANNEL}_DAYS``).
 
 The kind is read back from the key ``bots/keys.py`` built (the one format):
 
-* ``dm``: a direct conversation — a Slack DM channel (its id starts with ``D``), a
-  Discord DM (workspace ``dm``), or a user-scoped session (``…:@user``: one person's
+* ``dm``: a direct conversation — a channel its platform's traits call a DM
+  (``PlatformTraits.is_dm_channel``: a Slack channel id starting with ``D``, a
+  Discord key with the workspace ``dm``), or a user-scoped session (``…:@user``: one person's
   own session across channels);
 * ``thread``: ``platform:workspace:channel:thread``;
 * ``channel``: ``platform:workspace:channel`` (channel-scoped agents, slash commands
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 from bots.keys import unescape
+from bots.platforms import traits_for
 from core.db.retention import DEFAULT_BATCH_SIZE, Retention, RetentionPolicy
 
 if TYPE_CHECKING:
@@ -41,9 +43,8 @@ def scope_of(session_id: str) -> RetentionScope | None:
     platform, workspace, channel = unescape(parts[0]), unescape(parts[1]), parts[2]
     if channel.startswith("@"):  # user scope; an escaped component never starts with "@"
         return "dm"
-    if platform == "discord" and workspace == "dm":
-        return "dm"
-    if platform == "slack" and unescape(channel).startswith("D"):
+    traits = traits_for(platform)
+    if traits is not None and traits.is_dm_channel(workspace, unescape(channel)):
         return "dm"
     return "thread" if len(parts) == 4 else "channel"
 

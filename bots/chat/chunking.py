@@ -23,8 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-DISCORD_LIMIT = 2000
-SLACK_LIMIT = 3000
+# each platform's limit is its traits' message_limit (bots.platforms)
 MIN_LIMIT = 20
 
 FENCE = "```"

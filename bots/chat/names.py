@@ -22,6 +22,7 @@ from typing import Protocol
 import structlog
 
 from bots.keys import parse_user_key, user_key
+from bots.platforms import traits_for
 
 log = structlog.get_logger(__name__)
 
@@ -117,17 +118,14 @@ def authored(name: str | None, text: str) -> str:
     return f"{name}: {text}" if name else text
 
 
-# what a platform user id looks like where ``<@id>`` names one person and nothing else
-_REFERENCE_IDS = {"slack": re.compile(r"[UW][A-Z0-9]{2,}"), "discord": re.compile(r"\d{1,20}")}
-
-
 def user_reference(user_id: str | None, *, platform: str, workspace: str) -> str:
     """How a reply names the user behind a user key (``slack:T1:U2``), safely.
 
-    A user of the reader's own platform and workspace becomes ``<@U2>`` (the platform
-    shows their name; Slack keeps only this markup, Discord replies allow no pings);
-    anyone else, or an id that does not look like one, is the key in a code span, so
-    no text stored in a record can become markup the platform interprets.
+    A user of the reader's own platform and workspace is mentioned as the platform's
+    traits say (``<@U2>``: the platform shows their name; Slack keeps only this markup,
+    Discord replies allow no pings); anyone else, an id that does not look like one
+    the platform mentions, or a platform without traits, is the key in a code span,
+    so no text stored in a record can become markup the platform interprets.
     """
     if not user_id:
         return "someone unknown"
@@ -135,13 +133,10 @@ def user_reference(user_id: str | None, *, platform: str, workspace: str) -> str
         owner, space, user = parse_user_key(user_id)
     except ValueError:
         return _code(user_id)
-    pattern = _REFERENCE_IDS.get(platform)
+    traits = traits_for(platform)
     same = user_key(owner, space, user) == user_key(platform, workspace, user)
-    if same and pattern is not None and pattern.fullmatch(user):
-        return f"<@{user}>"
-    if same and platform == "console":
-        return "@" + user.replace("`", "'")
-    return _code(user_id)
+    mention = traits.mention(user) if same and traits is not None else None
+    return mention or _code(user_id)
 
 
 def _code(text: str) -> str:

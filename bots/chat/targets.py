@@ -19,6 +19,7 @@ from typing import Any
 
 from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import unescape
+from bots.platforms import traits_for
 
 
 def target_of(event: InboundMessage | SlashCommand) -> dict[str, Any]:
@@ -42,6 +43,8 @@ def target_from_session(session_id: str) -> dict[str, Any] | None:
         return {"platform": platform, "workspace": workspace, "user": unescape(parts[2][1:])}
     channel = unescape(parts[2])
     thread = unescape(parts[3]) if len(parts) == 4 else None
-    if platform == "slack" and channel.startswith("D"):
-        thread = None  # Slack DMs are answered at the top level
+    traits = traits_for(platform)
+    threaded = traits is not None and traits.reply_placement == "thread"
+    if threaded and traits is not None and traits.is_dm_channel(workspace, channel):
+        thread = None  # where replies go in threads, DMs are still answered at the top level
     return {"platform": platform, "workspace": workspace, "channel": channel, "thread": thread}

@@ -1,7 +1,9 @@
 """``statebot config``: the effective settings, and the table of every setting.
 
-The table in docs/chat-setup.md is this module's ``settings_table()`` output, checked by
-a test, so the docs list exactly the fields ``Settings`` has.
+Every setting is the neutral ``Settings`` and each registered platform's own settings
+class (``Adapter.settings_class``), in the registry's order. The table in
+docs/chat-setup.md is this module's ``settings_table()`` output, checked by a test, so
+the docs list exactly the fields they have.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import click
 from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 
+from bots.adapters import registry
 from bots.app.cli_format import HELP_OPTIONS
-from bots.settings import Settings, setting_sources
+from bots.settings import EnvSettings, Settings, setting_sources
 from core.redaction import redact_text
 
 
@@ -35,20 +38,34 @@ def _default(field: FieldInfo) -> str:
     return f"`{_shown(value)}`"
 
 
+def settings_classes() -> tuple[type[EnvSettings], ...]:
+    """``Settings``, then every registered platform's own settings class."""
+    platforms = (adapter.settings_class for adapter in registry.adapters())
+    return (Settings, *(found for found in platforms if found is not None))
+
+
 def settings_table() -> str:
     """One Markdown row per setting: variable, default, meaning."""
     rows = ["| variable | default | meaning |", "|---|---|---|"]
-    for name, field in Settings.model_fields.items():
-        meaning = (field.description or "").replace("|", "\\|")
-        rows.append(f"| `{name.upper()}` | {_default(field)} | {meaning} |")
+    for settings_cls in settings_classes():
+        for name, field in settings_cls.model_fields.items():
+            meaning = (field.description or "").replace("|", "\\|")
+            rows.append(f"| `{name.upper()}` | {_default(field)} | {meaning} |")
     return "\n".join(rows)
 
 
-def effective_settings(settings: Settings) -> list[tuple[str, str, str]]:
-    """(variable, value with secrets masked, source) for every setting."""
-    sources = setting_sources()
+def effective_settings(*instances: EnvSettings) -> list[tuple[str, str, str]]:
+    """(variable, value with secrets masked, source) for every setting of ``instances``."""
     lines = []
-    for name in Settings.model_fields:
+    for settings in instances:
+        lines.extend(_effective(settings))
+    return lines
+
+
+def _effective(settings: EnvSettings) -> list[tuple[str, str, str]]:
+    sources = setting_sources(type(settings))
+    lines = []
+    for name in type(settings).model_fields:
         value = getattr(settings, name)
         if isinstance(value, SecretStr):
             shown = "set (hidden)"
@@ -72,10 +89,10 @@ def config(markdown: bool) -> None:
         click.echo(settings_table())
         return
     try:
-        settings = Settings()
+        instances = [settings_cls() for settings_cls in settings_classes()]
     except ValueError as exc:  # pydantic's ValidationError names the variable and why
         raise click.ClickException(str(exc)) from exc
-    rows = effective_settings(settings)
+    rows = effective_settings(*instances)
     width = max(len(name) for name, _, _ in rows)
     value_width = min(40, max(len(value) for _, value, _ in rows))
     for name, value, source in rows:

@@ -10,7 +10,27 @@ from bots.app.cli_format import HELP_OPTIONS
 from bots.settings import ENV_FILE_VARIABLE
 
 
-@click.group(context_settings=HELP_OPTIONS)
+class StatebotGroup(click.Group):
+    """The ``statebot`` group; ``statebot <platform>`` also finds an adapter registered
+    after start-up (``bots.adapters.registry.register``), not only the built-in ones."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """Every subcommand, the registered platforms' included."""
+        from bots.adapters import registry
+
+        return sorted({*super().list_commands(ctx), *registry.names()})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """A subcommand by name; a registered platform's command when none is added."""
+        from bots.adapters import registry
+
+        found = super().get_command(ctx, cmd_name)
+        if found is None and cmd_name in registry.names():
+            return registry.get(cmd_name).command()
+        return found
+
+
+@click.group(cls=StatebotGroup, context_settings=HELP_OPTIONS)
 @click.version_option(package_name="statebot", message="%(prog)s %(version)s")
 @click.option(
     "--env-file",
@@ -28,19 +48,17 @@ def main(env_file: str | None) -> None:
 
 
 def _register() -> None:
-    # Subcommands are registered here, one line each, so the group stays the only entry.
-    from bots.adapters.console.command import console
-    from bots.adapters.discord.cli import discord_command
-    from bots.adapters.slack.cli import slack
+    # Subcommands are registered here, one line each, so the group stays the only entry;
+    # each platform's command comes from the adapters' registry (`statebot <platform>`).
+    from bots.adapters import registry
     from bots.cli.config import config
     from bots.cli.snapshotter import snapshotter
     from bots.cli.state import state
-    from bots.web.cli import web_command
+    from bots.cli.web import web_command
 
-    main.add_command(console)
+    for adapter in registry.adapters():
+        main.add_command(adapter.command(), adapter.name)
     main.add_command(state)
-    main.add_command(slack)
-    main.add_command(discord_command)
     main.add_command(snapshotter)
     main.add_command(config)
     main.add_command(web_command)

@@ -9,16 +9,27 @@ Values also come from a ``.env`` file: ``./.env`` by default, the file named by
 ``STATEBOT_ENV_FILE`` (``statebot --env-file``) instead, none when that is empty. A
 variable set in the real environment wins over the file.
 
-One ``Settings`` object, its fields grouped by concern: ``platforms`` (Slack, Discord),
+One ``Settings`` object for the neutral settings, its fields grouped by concern:
 ``storage`` (model server, stores, keys), ``chat`` (retention, admins, routing,
-schedules, budgets), ``serving`` (logging, endpoints, web console); ``combined`` joins
-them with the checks that span concerns, ``sources`` reads the ``.env`` file.
+schedules, budgets), ``serving`` (logging, endpoints, shutdown, web console);
+``combined`` joins them with the checks that span concerns. A platform's own
+settings (tokens, secrets, its options) are a class in its adapter's folder
+(``bots/adapters/<name>/settings.py``) read the same way: ``env`` holds the one way of
+reading (:class:`EnvSettings`), ``sources`` the ``.env`` file and the value forms.
 """
 
 from __future__ import annotations
 
-from bots.settings.combined import Settings, setting_sources
-from bots.settings.platforms import SLACK_BOT_SCOPES
-from bots.settings.sources import ENV_FILE_VARIABLE, env_file_path
+from bots.settings.combined import Settings
+from bots.settings.env import EnvSettings, setting_sources
+from bots.settings.sources import ENV_FILE_VARIABLE, blank_is_unset, env_file_path, split_list
 
-__all__ = ["ENV_FILE_VARIABLE", "SLACK_BOT_SCOPES", "Settings", "env_file_path", "setting_sources"]
+__all__ = [
+    "ENV_FILE_VARIABLE",
+    "EnvSettings",
+    "Settings",
+    "blank_is_unset",
+    "env_file_path",
+    "setting_sources",
+    "split_list",
+]

@@ -3,52 +3,25 @@ that span concerns."""
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from dotenv import dotenv_values
 from pydantic import field_validator, model_validator
-from pydantic_settings import (
-    BaseSettings,
-    DotEnvSettingsSource,
-    PydanticBaseSettingsSource,
-    SettingsConfigDict,
-)
 
 from bots.admins import check_admin_id
 from bots.settings.chat import ChatSettings
-from bots.settings.platforms import PlatformSettings
+from bots.settings.env import EnvSettings
 from bots.settings.serving import ServingSettings
-from bots.settings.sources import blank_is_unset, env_file_path, split_list, split_pairs
+from bots.settings.sources import blank_is_unset, split_list, split_pairs
 from bots.settings.storage import StorageSettings
 
-__all__ = ["Settings", "setting_sources"]
+__all__ = ["Settings"]
 
 
-class Settings(ServingSettings, ChatSettings, StorageSettings, PlatformSettings, BaseSettings):
-    """Everything the bots read from the environment."""
-
-    # errors name the variable and why, never its value: several values are secrets
-    model_config = SettingsConfigDict(
-        case_sensitive=False, extra="ignore", env_file=None, hide_input_in_errors=True
-    )
-
-    @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
-        """Arguments, then the environment, then the .env file chosen at this moment."""
-        # resolved per instance, not at import: `statebot --env-file` and tests that
-        # chdir must be seen by every Settings() built afterwards
-        dotenv = DotEnvSettingsSource(settings_cls, env_file=env_file_path())
-        return init_settings, env_settings, dotenv, file_secret_settings
+class Settings(ServingSettings, ChatSettings, StorageSettings, EnvSettings):
+    """Everything the bots read from the environment but the platforms' own settings
+    (each adapter's ``settings.py``: tokens, secrets, Slack's install flow)."""
 
     @field_validator("statebot_default_tz")
     @classmethod
@@ -89,17 +62,11 @@ class Settings(ServingSettings, ChatSettings, StorageSettings, PlatformSettings,
         return split_pairs(value, "STATEBOT_AGENT_SCOPES")
 
     @field_validator(
-        "slack_bot_token",
-        "slack_signing_secret",
-        "slack_app_token",
-        "discord_token",
         "openai_api_key",
         "openai_base_url",
         "redis_url",
         "statebot_web_secret",
         "statebot_web_url",
-        "statebot_web_oidc_client_id",
-        "statebot_web_oidc_client_secret",
         mode="before",
     )
     @classmethod
@@ -117,20 +84,3 @@ class Settings(ServingSettings, ChatSettings, StorageSettings, PlatformSettings,
         """True when a model server is configured (key or base URL)."""
         return self.openai_api_key is not None or self.openai_base_url is not None
 
-
-def setting_sources(settings_cls: type[BaseSettings] = Settings) -> dict[str, str]:
-    """Where each setting's value comes from: ``environment``, ``.env`` or ``default``."""
-    environment = {name.lower() for name in os.environ}
-    path = env_file_path()
-    in_file: set[str] = set()
-    if path is not None and path.is_file():
-        in_file = {name.lower() for name in dotenv_values(path)}
-    sources: dict[str, str] = {}
-    for name in settings_cls.model_fields:
-        if name in environment:
-            sources[name] = "environment"
-        elif name in in_file:
-            sources[name] = ".env"
-        else:
-            sources[name] = "default"
-    return sources

@@ -22,9 +22,12 @@ class ServingSettings(BaseModel):
         default="INFO",
         description="log level (`DEBUG`, `INFO`, `WARNING`, …)",
     )
-    port: int = Field(
-        default=3000,
-        description="Slack HTTP port",
+    statebot_shutdown_grace: float = Field(
+        default=25.0,
+        ge=0,
+        description=(
+            "seconds `statebot <platform>` lets runs in flight finish after SIGTERM/SIGINT"
+        ),
     )
     statebot_health_port: int | None = Field(
         default=None,
@@ -64,20 +67,9 @@ class ServingSettings(BaseModel):
     statebot_web_url: str | None = Field(
         default=None,
         description=(
-            "public URL of the console, e.g. `https://ops.example.com/admin` (Sign in with "
-            "Slack redirects back to it)"
+            "public URL of the console, e.g. `https://ops.example.com/admin` (a platform's "
+            "sign-in redirects back to it)"
         ),
-    )
-    statebot_web_oidc_client_id: str | None = Field(
-        default=None,
-        description=(
-            "client id for the console's Sign in with Slack (unset: `SLACK_CLIENT_ID` when "
-            "`STATEBOT_WEB_URL` is set, else one-time admin tokens only)"
-        ),
-    )
-    statebot_web_oidc_client_secret: SecretStr | None = Field(
-        default=None,
-        description="client secret for the console's Sign in with Slack (or `SLACK_CLIENT_SECRET`)",
     )
     statebot_web_tokens_file: str = Field(
         default="statebot-web-tokens.json",

@@ -2,14 +2,15 @@
 
 ``create_app(db, config)`` builds it; ``mount(parent, db, config, prefix="/admin")``
 adds it to another aiohttp application as a sub-application under ``prefix``, and
-``console_mounts(settings, db)`` gives the ``{prefix: app}`` the Slack HTTP server's
-``mounts=`` takes. Middlewares, outermost first: the signed session cookie, CSRF on
-every unsafe request, sign-in on every non-public route, scope refusals; security
-headers (``bots/web/headers.py``) around them all.
+``console_mounts(settings, db, sign_in=...)`` gives the ``{prefix: app}`` an adapter's
+HTTP server mounts (Slack's ``mounts=``). Middlewares, outermost first: the signed
+session cookie, CSRF on every unsafe request, sign-in on every non-public route, scope
+refusals; security headers (``bots/web/headers.py``) around them all.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from aiohttp import web
@@ -25,6 +26,7 @@ from bots.web.headers import security_headers
 from bots.web.operations import add_routes as add_operation_routes
 from bots.web.render import environment
 from bots.web.sessions_pages import add_routes as add_session_routes
+from bots.web.sign_in import SignInProvider
 from bots.web.signin import PUBLIC, sign_in_middleware
 from bots.web.signin import add_routes as add_sign_in_routes
 from bots.web.tokens import AdminTokens
@@ -76,12 +78,16 @@ def mount(
 
 
 def console_mounts(
-    settings: Settings, db: BaseDb, *, prefix: str = "/admin"
+    settings: Settings,
+    db: BaseDb,
+    *,
+    prefix: str = "/admin",
+    sign_in: Sequence[SignInProvider] = (),
 ) -> dict[str, web.Application]:
     """What another aiohttp server mounts to serve the console too: ``{prefix: app}``
     when ``STATEBOT_WEB_SECRET`` is set, else nothing (WebConfigError when the console
-    settings are incomplete)."""
+    settings are incomplete); admins may sign in with the ``sign_in`` platforms."""
     if settings.statebot_web_secret is None:
         return {}
     prefix = "/" + prefix.strip("/")
-    return {prefix: create_app(db, WebConfig.from_settings(settings), base=prefix)}
+    return {prefix: create_app(db, WebConfig.from_settings(settings, sign_in), base=prefix)}

@@ -3,10 +3,12 @@ module that reads the environment)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from bots.settings import Settings
+from bots.web.sign_in import SignInProvider
 
 #: how long a signed-in session lasts without signing in again
 SESSION_SECONDS = 8 * 3600
@@ -14,23 +16,6 @@ SESSION_SECONDS = 8 * 3600
 
 class WebConfigError(ValueError):
     """The console cannot start with these settings; the message says what to set."""
-
-
-@dataclass(frozen=True, slots=True)
-class SlackSignIn:
-    """Sign in with Slack (OpenID Connect): the app's client and where Slack lives."""
-
-    client_id: str
-    client_secret: str
-    #: Slack Web API base URL (``SLACK_API_URL``); the authorize page is beside it
-    api_url: str = "https://slack.com/api/"
-
-    @property
-    def authorize_url(self) -> str:
-        """Slack's OpenID Connect authorize page, on the same host as the Web API."""
-        base = self.api_url.rstrip("/")
-        base = base.removesuffix("/api")
-        return f"{base}/openid/connect/authorize"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,12 +28,20 @@ class WebConfig:
     tokens_file: Path = Path("statebot-web-tokens.json")
     #: public URL of the console (the OpenID redirect is built from it)
     public_url: str | None = None
-    slack: SlackSignIn | None = None
+    #: the platforms admins may sign in with (besides one-time tokens)
+    sign_in: tuple[SignInProvider, ...] = ()
     session_seconds: int = SESSION_SECONDS
 
+    def provider(self, name: str) -> SignInProvider | None:
+        """The sign-in provider of platform ``name``, if it is offered."""
+        return next((found for found in self.sign_in if found.name == name), None)
+
     @classmethod
-    def from_settings(cls, settings: Settings) -> WebConfig:
-        """The console's view of ``settings``; WebConfigError naming what is missing."""
+    def from_settings(
+        cls, settings: Settings, sign_in: Sequence[SignInProvider] = ()
+    ) -> WebConfig:
+        """The console's view of ``settings``, offering the ``sign_in`` providers the
+        adapters built; WebConfigError naming what is missing."""
         if settings.statebot_web_secret is None:
             raise WebConfigError(
                 "STATEBOT_WEB_SECRET is not set: the console signs its cookies with it. "
@@ -69,31 +62,6 @@ class WebConfig:
             reveal_ids=settings.statebot_web_reveal_ids,
             tokens_file=Path(settings.statebot_web_tokens_file),
             public_url=settings.statebot_web_url,
-            slack=_slack_sign_in(settings),
+            sign_in=tuple(sign_in),
         )
 
-
-def _slack_sign_in(settings: Settings) -> SlackSignIn | None:
-    """Sign in with Slack: the console's own client, else the Slack app's install-flow
-    client (``SLACK_CLIENT_ID``/``SECRET``) once the console has a public URL."""
-    client_id = settings.statebot_web_oidc_client_id
-    secret = settings.statebot_web_oidc_client_secret
-    explicit = client_id is not None or secret is not None
-    if explicit and (client_id is None or secret is None):
-        raise WebConfigError(
-            "Sign in with Slack needs both STATEBOT_WEB_OIDC_CLIENT_ID and "
-            "STATEBOT_WEB_OIDC_CLIENT_SECRET (or neither: one-time admin tokens)"
-        )
-    if not explicit:
-        if settings.statebot_web_url is None:
-            return None  # the app's client alone does not turn it on: tokens only
-        client_id, secret = settings.slack_client_id, settings.slack_client_secret
-        if client_id is None or secret is None:
-            return None
-    if settings.statebot_web_url is None:
-        raise WebConfigError(
-            "Sign in with Slack needs STATEBOT_WEB_URL, the console's public URL: Slack "
-            "sends the browser back to it"
-        )
-    assert client_id is not None and secret is not None
-    return SlackSignIn(client_id, secret.get_secret_value(), settings.slack_api_url)

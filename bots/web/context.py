@@ -25,7 +25,7 @@ class Console:
     base: str = ""
 
 
-CONSOLE = web.AppKey("console", Console)
+CONSOLE = web.AppKey("web_console", Console)
 #: the signed-in admin of a request (set by the sign-in middleware)
 VIEWER = web.RequestKey("statebot_console_viewer", Viewer)
 

@@ -39,7 +39,7 @@ class SearchForm:
         v = self.values
         platform, workspace, channel = v.get("platform"), v.get("workspace"), v.get("channel")
         if workspace and not platform:
-            raise SearchError("A workspace needs its platform (slack, discord, …).")
+            raise SearchError("A workspace needs its platform (the first part of its session ids).")
         if channel and not workspace:
             raise SearchError("A channel needs its platform and workspace.")
         prefix = ""

@@ -1,7 +1,8 @@
 """Sign-in: required on every page but the sign-in pages and static files.
 
-An admin signs in with Slack (OpenID Connect, where configured) or with a one-time
-token from ``statebot web --create-admin``. The session then holds the admin id; each
+An admin signs in through a platform that offers it (``bots.web.sign_in``: Sign in
+with Slack, where configured) or with a one-time token from ``statebot web
+--create-admin``. The session then holds the admin id; each
 request turns it back into a :class:`~bots.web.access.Viewer` against the configured
 admin ids, so an id removed from ``STATEBOT_ADMIN_IDS`` is signed out.
 """
@@ -18,8 +19,8 @@ from aiohttp import web
 from bots.web.access import grant_of_platform_user, viewer_for
 from bots.web.context import VIEWER, console
 from bots.web.cookies import SESSION
-from bots.web.oidc import SignInError, finish, start
 from bots.web.render import page, redirect
+from bots.web.sign_in import SignInError, SignInProvider, callback_url
 
 log = structlog.get_logger("bots.web")
 
@@ -74,7 +75,7 @@ async def login_page(request: web.Request) -> web.Response:
     return page(
         request,
         "login.html",
-        slack=parts.config.slack is not None,
+        sign_in=parts.config.sign_in,
         next=request.query.get("next", ""),
         error=None,
     )
@@ -96,7 +97,7 @@ async def login_token(request: web.Request) -> web.Response:
             request,
             "login.html",
             status=403,
-            slack=parts.config.slack is not None,
+            sign_in=parts.config.sign_in,
             next=wanted,
             error="That token is not valid: unknown, already used, expired, or its admin id "
             "is no longer in STATEBOT_ADMIN_IDS. Create a new one with "
@@ -106,40 +107,51 @@ async def login_token(request: web.Request) -> web.Response:
     return redirect(_next_page(request, wanted))
 
 
-async def login_slack(request: web.Request) -> web.Response:
-    """Send the browser to Slack's authorize page."""
+def _provider(request: web.Request) -> tuple[SignInProvider, str] | None:
+    """The provider the path names and its callback URL, when it is offered."""
     parts = console(request)
-    if parts.config.slack is None or parts.config.public_url is None:
-        return web.Response(status=404, text="Sign in with Slack is not configured.")
-    return redirect(start(parts.config.slack, parts.config.public_url, request[SESSION]))
+    found = parts.config.provider(request.match_info["platform"])
+    if found is None or parts.config.public_url is None:
+        return None
+    return found, callback_url(parts.config.public_url, found.name)
 
 
-async def slack_callback(request: web.Request) -> web.Response:
-    """Slack sent the browser back: check it, and sign in a configured admin."""
+def _not_offered(request: web.Request) -> web.Response:
+    return web.Response(
+        status=404, text=f"Sign in with {request.match_info['platform']} is not configured."
+    )
+
+
+async def login_platform(request: web.Request) -> web.Response:
+    """Send the browser to the platform's sign-in page."""
+    offered = _provider(request)
+    if offered is None:
+        return _not_offered(request)
+    provider, callback = offered
+    return redirect(provider.start(callback, request[SESSION]))
+
+
+async def platform_callback(request: web.Request) -> web.Response:
+    """The platform sent the browser back: check it, and sign in a configured admin."""
     parts = console(request)
-    if parts.config.slack is None or parts.config.public_url is None:
-        return web.Response(status=404, text="Sign in with Slack is not configured.")
+    offered = _provider(request)
+    if offered is None:
+        return _not_offered(request)
+    provider, callback = offered
     try:
-        who = await finish(
-            parts.config.slack,
-            parts.config.public_url,
-            request[SESSION],
-            code=request.query.get("code"),
-            state=request.query.get("state"),
-            error=request.query.get("error"),
-        )
+        who = await provider.finish(callback, request[SESSION], request.query)
     except SignInError as exc:
-        log.warning("web_sign_in_refused", via="slack", reason=str(exc))
+        log.warning("web_sign_in_refused", via=provider.name, reason=str(exc))
         return _login_error(request, str(exc))
-    grant = grant_of_platform_user("slack", who.team_id, who.user_id, parts.config.admin_ids)
+    grant = grant_of_platform_user(provider.name, who.workspace, who.user, parts.config.admin_ids)
     if grant is None:
-        log.warning("web_sign_in_refused", via="slack", team=who.team_id, user=who.user_id)
+        log.warning("web_sign_in_refused", via=provider.name, team=who.workspace, user=who.user)
         return _login_error(
             request,
-            f"Slack user {who.user_id} of workspace {who.team_id} is not a console admin "
-            "(STATEBOT_ADMIN_IDS). This attempt was logged.",
+            f"{provider.label} user {who.user} of workspace {who.workspace} is not a console "
+            "admin (STATEBOT_ADMIN_IDS). This attempt was logged.",
         )
-    _signed_in(request, grant.admin_id, via="slack")
+    _signed_in(request, grant.admin_id, via=provider.name)
     return redirect(f"{parts.base}/")
 
 
@@ -148,7 +160,7 @@ def _login_error(request: web.Request, message: str) -> web.Response:
         request,
         "login.html",
         status=403,
-        slack=console(request).config.slack is not None,
+        sign_in=console(request).config.sign_in,
         next="",
         error=message,
     )
@@ -166,6 +178,8 @@ def add_routes(app: web.Application) -> None:
     """The sign-in pages (public) and sign-out."""
     app.router.add_get("/login", login_page, name=f"{PUBLIC}login")
     app.router.add_post("/login/token", login_token, name=f"{PUBLIC}login-token")
-    app.router.add_get("/login/slack", login_slack, name=f"{PUBLIC}login-slack")
-    app.router.add_get("/login/slack/callback", slack_callback, name=f"{PUBLIC}slack-callback")
+    app.router.add_get("/login/{platform}", login_platform, name=f"{PUBLIC}login-platform")
+    app.router.add_get(
+        "/login/{platform}/callback", platform_callback, name=f"{PUBLIC}platform-callback"
+    )
     app.router.add_post("/logout", logout, name="logout")

@@ -73,10 +73,12 @@ def _platform(name: str) -> str | None:
 
 def test_the_graph_sees_imports_in_functions_and_type_checking() -> None:
     """The checks below read every import: a module-level one, one inside a function
-    (``bots.cli.serve`` imports the adapters there) and one under TYPE_CHECKING."""
+    (``bots.cli.serve`` imports the registry there, an adapter its command) and one
+    under TYPE_CHECKING."""
     graph = _graph()
     assert "bots.keys" in graph["bots.chat.service"]
-    assert "bots.adapters.slack.cli" in graph["bots.cli.serve"]
+    assert "bots.adapters.registry" in graph["bots.cli.serve"]
+    assert "bots.adapters.slack.cli" in graph["bots.adapters.slack.adapter"]
     assert "bots.chat.service" in graph["bots.admin.commands"]
 
 
@@ -100,6 +102,19 @@ def test_platforms_do_not_import_each_other() -> None:
         if _platform(name) and _platform(target) and _platform(name) != _platform(target)
     ]
     assert sideways == []
+
+
+def test_only_a_platform_imports_its_folder() -> None:
+    """Outside its folder a platform is reached through the registry's line naming it
+    (``bots.adapters.registry.BUILTIN``), never by an import: adding one edits no
+    shared module (docs/adapters.md)."""
+    reaching = [
+        f"{name} -> {target}"
+        for name, targets in _graph().items()
+        for target in targets
+        if _platform(target) and _platform(name) != _platform(target)
+    ]
+    assert reaching == []
 
 
 def test_no_module_imports_itself_back() -> None:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 import click
 import structlog
 
+from bots.adapters.discord.settings import DiscordSettings
 from bots.app.build import AgentSource, build_app
 from bots.app.cli_format import HELP_OPTIONS
 from bots.app.option import app_option
@@ -27,9 +28,12 @@ from bots.settings import Settings
 log = structlog.get_logger(__name__)
 
 
-async def serve(settings: Settings, *, agents: AgentSource | None = None) -> None:
+async def serve(
+    settings: Settings, discord_settings: DiscordSettings, *, agents: AgentSource | None = None
+) -> None:
     """Log in, publish the app commands and answer until a stop signal or cancellation."""
-    if settings.discord_token is None:
+    token = discord_settings.discord_token
+    if token is None:
         raise click.UsageError("DISCORD_TOKEN is not set; see docs/chat-setup.md")
     # imported here: discord.py pulls in the deprecated stdlib audioop, and every
     # other subcommand (and its tests) should not pay for or warn about that
@@ -55,7 +59,7 @@ async def serve(settings: Settings, *, agents: AgentSource | None = None) -> Non
         with on_stop_signal(stop):
             async with health, client:
                 # discord.py would install its own log handler; structlog owns logging
-                await client.start(settings.discord_token.get_secret_value())
+                await client.start(token.get_secret_value())
             if stopping:
                 finished = await stopping[0]
                 log.info("discord_stopped", platform="discord", drained=finished)
@@ -74,4 +78,4 @@ def discord_command(agents: Mapping[str, ChatAgent] | None) -> None:
     """Run the Discord bot (mentions, threads, DMs and app commands)."""
     settings = Settings()
     configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
-    run_process(serve(settings, agents=agents), name="discord")
+    run_process(serve(settings, DiscordSettings(), agents=agents), name="discord")

@@ -29,7 +29,8 @@ from bots.adapters.discord.components import ApprovalHost, approval_view
 from bots.adapters.discord.delivery import INTERRUPTED, RESTARTING
 from bots.adapters.discord.embeds import card_embed
 from bots.adapters.discord.parse import parse_interaction
-from bots.chat.chunking import DISCORD_LIMIT, chunk_text
+from bots.adapters.discord.traits import MESSAGE_LIMIT
+from bots.chat.chunking import chunk_text
 from bots.chat.commands import CommandError, parse_command
 from bots.chat.errors import UNEXPECTED
 from bots.chat.registry import tools_of
@@ -131,7 +132,7 @@ async def follow_up(
         client: ApprovalHost = interaction.client  # type: ignore[assignment]
         token = await client.approvals.put(reply.approval)
         await interaction.followup.send(
-            reply.text[:DISCORD_LIMIT],
+            reply.text[:MESSAGE_LIMIT],
             view=approval_view(token, reply.approval.labels),
             ephemeral=deferred_private,
             allowed_mentions=NO_MENTIONS,
@@ -145,7 +146,7 @@ async def follow_up(
     messages: list[dict[str, Any]] = (
         [{"embed": embed, **({"view": view} if view is not None else {})}]
         if embed is not None
-        else [{"content": part} for part in chunk_text(reply.text, DISCORD_LIMIT) or ["Done."]]
+        else [{"content": part} for part in chunk_text(reply.text, MESSAGE_LIMIT) or ["Done."]]
     )
     if reply.ephemeral and not deferred_private:
         # the first follow-up would edit the public "thinking…" and stay public

@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import discord
 import structlog
 
+from bots.adapters.discord.traits import MESSAGE_LIMIT
 from bots.chat.approvals import EXPIRED, Approval, Decision
-from bots.chat.chunking import DISCORD_LIMIT, chunk_text
+from bots.chat.chunking import chunk_text
 from bots.chat.replies import Reply
 from bots.settings import Settings
 from core.db.redis.client import RedisClient, connect
@@ -175,7 +176,7 @@ class ApprovalButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TE
         )
         reply = await client.service.handle_decision(decision)
         if approval.action:  # an admin's private question: the outcome takes its place
-            text = (chunk_text(reply.text, DISCORD_LIMIT) or ["Done."])[0]
+            text = (chunk_text(reply.text, MESSAGE_LIMIT) or ["Done."])[0]
             await interaction.edit_original_response(content=text, view=None)
             return
         if reply.ephemeral:
@@ -185,7 +186,7 @@ class ApprovalButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TE
         if reply.approval is not None:  # the run stopped for another confirmation
             await send_approval(interaction.followup, reply, client.approvals)
             return
-        for part in chunk_text(reply.text, DISCORD_LIMIT) or ["Done."]:
+        for part in chunk_text(reply.text, MESSAGE_LIMIT) or ["Done."]:
             await interaction.followup.send(part)
 
 
@@ -206,4 +207,4 @@ async def send_approval(target: Any, reply: Reply, store: ApprovalStore) -> None
     assert reply.approval is not None
     token = await store.put(reply.approval)
     view = approval_view(token, reply.approval.labels)
-    await target.send(reply.text[:DISCORD_LIMIT], view=view)
+    await target.send(reply.text[:MESSAGE_LIMIT], view=view)

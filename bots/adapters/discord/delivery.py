@@ -25,7 +25,8 @@ from redis.exceptions import RedisError
 
 from bots.adapters.discord.components import ApprovalStore, send_approval
 from bots.adapters.discord.stream import discord_stream, finish_stream
-from bots.chat.chunking import DISCORD_LIMIT, chunk_text
+from bots.adapters.discord.traits import MESSAGE_LIMIT
+from bots.chat.chunking import chunk_text
 from bots.chat.errors import STORE_DOWN, UNEXPECTED
 from bots.chat.replies import Reply
 from bots.chat.service import ChatService
@@ -131,7 +132,7 @@ async def send_reply(
             await _warn(message, ids)
             return False
         return True
-    parts = chunk_text(reply.text, DISCORD_LIMIT) or ["Done."]
+    parts = chunk_text(reply.text, MESSAGE_LIMIT) or ["Done."]
     for index, part in enumerate(parts):
         try:
             await message.channel.send(part)

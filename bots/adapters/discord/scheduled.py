@@ -15,7 +15,8 @@ from typing import Any, Protocol
 import discord
 
 from bots.adapters.discord.components import ApprovalStore, send_approval
-from bots.chat.chunking import DISCORD_LIMIT, chunk_text
+from bots.adapters.discord.traits import MESSAGE_LIMIT
+from bots.chat.chunking import chunk_text
 from bots.chat.replies import Reply
 from bots.chat.schedules import Deliver
 
@@ -47,7 +48,7 @@ def discord_delivery(client: DeliveryHost) -> Deliver:
         if reply.approval is not None:
             await send_approval(channel, reply, client.approvals)
             return
-        for part in chunk_text(reply.text, DISCORD_LIMIT) or ["Done."]:
+        for part in chunk_text(reply.text, MESSAGE_LIMIT) or ["Done."]:
             await channel.send(part)
 
     return deliver

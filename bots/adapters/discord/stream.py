@@ -15,7 +15,7 @@ from typing import Any
 import discord
 import structlog
 
-from bots.chat.chunking import DISCORD_LIMIT
+from bots.adapters.discord.traits import MESSAGE_LIMIT
 from bots.chat.replies import Reply
 from bots.chat.streaming import PagedStream, StreamOptions
 
@@ -29,7 +29,7 @@ class DiscordEditor:
 
     def __init__(self, channel: Any) -> None:
         self._channel = channel
-        self.limit = DISCORD_LIMIT
+        self.limit = MESSAGE_LIMIT
 
     async def post(self, text: str) -> discord.Message:
         """Send one part; the message is the handle later edits use."""

@@ -21,12 +21,15 @@ from collections.abc import Mapping
 
 import click
 import structlog
+from aiohttp import web
 
 from bots.adapters.slack.oauth import OAuthConfigError, SlackOAuth, build_oauth, oauth_configured
 from bots.adapters.slack.options import SlackOptions
 from bots.adapters.slack.send import web_client
 from bots.adapters.slack.server import SlackHttpServer, build_slack_app, socket_mode_handler
+from bots.adapters.slack.settings import SlackSettings
 from bots.adapters.slack.shutdown import Shutdown
+from bots.adapters.slack.sign_in import sign_in_for
 from bots.app.build import AgentSource, build_app
 from bots.app.cli_format import HELP_OPTIONS
 from bots.app.option import app_option
@@ -37,6 +40,7 @@ from bots.ops.logging import configure_logging
 from bots.ops.startup import check_stores, run_process
 from bots.settings import Settings
 from bots.web import WebConfigError, console_mounts
+from core.db.base import BaseDb
 
 log = structlog.get_logger(__name__)
 
@@ -64,29 +68,40 @@ def stop_signal() -> asyncio.Event:
     return stop
 
 
-def oauth_for(settings: Settings, *, socket: bool) -> SlackOAuth | None:
+def oauth_for(settings: Settings, slack: SlackSettings, *, socket: bool) -> SlackOAuth | None:
     """The install flow when configured (HTTP mode only), else None; UsageError if half-set."""
-    if not oauth_configured(settings):
+    if not oauth_configured(slack):
         return None
     if socket:
         raise click.UsageError(
             "the Slack install flow (SLACK_CLIENT_ID) runs in HTTP mode: drop --socket, or "
             "unset SLACK_CLIENT_ID/SLACK_CLIENT_SECRET to use one SLACK_BOT_TOKEN"
         )
-    if settings.slack_bot_token is not None:
+    if slack.slack_bot_token is not None:
         raise click.UsageError(
             "set either SLACK_BOT_TOKEN (one workspace) or SLACK_CLIENT_ID and "
             "SLACK_CLIENT_SECRET (the install flow, every workspace), not both"
         )
     try:
-        return build_oauth(settings)
+        return build_oauth(slack, settings.statebot_db_url)
     except OAuthConfigError as exc:
         raise click.UsageError(f"{exc}; see docs/chat-setup.md") from exc
 
 
-async def reencrypt_installations(settings: Settings) -> int:
+def admin_console(
+    settings: Settings, slack: SlackSettings, db: BaseDb
+) -> dict[str, web.Application]:
+    """The web console HTTP mode mounts (when STATEBOT_WEB_SECRET is set), offering Sign
+    in with Slack when configured; WebConfigError when its settings are incomplete."""
+    if settings.statebot_web_secret is None:
+        return {}
+    sign_in = sign_in_for(settings, slack)
+    return console_mounts(settings, db, sign_in=() if sign_in is None else (sign_in,))
+
+
+async def reencrypt_installations(settings: Settings, slack: SlackSettings) -> int:
     """Re-encrypt every stored installation under the newest key; how many rows."""
-    oauth = oauth_for(settings, socket=False)
+    oauth = oauth_for(settings, slack, socket=False)
     if oauth is None:
         raise click.UsageError("--reencrypt needs SLACK_CLIENT_ID and SLACK_CLIENT_SECRET")
     try:
@@ -96,17 +111,22 @@ async def reencrypt_installations(settings: Settings) -> int:
 
 
 async def serve(
-    settings: Settings, *, socket: bool, port: int, agents: AgentSource | None = None
+    settings: Settings,
+    slack: SlackSettings,
+    *,
+    socket: bool,
+    port: int,
+    agents: AgentSource | None = None,
 ) -> None:
     """Build everything and run until SIGTERM/SIGINT, then drain and stop."""
-    oauth = oauth_for(settings, socket=socket)
-    token = None if oauth else _require(settings.slack_bot_token, "SLACK_BOT_TOKEN")
+    oauth = oauth_for(settings, slack, socket=socket)
+    token = None if oauth else _require(slack.slack_bot_token, "SLACK_BOT_TOKEN")
     if socket:
-        app_token = _require(settings.slack_app_token, "SLACK_APP_TOKEN")
+        app_token = _require(slack.slack_app_token, "SLACK_APP_TOKEN")
         secret = None
     else:
-        secret = _require(settings.slack_signing_secret, "SLACK_SIGNING_SECRET")
-    options = SlackOptions.from_settings(settings)
+        secret = _require(slack.slack_signing_secret, "SLACK_SIGNING_SECRET")
+    options = SlackOptions.from_settings(settings, slack)
     stop = stop_signal()
     shutdown = Shutdown()
     built = build_app(settings, agents=agents)
@@ -115,12 +135,12 @@ async def serve(
         await oauth.db.aping()  # the installations' tables migrated before the first install
     probe = store_probe(built.db)
     try:  # the admin console under /admin when STATEBOT_WEB_SECRET is set (docs/web-admin.md)
-        mounts = {} if socket else console_mounts(settings, built.db)
+        mounts = {} if socket else admin_console(settings, slack, built.db)
     except WebConfigError as exc:
         raise click.UsageError(f"{exc}; see docs/web-admin.md") from exc
     bolt = build_slack_app(
         service=built.service,
-        client=web_client(token, settings.slack_api_url),
+        client=web_client(token, slack.slack_api_url),
         flags=flags_for(settings),
         signing_secret=secret,
         options=options,
@@ -163,11 +183,12 @@ def slack(
     socket: bool, port: int | None, reencrypt: bool, agents: Mapping[str, ChatAgent] | None
 ) -> None:
     """Run the Slack bot (HTTP events endpoint, or Socket Mode with --socket)."""
-    settings = Settings()
+    settings, slack_settings = Settings(), SlackSettings()
     configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
     if reencrypt:
-        count = run_process(reencrypt_installations(settings), name="slack")
+        count = run_process(reencrypt_installations(settings, slack_settings), name="slack")
         click.echo(f"re-encrypted {count} stored Slack installation row(s)")
         return
-    serving_app = serve(settings, socket=socket, port=port or settings.port, agents=agents)
+    port = port or slack_settings.port
+    serving_app = serve(settings, slack_settings, socket=socket, port=port, agents=agents)
     run_process(serving_app, name="slack")

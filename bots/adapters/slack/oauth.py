@@ -32,8 +32,8 @@ from bots.adapters.slack.installations import SqlInstallationStore
 from bots.adapters.slack.names import ClientFor
 from bots.adapters.slack.oauth_state import DEFAULT_STATE_SECONDS, SqlOAuthStateStore
 from bots.adapters.slack.rotation import SerializedRotationAuthorize
+from bots.adapters.slack.settings import SlackSettings
 from bots.adapters.slack.token_cipher import GENERATE_HINT, EncryptionKeyError, TokenCipher
-from bots.settings import Settings
 from core.db.base import StoreUnavailableError
 
 #: refresh a rotating token when it has less than this many minutes left (bolt's default)
@@ -62,12 +62,12 @@ class SlackOAuth:
         await self.db.aclose()
 
 
-def oauth_configured(settings: Settings) -> bool:
+def oauth_configured(settings: SlackSettings) -> bool:
     """True when the settings ask for the install flow (either credential set)."""
     return settings.slack_client_id is not None or settings.slack_client_secret is not None
 
 
-def token_cipher(settings: Settings) -> TokenCipher:
+def token_cipher(settings: SlackSettings) -> TokenCipher:
     """The cipher for stored tokens; OAuthConfigError when the keys are missing or bad."""
     keys = settings.statebot_encryption_keys
     if keys is None:
@@ -94,7 +94,7 @@ def workspace_clients(store: SqlInstallationStore, api_url: str) -> ClientFor:
 
 
 def installation_store(
-    settings: Settings, db: InstallationDb, cipher: TokenCipher
+    settings: SlackSettings, db: InstallationDb, cipher: TokenCipher
 ) -> SqlInstallationStore:
     """The installation store of the app ``SLACK_CLIENT_ID`` names."""
     if settings.slack_client_id is None:
@@ -135,8 +135,9 @@ class StatebotOAuthFlow(AsyncOAuthFlow):
         )
 
 
-def build_oauth(settings: Settings, *, schema: str | None = None) -> SlackOAuth:
-    """The install flow, installation store and authorize the settings configure.
+def build_oauth(settings: SlackSettings, db_url: str, *, schema: str | None = None) -> SlackOAuth:
+    """The install flow, installation store and authorize the settings configure; the
+    installations live in the durable store ``db_url`` (``STATEBOT_DB_URL``).
 
     OAuthConfigError names what is missing (client secret, encryption keys); the Web
     API calls (``oauth.v2.access``, ``auth.test``) go to ``SLACK_API_URL``.
@@ -146,7 +147,7 @@ def build_oauth(settings: Settings, *, schema: str | None = None) -> SlackOAuth:
         raise OAuthConfigError(f"{missing} is not set; the install flow needs both")
     cipher = token_cipher(settings)
     try:
-        db = InstallationDb.open(settings.statebot_db_url, schema=schema)
+        db = InstallationDb.open(db_url, schema=schema)
     except ValueError as exc:
         raise OAuthConfigError(str(exc)) from exc
     store = installation_store(settings, db, cipher)

@@ -1,4 +1,4 @@
-"""The Slack adapter's own settings, taken from :class:`bots.settings.Settings` once."""
+"""The Slack adapter's options, taken once from the neutral settings and Slack's own."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bots.adapters.slack.send import DEFAULT_RETRY_SECONDS
+from bots.adapters.slack.settings import SlackSettings
 from bots.settings import Settings
 
 
@@ -22,11 +23,11 @@ class SlackOptions:
     clock: Callable[[], float] = time.monotonic  # paces streamed edits; tests inject one
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> SlackOptions:
-        """The options ``settings`` configure."""
+    def from_settings(cls, settings: Settings, slack: SlackSettings) -> SlackOptions:
+        """The options ``settings`` and ``slack`` configure."""
         return cls(
-            retry_seconds=settings.statebot_slack_retry_seconds,
-            skip_others_mentions=settings.statebot_slack_skip_others_mentions,
+            retry_seconds=slack.statebot_slack_retry_seconds,
+            skip_others_mentions=slack.statebot_slack_skip_others_mentions,
             shutdown_grace=settings.statebot_shutdown_grace,
             stream_replies=settings.statebot_stream_replies,
             stream_seconds=settings.statebot_stream_seconds,

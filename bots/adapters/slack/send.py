@@ -23,7 +23,8 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetr
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bots.adapters.slack.format import to_mrkdwn
-from bots.chat.chunking import SLACK_LIMIT, chunk_text
+from bots.adapters.slack.traits import MESSAGE_LIMIT
+from bots.chat.chunking import chunk_text
 
 WORKING_REACTION = "hourglass_flowing_sand"
 FAILED_REACTION = "warning"
@@ -83,7 +84,7 @@ class SlackSender:
         self,
         client: AsyncWebClient,
         *,
-        limit: int = SLACK_LIMIT,
+        limit: int = MESSAGE_LIMIT,
         retry_seconds: float = DEFAULT_RETRY_SECONDS,
         sleep: Sleep = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,

@@ -22,7 +22,7 @@ import structlog
 from bots.adapters.slack.format import to_mrkdwn
 from bots.adapters.slack.options import SlackOptions
 from bots.adapters.slack.send import DeliveryError, SlackSender
-from bots.chat.chunking import SLACK_LIMIT
+from bots.adapters.slack.traits import MESSAGE_LIMIT
 from bots.chat.replies import Reply
 from bots.chat.streaming import PagedStream, StreamOptions
 from bots.inbound import InboundMessage
@@ -44,7 +44,7 @@ class SlackEditor:
         self._channel = channel
         self._thread = thread_ts
         self._assistant = assistant
-        self.limit = SLACK_LIMIT
+        self.limit = MESSAGE_LIMIT
 
     async def post(self, text: str) -> str:
         """Post one part (in the thread when there is one); return its ts."""

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bots.chat.chunking import DISCORD_LIMIT, SLACK_LIMIT, chunk_text
+from bots.adapters.discord.traits import MESSAGE_LIMIT as DISCORD_LIMIT
+from bots.adapters.slack.traits import MESSAGE_LIMIT as SLACK_LIMIT
+from bots.chat.chunking import chunk_text
 
 
 def test_short_text_is_one_chunk() -> None:

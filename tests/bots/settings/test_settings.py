@@ -1,4 +1,5 @@
-"""Settings from the environment: parsing, defaults and secrets."""
+"""Settings from the environment: parsing, defaults and secrets. A platform's own
+settings (``SlackSettings``) are read the same way as the neutral ``Settings``."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from bots.settings import Settings
+from bots.adapters.slack.settings import SlackSettings
+from bots.cli.config import settings_classes
+from bots.settings import EnvSettings, Settings
 
 ENV_NAMES = (
     "SLACK_BOT_TOKEN",
@@ -38,12 +41,12 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_defaults() -> None:
     """Without variables: Slack's API, gpt-4o-mini, SQLite, taskboard, port 3000."""
-    settings = Settings()
-    assert settings.slack_api_url == "https://slack.com/api/"
+    settings, slack = Settings(), SlackSettings()
+    assert slack.slack_api_url == "https://slack.com/api/"
     assert settings.statebot_model == "gpt-4o-mini"
     assert settings.statebot_db_url == "sqlite:///statebot.db"
     assert settings.statebot_default_agent == "taskboard"
-    assert settings.port == 3000
+    assert slack.port == 3000
     assert settings.redis_url is None
     assert settings.statebot_admin_ids == frozenset()
     assert settings.model_configured is False
@@ -61,20 +64,22 @@ def test_comma_lists_and_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "value"),
+    ("name", "value", "settings_cls"),
     [
-        ("STATEBOT_CHANNEL_AGENTS", "C123"),
-        ("STATEBOT_CHANNEL_AGENTS", "=taskboard"),
-        ("STATEBOT_AGENT_SCOPES", "taskboard=galaxy"),
-        ("STATEBOT_LOG_FORMAT", "xml"),
-        ("PORT", "http"),
+        ("STATEBOT_CHANNEL_AGENTS", "C123", Settings),
+        ("STATEBOT_CHANNEL_AGENTS", "=taskboard", Settings),
+        ("STATEBOT_AGENT_SCOPES", "taskboard=galaxy", Settings),
+        ("STATEBOT_LOG_FORMAT", "xml", Settings),
+        ("PORT", "http", SlackSettings),
     ],
 )
-def test_bad_values_fail_loudly(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+def test_bad_values_fail_loudly(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, settings_cls: type[EnvSettings]
+) -> None:
     """A malformed variable is a startup error naming it, not a silent default."""
     monkeypatch.setenv(name, value)
     with pytest.raises(ValidationError, match=name.lower()):
-        Settings()
+        settings_cls()
 
 
 @pytest.mark.parametrize("value", ["U456", "slack:U456", "slack::U456", "a:b:c:d"])
@@ -96,11 +101,11 @@ def test_secrets_never_show_in_repr(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tokens are SecretStr: readable on purpose, hidden in repr and str."""
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-very-secret")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-very-secret")
-    settings = Settings()
-    assert "very-secret" not in repr(settings)
-    assert "very-secret" not in str(settings)
-    assert settings.slack_bot_token is not None
-    assert settings.slack_bot_token.get_secret_value() == "xoxb-very-secret"
+    settings, slack = Settings(), SlackSettings()
+    for shown in (repr(settings), str(settings), repr(slack), str(slack)):
+        assert "very-secret" not in shown
+    assert slack.slack_bot_token is not None
+    assert slack.slack_bot_token.get_secret_value() == "xoxb-very-secret"
     assert settings.model_configured is True
 
 
@@ -133,7 +138,7 @@ def test_dotenv_in_the_working_directory_is_read(
     (tmp_path / ".env").write_text("SLACK_BOT_TOKEN=xoxb-from-file\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("STATEBOT_ENV_FILE", raising=False)
-    token = Settings().slack_bot_token
+    token = SlackSettings().slack_bot_token
     assert token is not None and token.get_secret_value() == "xoxb-from-file"
 
 
@@ -143,7 +148,7 @@ def test_environment_wins_over_dotenv(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("STATEBOT_ENV_FILE", raising=False)
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-from-env")
-    token = Settings().slack_bot_token
+    token = SlackSettings().slack_bot_token
     assert token is not None and token.get_secret_value() == "xoxb-from-env"
 
 
@@ -161,6 +166,21 @@ def test_statebot_env_file_names_another_file(
 
 
 def test_every_setting_has_a_description() -> None:
-    """Each field carries the description the generated settings table shows."""
-    missing = [name for name, field in Settings.model_fields.items() if not field.description]
+    """Each field (a platform's own too) carries the description the settings table shows."""
+    missing = [
+        name
+        for cls in settings_classes()
+        for name, field in cls.model_fields.items()
+        if not field.description
+    ]
     assert missing == []
+
+
+def test_a_platforms_blank_values_count_as_unset(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`SLACK_BOT_TOKEN=` in a platform's own settings means unset, as in the neutral ones."""
+    from bots.adapters.discord.settings import DiscordSettings
+
+    monkeypatch.setenv("SLACK_BOT_TOKEN", "")
+    monkeypatch.setenv("DISCORD_TOKEN", " ")
+    assert SlackSettings().slack_bot_token is None
+    assert DiscordSettings().discord_token is None

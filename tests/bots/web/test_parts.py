@@ -50,33 +50,6 @@ def test_config_needs_a_long_secret() -> None:
         WebConfig.from_settings(Settings(statebot_web_secret=SecretStr("short")))
 
 
-def test_config_slack_sign_in_needs_both_halves_and_a_url() -> None:
-    """Sign in with Slack needs the client id, the secret and the public URL."""
-    secret = SecretStr("s" * 32)
-    with pytest.raises(WebConfigError, match="needs both"):
-        WebConfig.from_settings(
-            Settings(statebot_web_secret=secret, statebot_web_oidc_client_id="1.2")
-        )
-    with pytest.raises(WebConfigError, match="STATEBOT_WEB_URL"):
-        WebConfig.from_settings(
-            Settings(
-                statebot_web_secret=secret,
-                statebot_web_oidc_client_id="1.2",
-                statebot_web_oidc_client_secret=SecretStr("x"),
-            )
-        )
-    config = WebConfig.from_settings(
-        Settings(
-            statebot_web_secret=secret,
-            statebot_web_oidc_client_id="1.2",
-            statebot_web_oidc_client_secret=SecretStr("x"),
-            statebot_web_url="https://ops.example.com/admin",
-        )
-    )
-    assert config.slack is not None
-    assert config.slack.authorize_url == "https://slack.com/openid/connect/authorize"
-
-
 def test_reveal_ids_must_be_admins() -> None:
     """Only admins can be allowed to see secrets."""
     with pytest.raises(WebConfigError, match="not in STATEBOT_ADMIN_IDS"):
@@ -135,16 +108,3 @@ def test_viewer_scope_follows_the_admin_id() -> None:
     assert everywhere is not None and everywhere.covers("slack:T9:C1")
     assert not everywhere.covers("discord:G1:C1")
     assert viewer_for("slack:T1:U9", ids, ()) is None
-
-
-def test_slack_sign_in_falls_back_to_the_install_flow_client() -> None:
-    """With a public URL, the Slack app's own client id and secret sign admins in."""
-    base = {
-        "statebot_web_secret": SecretStr("s" * 32),
-        "slack_client_id": "9.9",
-        "slack_client_secret": SecretStr("app-secret"),
-    }
-    assert WebConfig.from_settings(Settings(**base)).slack is None  # type: ignore[arg-type]
-    with_url = Settings(**base, statebot_web_url="https://ops.example.com")  # type: ignore[arg-type]
-    slack = WebConfig.from_settings(with_url).slack
-    assert slack is not None and (slack.client_id, slack.client_secret) == ("9.9", "app-secret")

@@ -9,7 +9,7 @@ from discord_payloads import BOT_ID, CHANNEL, bot_mention, message_create
 from fakes.discord_api import FakeDiscordApi
 from fakes.streaming_model import TickingClock, WordStreamingModel
 
-from bots.chat.chunking import DISCORD_LIMIT
+from bots.adapters.discord.traits import MESSAGE_LIMIT as DISCORD_LIMIT
 from bots.chat.streaming import StreamOptions
 from core.testing import tool_call
 

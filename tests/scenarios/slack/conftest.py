@@ -14,6 +14,7 @@ from slack_harness import MakeBot, SlackBot, settle, start_bot
 from slack_payloads import TEAM
 
 from bots.adapters.slack.options import SlackOptions
+from bots.adapters.slack.settings import SlackSettings
 from bots.app.service import chat_service
 from bots.keys import Scope
 from bots.ops.flags import Flags, MemoryFlags, RedisFlags
@@ -21,6 +22,8 @@ from bots.settings import Settings
 from core.db.base import BaseDb
 from core.testing import ScriptedModel
 from tools.catalog import COMMAND_ALIASES, create_agents
+
+SLACK_FIELDS = frozenset(SlackSettings.model_fields)
 
 ADMIN = "U0ADMIN01"
 
@@ -53,6 +56,8 @@ async def make_bot(fake_slack: FakeSlackApi, tmp_path: Path) -> AsyncIterator[Ma
         db: BaseDb = SqliteDb(db_file=str(tmp_path / "state.db"))
         closables.append(db)
         model = ScriptedModel(turns or [])
+        # the adapter's own settings (STATEBOT_SLACK_*) apart from the neutral ones
+        own = {name: settings.pop(name) for name in list(settings) if name in SLACK_FIELDS}
         config = Settings(
             statebot_admin_ids=frozenset({f"slack:{TEAM}:{ADMIN}"}),  # a full user key
             statebot_agent_scopes=scopes or {},
@@ -60,7 +65,7 @@ async def make_bot(fake_slack: FakeSlackApi, tmp_path: Path) -> AsyncIterator[Ma
             **settings,
         )
         service = chat_service(create_agents(model, db), settings=config, aliases=COMMAND_ALIASES)
-        options = SlackOptions.from_settings(config)
+        options = SlackOptions.from_settings(config, SlackSettings(**own))
         bot = await start_bot(fake_slack, service, model, flags or MemoryFlags(), http, options)
         started.append(bot)
         return bot

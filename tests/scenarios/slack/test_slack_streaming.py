@@ -13,6 +13,7 @@ from slack_harness import SlackBot, settle, start_bot
 from slack_payloads import ALICE, BOT_USER, app_mention, message
 
 from bots.adapters.slack.options import SlackOptions
+from bots.adapters.slack.settings import SlackSettings
 from bots.adapters.slack.stream import THINKING
 from bots.app.service import chat_service
 from bots.ops.flags import MemoryFlags
@@ -43,7 +44,7 @@ async def _bot(
     db = SqliteDb(db_file=str(tmp_path / f"state-{stream}.db"))
     settings = Settings(redis_url=None, statebot_stream_replies=stream)
     service = chat_service(create_agents(model, db), settings=settings, aliases=COMMAND_ALIASES)
-    options = SlackOptions.from_settings(settings)
+    options = SlackOptions.from_settings(settings, SlackSettings())
     if clock is not None:
         options = SlackOptions(
             stream_replies=options.stream_replies, stream_seconds=1.0, clock=clock

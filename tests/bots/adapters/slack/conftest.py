@@ -25,6 +25,7 @@ from cryptography.fernet import Fernet
 from bots.adapters.slack.oauth import SlackOAuth, build_oauth
 from bots.adapters.slack.send import web_client
 from bots.adapters.slack.server import EVENTS_PATH, SlackHttpServer, build_slack_app
+from bots.adapters.slack.settings import SlackSettings
 from bots.app.service import chat_service
 from bots.ops.flags import MemoryFlags
 from bots.settings import Settings
@@ -102,19 +103,25 @@ async def fake() -> AsyncIterator[OAuthSlackApi]:
     await api.stop()
 
 
-def oauth_settings(database: Database, fake: OAuthSlackApi, keys: str, **extra: Any) -> Settings:
-    """Settings of an app using the install flow against the fake."""
+def oauth_settings(database: Database, **extra: Any) -> Settings:
+    """The neutral settings of an app using the install flow."""
     return Settings(
-        slack_client_id=CLIENT_ID,
-        slack_client_secret=CLIENT_SECRET,
-        slack_signing_secret=SIGNING_SECRET,
-        statebot_encryption_keys=keys,
         statebot_db_url=database.url,
-        slack_api_url=fake.base_url,
         redis_url=None,
         openai_api_key=None,
         openai_base_url=None,
         **extra,
+    )
+
+
+def slack_oauth_settings(fake: OAuthSlackApi, keys: str) -> SlackSettings:
+    """Slack's own settings of an app using the install flow against the fake."""
+    return SlackSettings(
+        slack_client_id=CLIENT_ID,
+        slack_client_secret=CLIENT_SECRET,
+        slack_signing_secret=SIGNING_SECRET,
+        statebot_encryption_keys=keys,
+        slack_api_url=fake.base_url,
     )
 
 
@@ -178,8 +185,9 @@ async def serve(
     http = aiohttp.ClientSession()
 
     async def start(turns: list[Any] | None = None, *, keys: str | None = None) -> Server:
-        settings = oauth_settings(database, fake, keys or key)
-        oauth = build_oauth(settings, schema=database.schema)
+        settings = oauth_settings(database)
+        slack = slack_oauth_settings(fake, keys or key)
+        oauth = build_oauth(slack, settings.statebot_db_url, schema=database.schema)
         sessions = SqliteDb(db_file=str(tmp_path / f"sessions{len(started)}.db"))
         model = ScriptedModel(turns or [])
         service = chat_service(

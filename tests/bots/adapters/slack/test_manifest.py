@@ -7,7 +7,7 @@ from typing import Any
 
 import yaml
 
-from bots.settings import SLACK_BOT_SCOPES, Settings
+from bots.adapters.slack.settings import SLACK_BOT_SCOPES, SlackSettings
 
 MANIFEST = Path(__file__).resolve().parents[4] / "deploy" / "slack-app-manifest.yaml"
 
@@ -20,7 +20,7 @@ def _manifest() -> dict[str, Any]:
 def test_manifest_redirect_url_is_the_served_redirect_path() -> None:
     """The manifest's redirect URL ends in the path the server serves by default."""
     urls = _manifest()["oauth_config"]["redirect_urls"]
-    assert [u.endswith(Settings().slack_redirect_uri_path) for u in urls] == [True]
+    assert [u.endswith(SlackSettings().slack_redirect_uri_path) for u in urls] == [True]
 
 
 def test_manifest_subscribes_to_uninstall_and_revocation() -> None:
@@ -32,4 +32,4 @@ def test_manifest_subscribes_to_uninstall_and_revocation() -> None:
 def test_default_install_scopes_are_the_manifest_scopes() -> None:
     """SLACK_SCOPES defaults to exactly the manifest's bot scopes."""
     assert list(SLACK_BOT_SCOPES) == _manifest()["oauth_config"]["scopes"]["bot"]
-    assert Settings().slack_scopes == SLACK_BOT_SCOPES
+    assert SlackSettings().slack_scopes == SLACK_BOT_SCOPES

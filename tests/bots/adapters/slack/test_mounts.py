@@ -22,7 +22,7 @@ async def test_mounted_app_is_served_beside_the_events_endpoint() -> None:
         return web.Response(text="console")
 
     console.router.add_get("/", page)
-    settings = Settings(slack_bot_token="xoxb-1", openai_api_key=None, openai_base_url=None)
+    settings = Settings(openai_api_key=None, openai_base_url=None)
     bolt = build_slack_app(
         service=chat_service(create_agents(None, InMemoryDb()), settings=settings),
         client=web_client("xoxb-1", "http://127.0.0.1:9/api/"),

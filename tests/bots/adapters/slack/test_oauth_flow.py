@@ -22,6 +22,7 @@ from tests.bots.adapters.slack.conftest import (
     mention,
     oauth_settings,
     settle,
+    slack_oauth_settings,
     tokens_revoked,
     uninstalled,
 )
@@ -199,10 +200,10 @@ async def test_state_from_another_browser_or_forged_is_refused(
 async def test_database_down_gets_a_page_not_a_500(fake: OAuthSlackApi, key: str) -> None:
     """With the database unreachable, /slack/install answers 503 with a page saying why."""
     down = Database("postgresql+psycopg://postgres@127.0.0.1:1/test", None)
-    oauth = build_oauth(oauth_settings(down, fake, key))
+    oauth = build_oauth(slack_oauth_settings(fake, key), down.url)
     app = build_slack_app(
         service=chat_service(
-            create_agents(None, InMemoryDb()), settings=oauth_settings(down, fake, key)
+            create_agents(None, InMemoryDb()), settings=oauth_settings(down)
         ),
         client=web_client(None, fake.base_url),
         flags=MemoryFlags(),

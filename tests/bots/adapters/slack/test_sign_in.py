@@ -1,4 +1,5 @@
-"""Sign in with Slack in the browser, against a local fake of Slack's OpenID endpoints."""
+"""Sign in with Slack (the web console's provider for Slack) in the browser, against a
+local fake of Slack's OpenID endpoints."""
 
 from __future__ import annotations
 
@@ -7,10 +8,18 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page
 
-from bots.web.config import SlackSignIn
+from bots.adapters.slack.sign_in import SlackSignIn
 from core.db.sqlite import SqliteDb
-from tests.bots.web.conftest import ServeConsole, seed
-from tests.bots.web.fake_slack_oidc import CLIENT_ID, CLIENT_SECRET, fake_slack_oidc
+from tests.bots.adapters.slack.fake_oidc import CLIENT_ID, CLIENT_SECRET, fake_slack_oidc
+from tests.bots.web.conftest import (  # the console's browser fixtures, used here too
+    ServeConsole,
+    browser,
+    page,
+    seed,
+    serve_console,
+)
+
+__all__ = ["browser", "page", "serve_console"]  # fixtures imported for pytest
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="session")]
 
@@ -24,7 +33,7 @@ async def test_slack_admin_signs_in(
         db, [{"session_id": "slack:T1:C1", "state": {}}, {"session_id": "slack:T2:C1", "state": {}}]
     )
     async with fake_slack_oidc() as (fake, api_url):
-        console = await serve_console(db, slack=SlackSignIn(CLIENT_ID, CLIENT_SECRET, api_url))
+        console = await serve_console(db, sign_in=(SlackSignIn(CLIENT_ID, CLIENT_SECRET, api_url),))
         await page.goto(console.url + "/")
         await page.click("#slack-sign-in")
         await page.wait_for_selector("h1:text('Sessions')")
@@ -41,7 +50,7 @@ async def test_slack_user_who_is_not_admin_is_refused(
         fake.user_id = "UOTHER"
         console = await serve_console(
             SqliteDb(db_file=tmp_path / "s.db"),
-            slack=SlackSignIn(CLIENT_ID, CLIENT_SECRET, api_url),
+            sign_in=(SlackSignIn(CLIENT_ID, CLIENT_SECRET, api_url),),
         )
         await page.goto(console.url + "/login")
         await page.click("#slack-sign-in")
@@ -58,7 +67,7 @@ async def test_replayed_callback_is_refused(
     async with fake_slack_oidc() as (fake, api_url):
         console = await serve_console(
             SqliteDb(db_file=tmp_path / "s.db"),
-            slack=SlackSignIn(CLIENT_ID, CLIENT_SECRET, api_url),
+            sign_in=(SlackSignIn(CLIENT_ID, CLIENT_SECRET, api_url),),
         )
         await page.goto(console.url + "/login/slack/callback?code=abc&state=forged")
         assert "not from this browser" in (await page.text_content("[role=alert]") or "")

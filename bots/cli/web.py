@@ -1,4 +1,8 @@
-"""``statebot web``: serve the admin console; ``--create-admin ID`` prints a sign-in token."""
+"""``statebot web``: serve the admin console; ``--create-admin ID`` prints a sign-in token.
+
+The console offers signing in with every registered platform whose adapter offers it
+(:class:`bots.adapters.base.OffersWebSignIn`), besides one-time admin tokens.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +14,15 @@ from pathlib import Path
 import click
 from aiohttp import web
 
+from bots.adapters import registry
+from bots.adapters.base import OffersWebSignIn
 from bots.admins import check_admin_id
 from bots.app.cli_format import HELP_OPTIONS
 from bots.ops.logging import configure_logging
 from bots.settings import Settings
 from bots.web.app import create_app
 from bots.web.config import WebConfig, WebConfigError
+from bots.web.sign_in import SignInProvider
 from bots.web.tokens import TOKEN_SECONDS, AdminTokens
 from core.db.base import BaseDb
 from core.utils.log import log_info
@@ -38,6 +45,17 @@ async def serve(db: BaseDb, config: WebConfig, host: str, port: int) -> None:
         await runner.cleanup()
         with contextlib.suppress(Exception):
             await db.aclose()
+
+
+def sign_in_providers(settings: Settings) -> tuple[SignInProvider, ...]:
+    """The platforms admins may sign in with, as their adapters configure them;
+    WebConfigError when one is configured by halves."""
+    offered = (
+        adapter.web_sign_in(settings)
+        for adapter in registry.adapters()
+        if isinstance(adapter, OffersWebSignIn)
+    )
+    return tuple(provider for provider in offered if provider is not None)
 
 
 def create_admin_token(settings: Settings, admin_id: str) -> str:
@@ -76,7 +94,7 @@ def web_command(create_admin: str | None, host: str | None, port: int | None) ->
         click.echo(token)
         return
     try:
-        config = WebConfig.from_settings(settings)
+        config = WebConfig.from_settings(settings, sign_in_providers(settings))
     except WebConfigError as exc:
         raise click.ClickException(str(exc)) from None
     configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)

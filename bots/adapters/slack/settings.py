@@ -1,15 +1,19 @@
-"""Platform settings: Slack (one workspace, or the OAuth install flow for many) and Discord."""
+"""Slack's own settings: one workspace's tokens, or the OAuth install flow for many.
+
+Read like every setting (``bots.settings.EnvSettings``: arguments, the environment, then
+``.env``); ``statebot config`` lists them after the neutral ones.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode
 
-from bots.settings.sources import blank_is_unset, split_list
+from bots.settings import EnvSettings, blank_is_unset, split_list
 
-__all__ = ["SLACK_BOT_SCOPES", "PlatformSettings"]
+__all__ = ["SLACK_BOT_SCOPES", "SlackSettings"]
 
 #: Slack OAuth block: the bot scopes of deploy/slack-app-manifest.yaml, which the OAuth
 #: install flow asks for (a test keeps the two lists equal)
@@ -31,10 +35,9 @@ SLACK_BOT_SCOPES = (
 )
 
 
-class PlatformSettings(BaseModel):
-    """Tokens and secrets of the chat platforms."""
+class SlackSettings(EnvSettings):
+    """Tokens, secrets and options of the Slack adapter."""
 
-    # Slack
     slack_bot_token: SecretStr | None = Field(
         default=None,
         description="Slack bot token, `xoxb-…` (one workspace; unset with the install flow)",
@@ -62,13 +65,9 @@ class PlatformSettings(BaseModel):
             "in a thread the bot follows, leave alone replies that mention others and not the bot"
         ),
     )
-    statebot_shutdown_grace: float = Field(
-        default=25.0,
-        ge=0,
-        description=(
-            "seconds `statebot slack|discord|console` let runs in flight finish after "
-            "SIGTERM/SIGINT"
-        ),
+    port: int = Field(
+        default=3000,
+        description="Slack HTTP port",
     )
     # --- Slack OAuth install flow (many workspaces from one process) ---------------
     slack_client_id: str | None = Field(
@@ -108,16 +107,34 @@ class PlatformSettings(BaseModel):
             "first encrypts, all decrypt); required with `SLACK_CLIENT_ID`"
         ),
     )
+    # --- end of the Slack OAuth block -----------------------------------------------
+    # --- the web console's Sign in with Slack (bots/adapters/slack/sign_in.py) ---------
+    statebot_web_oidc_client_id: str | None = Field(
+        default=None,
+        description=(
+            "client id for the console's Sign in with Slack (unset: `SLACK_CLIENT_ID` when "
+            "`STATEBOT_WEB_URL` is set, else one-time admin tokens only)"
+        ),
+    )
+    statebot_web_oidc_client_secret: SecretStr | None = Field(
+        default=None,
+        description="client secret for the console's Sign in with Slack (or `SLACK_CLIENT_SECRET`)",
+    )
 
     @field_validator(
+        "slack_bot_token",
+        "slack_signing_secret",
+        "slack_app_token",
         "slack_client_id",
         "slack_client_secret",
         "slack_redirect_uri",
         "statebot_encryption_keys",
+        "statebot_web_oidc_client_id",
+        "statebot_web_oidc_client_secret",
         mode="before",
     )
     @classmethod
-    def _slack_oauth_blank_is_unset(cls, value: Any) -> Any:
+    def _blank_is_unset(cls, value: Any) -> Any:
         return blank_is_unset(value)
 
     @field_validator("slack_scopes", mode="before")
@@ -127,10 +144,3 @@ class PlatformSettings(BaseModel):
         return (
             SLACK_BOT_SCOPES if isinstance(value, str) and not value.strip() else split_list(value)
         )
-
-    # --- end of the Slack OAuth block -----------------------------------------------
-    # Discord
-    discord_token: SecretStr | None = Field(
-        default=None,
-        description="Discord bot token",
-    )
