@@ -31,7 +31,7 @@ from bots.chat.errors import guarded
 from bots.chat.names import user_reference
 from bots.chat.replies import Reply
 from bots.inbound import SlashCommand
-from bots.keys import channel_of_session, key_prefix, keys_for, user_key
+from bots.keys import channel_of_session, key_prefix, user_key
 from bots.ops.logging import bind_event
 from core.db.base import BaseDb
 
@@ -53,7 +53,7 @@ class StateCommands:
 
     async def command(self, cmd: SlashCommand) -> Reply:
         """``/state …``: admins (their grant's scope), except ``usage`` on one's own session."""
-        keys = keys_for(cmd)
+        keys = cmd.keys
         grant = self._grant(cmd.platform, cmd.workspace, cmd.user)
         with bind_event(
             platform=cmd.platform, session_id=None, user_id=keys.user_id, event_id=cmd.event_id

@@ -160,7 +160,9 @@ class ChatService:
     def session_keys(self, agent_id: str, event: InboundMessage | SlashCommand) -> SessionKeys:
         """The session and user keys ``agent_id`` runs ``event`` under (its scope applied)."""
         scope = scope_of(agent_id, self._agents[agent_id], self._settings.statebot_agent_scopes)
-        return keys_for(event, scope)
+        if scope == "thread":  # the conversation's own keys, built when the record was made
+            return event.keys
+        return SessionKeys(keys_for(event, scope).session_id, event.keys.user_id)
 
     def help_text(self, agent_id: str | None = None, *, prefix: str | None = None) -> str:
         """Help for one agent, or the overview of all of them."""
@@ -180,15 +182,17 @@ class ChatService:
     ) -> Reply | None:
         """Answer a message addressed to the bot; None when it is not addressed to it.
 
+        Whether it is addressed, the thread a reply goes to and the conversation's keys
+        come from the record (the adapter decided them); the agent's scope is applied here.
+
         ``agent_id`` forces the agent (the console's current agent); otherwise the
         text is routed (``@bot [agent] text``). With ``sink`` an agent's answer streams
         into it as it is written (``bots.chat.streaming``); the Reply is still the whole answer.
         """
-        if not (msg.is_dm or msg.bot_mentioned):
+        if not msg.addressed:  # decided once, by the adapter
             return None
-        user_id = keys_for(msg).user_id
         with bind_event(
-            platform=msg.platform, session_id=None, user_id=user_id, event_id=msg.event_id
+            platform=msg.platform, session_id=None, user_id=msg.keys.user_id, event_id=msg.event_id
         ):
             refused = self._too_long(msg.text)
             if refused is not None:
@@ -265,9 +269,8 @@ class ChatService:
     async def handle_command(self, cmd: SlashCommand) -> Reply:
         """Answer ``/<agent> [tool args | help]`` or ``/state ...``."""
         command = cmd.command.strip().lstrip("/").lower()
-        user_id = keys_for(cmd).user_id
         with bind_event(
-            platform=cmd.platform, session_id=None, user_id=user_id, event_id=cmd.event_id
+            platform=cmd.platform, session_id=None, user_id=cmd.keys.user_id, event_id=cmd.event_id
         ):
             refused = self._too_long(cmd.text, ephemeral=True)
             if refused is not None:
