@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from bots.admin.policy import allows
 from bots.chat.approvals import Approval, Decision
 from bots.chat.names import user_reference
 from bots.chat.replies import Reply
@@ -109,7 +110,7 @@ class Confirmations:
         clicker = user_key(decision.platform, decision.workspace, decision.user)
         who = user_reference(clicker, platform=decision.platform, workspace=decision.workspace)
         action = wanted.action[0] if wanted.action else ""
-        if grant is None or not grant.covers(wanted.session_id):
+        if not allows(grant, wanted.session_id):
             log.warning(
                 "admin_confirm_refused", action=action, target=wanted.session_id, actor=clicker
             )

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import structlog
 
-from bots.admins import grant_for
 from bots.chat import help
 from bots.chat.admin_seam import AdminCommands
 from bots.chat.approvals import ALREADY, DECIDED, EXPIRED, NOT_YOURS, Decision
@@ -19,7 +18,6 @@ from bots.chat.replies import Reply
 from bots.chat.turns import Turn, take_turn
 from bots.keys import channel_of_session, user_key
 from bots.ops.logging import bind_event
-from bots.settings import Settings
 from core.exceptions import RunError
 from core.run.output import RunOutput, content_as_text
 
@@ -29,7 +27,7 @@ __all__ = ["run_decision"]
 
 
 async def run_decision(
-    decision: Decision, *, agents: AgentRegistry, settings: Settings, admin: AdminCommands
+    decision: Decision, *, agents: AgentRegistry, admin: AdminCommands
 ) -> Reply:
     """Apply an Approve / Reject click: resume the paused run once, for its asker or an admin.
 
@@ -45,13 +43,7 @@ async def run_decision(
     ):
         if wanted.action:  # an admin's restore / erase question (bots.admin.confirm)
             return await admin.decide(decision)
-        allowed = clicker == wanted.requester or grant_for(
-            decision.platform,
-            decision.workspace,
-            decision.user,
-            settings.statebot_admin_ids,
-        )
-        if not allowed:
+        if not admin.may_decide(decision):  # its asker or an admin (bots.admin.policy)
             log.info("approval_refused", run_id=wanted.run_id)
             return Reply(NOT_YOURS, ephemeral=True)
         agent = agents.get(wanted.agent_id)

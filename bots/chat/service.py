@@ -130,9 +130,7 @@ class ChatService:
 
     async def handle_decision(self, decision: Decision) -> Reply:
         """Apply an Approve / Reject click (``bots.chat.decisions``)."""
-        return await run_decision(
-            decision, agents=self._agents, settings=self._settings, admin=self._state_commands
-        )
+        return await run_decision(decision, agents=self._agents, admin=self._state_commands)
 
     # -- lookups ------------------------------------------------------------------------
     @property
