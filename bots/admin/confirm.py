@@ -29,7 +29,6 @@ from bots.admin.policy import allows
 from bots.chat.approvals import Approval, Decision
 from bots.chat.names import user_reference
 from bots.chat.replies import Reply
-from bots.keys import user_key
 from core.db import admin as core_admin
 from core.db.base import BaseDb
 from core.db.erasure import ErasureReport, erase_user
@@ -107,7 +106,7 @@ class Confirmations:
         every other store the agents use (an erase reaches all of them).
         """
         wanted = decision.approval
-        clicker = user_key(decision.platform, decision.workspace, decision.user)
+        clicker = decision.clicker
         who = user_reference(clicker, platform=decision.platform, workspace=decision.workspace)
         action = wanted.action[0] if wanted.action else ""
         if not allows(grant, wanted.session_id):

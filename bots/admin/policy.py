@@ -78,7 +78,6 @@ class AdminPolicy:
 
     def may_decide(self, decision: Decision) -> bool:
         """True when the clicker may approve or reject the paused run: its asker, or an admin."""
-        clicker = user_key(decision.platform, decision.workspace, decision.user)
-        if clicker == decision.approval.requester:
+        if decision.clicker == decision.approval.requester:
             return True
         return self.grant(decision.platform, decision.workspace, decision.user) is not None

@@ -16,7 +16,7 @@ from bots.chat.context import origin
 from bots.chat.registry import AgentRegistry
 from bots.chat.replies import Reply
 from bots.chat.turns import Turn, take_turn
-from bots.keys import channel_of_session, user_key
+from bots.keys import channel_of_session
 from bots.ops.logging import bind_event
 from core.exceptions import RunError
 from core.run.output import RunOutput, content_as_text
@@ -34,7 +34,7 @@ async def run_decision(
     Ephemeral replies (not yours, already handled, expired) change nothing.
     """
     wanted = decision.approval
-    clicker = user_key(decision.platform, decision.workspace, decision.user)
+    clicker = decision.clicker
     with bind_event(  # refusals are logged with the click's ids too
         platform=decision.platform,
         session_id=wanted.session_id,
