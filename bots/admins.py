@@ -6,19 +6,19 @@ U456 of workspace T123 and covers sessions of that workspace only (ids starting
 A bare ``U456`` is refused when the settings load (:func:`check_admin_id`), because a
 user id alone does not say which workspace it belongs to.
 
-Pure functions over keys, decided here once: the settings validate with them, the chat
-pipeline lets an admin answer an approval, ``/state`` and the web console scope their
-admins with them.
+The vocabulary of admin ids, checked here once: the settings validate entries with
+:func:`check_admin_id`, and an :class:`AdminGrant` says which sessions an admin covers.
+Whether a user is an admin, and what they may do, is decided in one place:
+``bots.admin.policy``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 
-from bots.keys import key_prefix, parse_user_key, user_key
+from bots.keys import parse_user_key, user_key
 
-__all__ = ["WILDCARD", "AdminGrant", "check_admin_id", "grant_for"]
+__all__ = ["WILDCARD", "AdminGrant", "check_admin_id"]
 
 #: the workspace of an admin id that stands for every workspace of its platform
 WILDCARD = "*"
@@ -52,16 +52,3 @@ class AdminGrant:
     def covers(self, session_id: str) -> bool:
         """True when ``session_id`` is inside this admin's workspace (or platform)."""
         return session_id.startswith(self.scope)
-
-
-def grant_for(
-    platform: str, workspace: str, user: str, admin_ids: Collection[str]
-) -> AdminGrant | None:
-    """The grant of a platform user, or None when they are not an admin."""
-    pinned = user_key(platform, workspace, user)
-    if pinned in admin_ids:
-        return AdminGrant(pinned, key_prefix(platform, workspace))
-    everywhere = user_key(platform, WILDCARD, user)
-    if everywhere in admin_ids:
-        return AdminGrant(everywhere, key_prefix(platform))
-    return None

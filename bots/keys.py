@@ -10,15 +10,17 @@ component never contains a separator and never starts with "@". That keeps the
 mapping injective: two different conversations can never share a key, whatever ids
 a platform hands us. A thread-scoped event without a thread (a slash command typed
 in a channel, the console) belongs to the channel's session.
+
+The parts come from the inbound record the adapter built (``bots.inbound``), which
+carries its conversation's keys, built here once per event; an agent's other scope
+is applied by ``ChatService.session_keys``.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
-
-from bots.inbound import InboundMessage, SlashCommand
+from typing import Literal, Protocol
 
 Scope = Literal["thread", "channel", "user"]
 SCOPES: tuple[Scope, ...] = ("thread", "channel", "user")
@@ -86,7 +88,22 @@ class SessionKeys:
     user_id: str
 
 
-def keys_for(event: InboundMessage | SlashCommand, scope: Scope = "thread") -> SessionKeys:
+class KeyParts(Protocol):
+    """What a key is made of: an inbound record (``bots.inbound``) has these parts."""
+
+    @property
+    def platform(self) -> str: ...
+    @property
+    def workspace(self) -> str: ...
+    @property
+    def channel(self) -> str: ...
+    @property
+    def thread(self) -> str | None: ...
+    @property
+    def user(self) -> str: ...
+
+
+def keys_for(event: KeyParts, scope: Scope = "thread") -> SessionKeys:
     """Session and user keys of an inbound event."""
     return SessionKeys(
         session_id=session_key(

@@ -9,7 +9,7 @@ names. ``slack:T123:U456`` is user U456 of workspace T123 and may act only on se
 of that workspace (ids starting ``slack:T123:``); ``slack:*:U456`` is that user id in
 every workspace of the platform, acting on all of its sessions. A bare ``U456`` is
 refused when the settings load (``bots.admins.check_admin_id``), because a user id alone does not
-say which workspace it belongs to.
+say which workspace it belongs to. Who may do what is decided in ``bots.admin.policy``.
 
 What they do: the operations themselves are ``core.db.admin`` (the same functions
 ``statebot state`` calls), so reset and restore run under the session lease and reach
@@ -30,6 +30,7 @@ import structlog
 from bots.admin.audit import diff_reply, history_reply
 from bots.admin.confirm import restore_question
 from bots.admin.parse import USAGE, StateRequest
+from bots.admin.policy import allows
 from bots.admins import AdminGrant
 from bots.chat.cards import state_card
 from bots.chat.replies import Reply
@@ -65,7 +66,7 @@ def _when(timestamp: float | None) -> str:
 
 def out_of_scope(grant: AdminGrant, target: str, *, action: str, user_id: str) -> Reply | None:
     """The refusal (logged) when ``target`` (a session or user key) is outside ``grant``."""
-    if grant.covers(target):
+    if allows(grant, target):
         return None
     log.warning(
         "admin_command_out_of_scope",

@@ -3,8 +3,9 @@
 The service hands every ``/state`` command and every Confirm / Cancel click on an
 admin question here. The decisions made once, in this module:
 
-- **Who.** An admin is a user matching ``STATEBOT_ADMIN_IDS`` (``bots.admins``), or
-  any user of a platform whose users own its store (the console).
+- **Who.** Decided by the service's :class:`bots.admin.policy.AdminPolicy`: a user
+  matching ``STATEBOT_ADMIN_IDS``, or any user of a platform whose users own its
+  store (the console); the same policy says who may decide a paused run.
 - **Usage is not admin-only.** ``/state usage`` is routed before the admin check:
   anyone may see their own conversation's, their own and their channel's usage;
   a raw session id (someone else's conversation) needs a grant covering it.
@@ -24,14 +25,15 @@ import structlog
 from bots.admin import actions as admin
 from bots.admin.confirm import NO_STORE, Confirmations, ask_erase
 from bots.admin.parse import SELF_SERVICE, USAGE, StateRequest, StateUsageError, parse_state
+from bots.admin.policy import AdminPolicy
 from bots.admin.usage import usage_reply
-from bots.admins import AdminGrant, grant_for
+from bots.admins import AdminGrant
 from bots.chat.approvals import Decision
 from bots.chat.errors import guarded
 from bots.chat.names import user_reference
 from bots.chat.replies import Reply
 from bots.inbound import SlashCommand
-from bots.keys import channel_of_session, key_prefix, keys_for, user_key
+from bots.keys import channel_of_session, user_key
 from bots.ops.logging import bind_event
 from core.db.base import BaseDb
 
@@ -44,17 +46,18 @@ log = structlog.get_logger("bots.admin")
 class StateCommands:
     """``/state`` commands and admin confirmations of one ChatService."""
 
-    __slots__ = ("_confirmations", "_owned", "_service")
+    __slots__ = ("_confirmations", "_service", "policy")
 
     def __init__(self, service: ChatService) -> None:
         self._service = service
         self._confirmations = Confirmations()
-        self._owned: set[str] = set()
+        #: who may do what (``bots.admin.policy``), for /state and for approvals alike
+        self.policy = AdminPolicy(service.settings.statebot_admin_ids)
 
     async def command(self, cmd: SlashCommand) -> Reply:
         """``/state …``: admins (their grant's scope), except ``usage`` on one's own session."""
-        keys = keys_for(cmd)
-        grant = self._grant(cmd.platform, cmd.workspace, cmd.user)
+        keys = cmd.keys
+        grant = self.policy.grant(cmd.platform, cmd.workspace, cmd.user)
         with bind_event(
             platform=cmd.platform, session_id=None, user_id=keys.user_id, event_id=cmd.event_id
         ):
@@ -139,15 +142,18 @@ class StateCommands:
     def owned_by_its_user(self, platform: str) -> None:
         """Make every user of ``platform`` admin of that platform's own sessions.
 
-        The console's rule: whoever runs it owns its store. Their grant covers only
-        ``platform:workspace:`` sessions, never another platform's.
+        The console's rule (``bots.admin.policy``): whoever runs it owns its store.
         """
-        self._owned.add(platform)
+        self.policy.owned_by_its_user(platform)
+
+    def may_decide(self, decision: Decision) -> bool:
+        """True when the clicker may approve or reject a paused run (``bots.admin.policy``)."""
+        return self.policy.may_decide(decision)
 
     async def decide(self, decision: Decision) -> Reply:
         """A Confirm / Cancel click on a restore or erase question (ephemeral outcome)."""
         wanted = decision.approval
-        grant = self._grant(decision.platform, decision.workspace, decision.user)
+        grant = self.policy.grant(decision.platform, decision.workspace, decision.user)
         stores = self._stores(self._service.agents.id_of(wanted.agent_id) or "")
         reply = await guarded(
             lambda: self._confirmations.decide(decision, stores, grant),
@@ -155,14 +161,6 @@ class StateCommands:
             offline_commands="",
         )
         return replace(reply, ephemeral=True)
-
-    def _grant(self, platform: str, workspace: str, user: str) -> AdminGrant | None:
-        """The admin grant of a user (STATEBOT_ADMIN_IDS, or an owned platform), or None."""
-        if platform in self._owned:
-            return AdminGrant(
-                user_key(platform, workspace, user), key_prefix(platform, workspace)
-            )
-        return grant_for(platform, workspace, user, self._service.settings.statebot_admin_ids)
 
     def _stores(self, first: str) -> list[BaseDb]:
         """Agent ``first``'s store, then every other store the agents use, once each."""

@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from bots.admin.policy import allows
 from bots.chat.approvals import Approval, Decision
 from bots.chat.names import user_reference
 from bots.chat.replies import Reply
-from bots.keys import user_key
 from core.db import admin as core_admin
 from core.db.base import BaseDb
 from core.db.erasure import ErasureReport, erase_user
@@ -106,10 +106,10 @@ class Confirmations:
         every other store the agents use (an erase reaches all of them).
         """
         wanted = decision.approval
-        clicker = user_key(decision.platform, decision.workspace, decision.user)
+        clicker = decision.clicker
         who = user_reference(clicker, platform=decision.platform, workspace=decision.workspace)
         action = wanted.action[0] if wanted.action else ""
-        if grant is None or not grant.covers(wanted.session_id):
+        if not allows(grant, wanted.session_id):
             log.warning(
                 "admin_confirm_refused", action=action, target=wanted.session_id, actor=clicker
             )

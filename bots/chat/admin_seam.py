@@ -3,7 +3,8 @@
 ``bots.chat`` knows no governance: ``/state …`` commands and the Confirm / Cancel clicks
 on admin questions go to the :class:`AdminCommands` the composition root hands the
 service (``bots.admin.commands.StateCommands``, wired by ``bots.app.service``), so the
-dependency points from the admin layer down to the chat layer and never back.
+dependency points from the admin layer down to the chat layer and never back. Who may
+decide a paused run is the admin policy's answer (``bots.admin.policy``), asked here.
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ class AdminCommands(Protocol):
 
     async def decide(self, decision: Decision) -> Reply:
         """Apply a Confirm / Cancel click on an admin's restore or erase question."""
+        ...
+
+    def may_decide(self, decision: Decision) -> bool:
+        """True when the clicker may approve or reject a paused run (its asker, or an admin)."""
         ...
 
     def owned_by_its_user(self, platform: str) -> None:

@@ -23,6 +23,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from bots.keys import user_key
+
 #: the longest argument text shown on a button prompt (the full call is in the run)
 ARGS_CHARS = 300
 
@@ -115,6 +117,11 @@ class Decision:
     approve: bool
     approval: Approval
     event_id: str = ""
+
+    @property
+    def clicker(self) -> str:
+        """The user key of the person who clicked (``bots.keys``)."""
+        return user_key(self.platform, self.workspace, self.user)
 
 
 def _short(text: str) -> str:

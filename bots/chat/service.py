@@ -3,12 +3,14 @@
     reply = await service.handle_message(msg)   # free text -> agent.arun
     reply = await service.handle_command(cmd)   # /agent tool args -> agent.arun_tool
 
-Each step is a small function: routing (``bots.chat.routing``), keys (``bots.keys``),
-parsing (``bots.chat.commands``), error replies (``bots.chat.errors``), ``/state``
-(the ``admin`` commands the composition root plugs in: ``bots.chat.admin_seam``),
-undo (``bots.chat.undo``); clicks, approval decisions and scheduled runs are run by
-``bots.chat.clicks``, ``bots.chat.decisions`` and ``bots.chat.scheduled``, a run's
-names, timezone and origin come from ``bots.chat.context``.
+The service routes, keeps the registry and builds the keys; every run it starts goes
+through the one turn pipeline (``bots.chat.turns``), built per kind: messages and
+commands (``bots.chat.runs``), clicks (``bots.chat.clicks``), approval decisions
+(``bots.chat.decisions``), scheduled runs (``bots.chat.scheduled``) and undo
+(``bots.chat.undo``). Routing is ``bots.chat.routing``, keys ``bots.keys``, parsing
+``bots.chat.commands``, ``/state`` the ``admin`` commands the composition root plugs in
+(``bots.chat.admin_seam``); a run's names, timezone and origin come from
+``bots.chat.context``.
 Input that cannot be run (unknown agent or command, bad arguments, oversize text)
 gets a clear reply and runs nothing, so it changes nothing.
 """
@@ -23,28 +25,27 @@ import structlog
 from bots.chat import help
 from bots.chat.admin_seam import AdminCommands
 from bots.chat.approvals import Decision
-from bots.chat.cards import Click, placed, tool_card
+from bots.chat.cards import Click
 from bots.chat.clicks import run_click
-from bots.chat.commands import CommandError, parse_command, usage
+from bots.chat.commands import CommandError, parse_command
 from bots.chat.context import ChatContext
-from bots.chat.decisions import ask_approval, run_decision
-from bots.chat.errors import guarded
+from bots.chat.decisions import run_decision
 from bots.chat.help import command_error
 from bots.chat.names import NameSource
 from bots.chat.registry import AgentRegistry, ChatAgent, scope_of, tools_of, turn_history_on
 from bots.chat.replies import Reply
 from bots.chat.routing import default_agent_for, route
+from bots.chat.runs import command_turn, message_turn
 from bots.chat.scheduled import run_scheduled
 from bots.chat.schedules import Deliveries
-from bots.chat.streaming import StreamSink, can_stream, stream_answer
+from bots.chat.streaming import StreamSink
+from bots.chat.turns import take_turn
 from bots.chat.undo import NO_STORE as UNDO_NO_STORE
-from bots.chat.undo import undo_reply, wants_undo
+from bots.chat.undo import undo_turn, wants_undo
 from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import SessionKeys, keys_for
 from bots.ops.logging import bind_event
-from bots.ops.metrics import count_tool_errors, timed_run
 from bots.settings import Settings
-from core.run.output import RunOutput, content_as_text
 from core.schedule import Schedule
 
 log = structlog.get_logger("bots.service")
@@ -129,9 +130,7 @@ class ChatService:
 
     async def handle_decision(self, decision: Decision) -> Reply:
         """Apply an Approve / Reject click (``bots.chat.decisions``)."""
-        return await run_decision(
-            decision, agents=self._agents, settings=self._settings, admin=self._state_commands
-        )
+        return await run_decision(decision, agents=self._agents, admin=self._state_commands)
 
     # -- lookups ------------------------------------------------------------------------
     @property
@@ -159,7 +158,9 @@ class ChatService:
     def session_keys(self, agent_id: str, event: InboundMessage | SlashCommand) -> SessionKeys:
         """The session and user keys ``agent_id`` runs ``event`` under (its scope applied)."""
         scope = scope_of(agent_id, self._agents[agent_id], self._settings.statebot_agent_scopes)
-        return keys_for(event, scope)
+        if scope == "thread":  # the conversation's own keys, built when the record was made
+            return event.keys
+        return SessionKeys(keys_for(event, scope).session_id, event.keys.user_id)
 
     def help_text(self, agent_id: str | None = None, *, prefix: str | None = None) -> str:
         """Help for one agent, or the overview of all of them."""
@@ -179,15 +180,17 @@ class ChatService:
     ) -> Reply | None:
         """Answer a message addressed to the bot; None when it is not addressed to it.
 
+        Whether it is addressed, the thread a reply goes to and the conversation's keys
+        come from the record (the adapter decided them); the agent's scope is applied here.
+
         ``agent_id`` forces the agent (the console's current agent); otherwise the
         text is routed (``@bot [agent] text``). With ``sink`` an agent's answer streams
         into it as it is written (``bots.chat.streaming``); the Reply is still the whole answer.
         """
-        if not (msg.is_dm or msg.bot_mentioned):
+        if not msg.addressed:  # decided once, by the adapter
             return None
-        user_id = keys_for(msg).user_id
         with bind_event(
-            platform=msg.platform, session_id=None, user_id=user_id, event_id=msg.event_id
+            platform=msg.platform, session_id=None, user_id=msg.keys.user_id, event_id=msg.event_id
         ):
             refused = self._too_long(msg.text)
             if refused is not None:
@@ -203,7 +206,7 @@ class ChatService:
                 agent_id, text = picked.agent_id, picked.text
             else:
                 text = msg.text.strip()
-            return await self._ask(agent_id, text, msg, sink)
+            return await self._ask(agent_id, text, msg, self.session_keys(agent_id, msg), sink)
 
     def _too_long(self, text: str, *, ephemeral: bool = False) -> Reply | None:
         limit = self._settings.statebot_max_message_chars
@@ -213,50 +216,21 @@ class ChatService:
         return Reply(TOO_LONG.format(length=len(text), limit=limit), ephemeral=ephemeral)
 
     async def _ask(
-        self, agent_id: str, text: str, msg: InboundMessage, sink: StreamSink | None = None
+        self,
+        agent_id: str,
+        text: str,
+        msg: InboundMessage,
+        keys: SessionKeys,
+        sink: StreamSink | None = None,
     ) -> Reply:
         agent = self._agents[agent_id]
-        offline = help.offline_commands(agent_id, agent)
         if not text:
+            offline = help.offline_commands(agent_id, agent)
             return Reply(EMPTY.format(agent=agent_id, commands=f"Commands: {offline}"))
         if wants_undo(text, tools_of(agent), self.aliases(agent_id)):
-            return await self._undo(agent_id, msg)
-        keys = self.session_keys(agent_id, msg)
-        with bind_event(
-            platform=msg.platform,
-            session_id=keys.session_id,
-            user_id=keys.user_id,
-            event_id=msg.event_id,
-        ):
-            log.info("chat_message", agent=agent_id, length=len(text))
-            question = await self._context.readable(msg, text)
-
-            async def run() -> Reply:
-                output: RunOutput
-                if sink is not None and can_stream(agent):  # text shows as it is written
-                    output = await stream_answer(
-                        agent,
-                        question,
-                        sink,
-                        session_id=keys.session_id,
-                        user_id=keys.user_id,
-                        metadata=await self.run_metadata(msg),
-                    )
-                else:
-                    output = await agent.arun(
-                        question,
-                        session_id=keys.session_id,
-                        user_id=keys.user_id,
-                        metadata=await self.run_metadata(msg),
-                    )
-                count_tool_errors(output, agent=agent_id)
-                if output.is_paused:
-                    return ask_approval(agent_id, output, keys.user_id)
-                # a workflow may answer with a dict or pydantic model: chat shows it as JSON
-                return Reply(content_as_text(output.content) or "Done.")
-
-            timed = timed_run(run, agent=agent_id, kind="message")
-            return await guarded(timed, agent_id=agent_id, offline_commands=offline)
+            return await self._undo(agent_id, msg, keys)
+        turn = message_turn(agent_id, agent, text, msg, keys, context=self._context, sink=sink)
+        return await take_turn(turn)
 
     # -- scheduled runs -----------------------------------------------------------------
     def owner_of(self, schedule: Schedule) -> str | None:
@@ -293,9 +267,8 @@ class ChatService:
     async def handle_command(self, cmd: SlashCommand) -> Reply:
         """Answer ``/<agent> [tool args | help]`` or ``/state ...``."""
         command = cmd.command.strip().lstrip("/").lower()
-        user_id = keys_for(cmd).user_id
         with bind_event(
-            platform=cmd.platform, session_id=None, user_id=user_id, event_id=cmd.event_id
+            platform=cmd.platform, session_id=None, user_id=cmd.keys.user_id, event_id=cmd.event_id
         ):
             refused = self._too_long(cmd.text, ephemeral=True)
             if refused is not None:
@@ -316,77 +289,33 @@ class ChatService:
         words = cmd.text.split(maxsplit=1)
         if not words or words[0].lower() in ("help", "?", "-h", "--help"):
             return Reply(self.help_text(agent_id), ephemeral=True)
+        keys = self.session_keys(agent_id, cmd)
         if wants_undo(cmd.text, tools, aliases):
-            return await self._undo(agent_id, cmd)
+            return await self._undo(agent_id, cmd, keys)
         try:
             parsed = parse_command(cmd.text, tools, aliases)
         except CommandError as exc:
             log.info("bad_command", agent=agent_id, error=str(exc))
-            return Reply(
-                command_error(
-                    agent_id, self._agents[agent_id], self.aliases(agent_id), exc, cmd.text
-                ),
-                ephemeral=True,
-            )
-        keys = self.session_keys(agent_id, cmd)
-        with bind_event(
-            platform=cmd.platform,
-            session_id=keys.session_id,
-            user_id=keys.user_id,
-            event_id=cmd.event_id,
-        ):
-            log.info("chat_command", agent=agent_id, tool=parsed.tool)
+            return Reply(command_error(agent_id, agent, aliases, exc, cmd.text), ephemeral=True)
+        turn = command_turn(agent_id, agent, parsed, tools, cmd, keys, context=self._context)
+        return await take_turn(turn)
 
-            async def run() -> Reply:
-                output = await agent.arun_tool(
-                    parsed.tool,
-                    parsed.arguments,
-                    session_id=keys.session_id,
-                    user_id=keys.user_id,
-                    metadata=await self.run_metadata(cmd),  # "due 3 friday": whose friday
-                )
-                count_tool_errors(output, agent=agent_id)
-                if output.is_paused:
-                    return ask_approval(agent_id, output, keys.user_id)
-                card = tool_card(tools[parsed.tool], parsed.arguments, output.session_state)
-                card = placed(card, agent_id, keys.session_id)
-                return Reply(output.get_content_as_string() or "Done.", card=card)
-
-            return await guarded(
-                timed_run(run, agent=agent_id, kind="command"),
-                agent_id=agent_id,
-                offline_commands=help.offline_commands(agent_id, agent),
-                usage=lambda: f"usage: /{agent_id} {usage(tools[parsed.tool])}",
-            )
-
-    async def _undo(self, agent_id: str, event: InboundMessage | SlashCommand) -> Reply:
+    async def _undo(
+        self, agent_id: str, event: InboundMessage | SlashCommand, keys: SessionKeys
+    ) -> Reply:
         """Take back the sender's last change in this conversation's session (bots.chat.undo)."""
         agent = self._agents[agent_id]
-        keys = self.session_keys(agent_id, event)
         db = agent.db
         if db is None:
             return Reply(UNDO_NO_STORE, ephemeral=True)
-        with bind_event(
+        turn = undo_turn(
+            agent_id,
+            db,
+            keys,
             platform=event.platform,
-            session_id=keys.session_id,
-            user_id=keys.user_id,
+            workspace=event.workspace,
             event_id=event.event_id,
-        ):
-            log.info("chat_undo", agent=agent_id)
-            origin_of_run = await self.run_metadata(event)
-
-            async def run() -> Reply:
-                return await undo_reply(
-                    db,
-                    keys.session_id,
-                    keys.user_id,
-                    origin=origin_of_run,
-                    platform=event.platform,
-                    workspace=event.workspace,
-                )
-
-            return await guarded(
-                timed_run(run, agent=agent_id, kind="undo"),
-                agent_id=agent_id,
-                offline_commands=help.offline_commands(agent_id, agent),
-            )
+            origin=lambda: self.run_metadata(event),
+            offline_commands=help.offline_commands(agent_id, agent),
+        )
+        return await take_turn(turn)

@@ -23,8 +23,9 @@ from bots.platforms import traits_for
 
 
 def target_of(event: InboundMessage | SlashCommand) -> dict[str, Any]:
-    """The target of a reply to ``event``: its channel and thread (DMs: top level)."""
-    thread = None if event.is_dm else event.thread
+    """The target of a later reply to ``event``: its channel and the thread its reply
+    went to (the adapter's ``reply_thread``); in a DM, the top level."""
+    thread = None if event.is_dm else event.reply_thread
     return {
         "platform": event.platform,
         "workspace": event.workspace,

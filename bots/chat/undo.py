@@ -13,12 +13,14 @@ keeps it, and the built-in one is not offered for that agent (the help says so).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from bots.chat.commands import ToolLike, resolve_tool
 from bots.chat.names import user_reference
 from bots.chat.replies import Reply
+from bots.chat.turns import Turn
+from bots.keys import SessionKeys
 from core.db import admin as core_admin
 from core.db.base import BaseDb
 from core.exceptions import NothingToUndoError, UndoConflictError
@@ -62,6 +64,43 @@ async def undo_reply(
     return Reply(
         f"Undone {who}'s change v{result.undone_version}: "
         f"{result.summary or 'no visible change'} (saved as v{result.version})."
+    )
+
+
+def undo_turn(
+    agent_id: str,
+    db: BaseDb,
+    keys: SessionKeys,
+    *,
+    platform: str,
+    workspace: str,
+    event_id: str,
+    origin: Callable[[], Awaitable[Mapping[str, Any]]],
+    offline_commands: str,
+) -> Turn:
+    """The turn taking back ``keys.user_id``'s last change (the one turn pipeline runs it)."""
+
+    async def run() -> Reply:
+        return await undo_reply(
+            db,
+            keys.session_id,
+            keys.user_id,
+            origin=await origin(),
+            platform=platform,
+            workspace=workspace,
+        )
+
+    return Turn(
+        kind="undo",
+        agent_id=agent_id,
+        platform=platform,
+        session_id=keys.session_id,
+        user_id=keys.user_id,
+        event_id=event_id,
+        run=run,
+        announce="chat_undo",
+        details={"agent": agent_id},
+        offline_commands=offline_commands,
     )
 
 

@@ -1,14 +1,15 @@
-"""Who is signed in and what they may see: the same admin ids and workspace scope as
-chat ``/state`` (``bots/admin/actions.py``), re-checked on every request so removing an id
-from ``STATEBOT_ADMIN_IDS`` ends its console access at the next restart."""
+"""Who is signed in and what they may see: the admin policy of chat ``/state``
+(``bots.admin.policy``: the same admin ids and workspace scope), re-checked on every
+request so removing an id from ``STATEBOT_ADMIN_IDS`` ends its console access at the
+next restart."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from bots.admins import WILDCARD, AdminGrant, grant_for
-from bots.keys import key_prefix, parse_user_key
+from bots.admin.policy import allows, grant_for, grant_of_admin_id
+from bots.admins import AdminGrant
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,16 +32,7 @@ class Viewer:
 
     def covers(self, session_id: str) -> bool:
         """True when ``session_id`` is inside their workspace (or platform)."""
-        return self.grant.covers(session_id)
-
-
-def grant_of_admin_id(admin_id: str, admin_ids: Collection[str]) -> AdminGrant | None:
-    """The grant of a configured admin id (a token sign-in names one), else None."""
-    if admin_id not in admin_ids:
-        return None
-    platform, workspace, _user = parse_user_key(admin_id)
-    scope = key_prefix(platform) if workspace == WILDCARD else key_prefix(platform, workspace)
-    return AdminGrant(admin_id, scope)
+        return allows(self.grant, session_id)
 
 
 def grant_of_platform_user(

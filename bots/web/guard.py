@@ -7,6 +7,7 @@ from typing import Any
 import structlog
 from aiohttp import web
 
+from bots.admin.policy import allows
 from bots.web.access import Viewer
 from bots.web.render import page
 from core.db.base import StoreError
@@ -39,8 +40,8 @@ def session_id_of(request: web.Request, value: object) -> str:
 
 
 def check_scope(request: web.Request, viewer: Viewer, session_id: str, action: str) -> None:
-    """Refusal (403, logged) when ``session_id`` is outside the viewer's workspace."""
-    if viewer.covers(session_id):
+    """Refusal (403, logged) when the admin policy keeps ``session_id`` from the viewer."""
+    if allows(viewer.grant, session_id):
         return
     log.warning(
         "web_out_of_scope",

@@ -42,8 +42,10 @@ def make_service(db: InMemoryDb) -> ServiceFactory:
 def message(
     text: str, *, thread: str | None = "1700.1", user: str = "U1", **kw: Any
 ) -> InboundMessage:
-    """A Slack-like message that mentions the bot."""
+    """A Slack-like message that mentions the bot, decided as the Slack parser would."""
     kw.setdefault("bot_mentioned", True)
+    kw.setdefault("addressed", kw["bot_mentioned"] or kw.get("is_dm", False))
+    kw.setdefault("reply_thread", thread)
     return InboundMessage("slack", "T1", kw.pop("channel", "C1"), thread, user, text, "Ev1", **kw)
 
 

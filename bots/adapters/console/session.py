@@ -102,6 +102,7 @@ class ConsoleSession:
             text=text,
             event_id=uuid.uuid4().hex,
             is_dm=True,
+            addressed=True,  # every line typed into the console is for the bot
         )
 
     @property

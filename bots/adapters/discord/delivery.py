@@ -32,7 +32,6 @@ from bots.chat.replies import Reply
 from bots.chat.service import ChatService
 from bots.chat.streaming import PagedStream, StreamOptions
 from bots.inbound import InboundMessage
-from bots.keys import keys_for
 from bots.ops.drain import Drain
 from bots.ops.flags import Flags
 from bots.ops.metrics import delivery_failed
@@ -62,7 +61,7 @@ async def answer_message(
 
     With ``stream`` enabled the answer is shown as it is written (``bots.adapters.discord.stream``).
     """
-    ids = {"platform": "discord", "event_id": msg.event_id, "session_id": keys_for(msg).session_id}
+    ids = {"platform": "discord", "event_id": msg.event_id, "session_id": msg.keys.session_id}
     try:
         claimed = await flags.claim(f"discord:message:{msg.event_id}", DEDUPE_TTL)
     except (RedisError, OSError) as exc:

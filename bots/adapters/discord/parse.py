@@ -73,7 +73,12 @@ def is_for_bot(message: discord.Message, bot_id: int) -> bool:
 
 
 def parse_message(message: discord.Message, bot_id: int) -> InboundMessage | None:
-    """A message addressed to the bot -> InboundMessage; None for anything else."""
+    """A message addressed to the bot -> InboundMessage; None for anything else.
+
+    Addressing is decided here (:func:`is_for_bot`), so the record is ``addressed``;
+    a reply goes to the channel or thread the message came from (``reply_thread``:
+    the thread, None elsewhere).
+    """
     if not is_for_bot(message, bot_id):
         return None
     workspace, channel, thread, is_dm = _place(
@@ -92,6 +97,8 @@ def parse_message(message: discord.Message, bot_id: int) -> InboundMessage | Non
         is_dm=is_dm,
         mentions=mentions,
         bot_mentioned=str(bot_id) in mentions or bool(roles),
+        addressed=True,
+        reply_thread=thread,
     )
 
 
@@ -110,4 +117,5 @@ def parse_interaction(interaction: discord.Interaction, command: str, text: str)
         text=text.strip(),
         event_id=str(interaction.id),
         is_dm=is_dm,
+        reply_thread=thread,
     )

@@ -1,12 +1,12 @@
-"""Is this Slack message for the bot? Decided here, once, and passed down.
+"""Is this Slack message for the bot? The part of the decision that needs the flags.
 
-A message is for the bot when it mentions the bot, is a DM, or is a reply in a
-thread the bot has spoken in (a "followed" thread). In a followed thread a message
-that mentions other people and not the bot is a conversation between them, so it
-is left alone (``STATEBOT_SLACK_SKIP_OTHERS_MENTIONS``, on by default). The parser
-(:func:`bots.adapters.slack.parse.parse_event`) has already stripped the bot's own mention
-and nothing else; the record this returns carries ``bot_mentioned=True`` meaning
-"addressed", so no layer below decides it again.
+The parser (:func:`bots.adapters.slack.parse.parse_event`) has already marked a
+mention, an ``app_mention`` or a DM as ``addressed`` and stripped the bot's own
+mention and nothing else. This adds replies in a thread the bot has spoken in (a
+"followed" thread); there a message that mentions other people and not the bot is a
+conversation between them, so it is left alone (``STATEBOT_SLACK_SKIP_OTHERS_MENTIONS``,
+on by default). The record it returns carries ``addressed=True``, so no layer below
+decides it again.
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ def for_someone_else(msg: InboundMessage) -> bool:
 async def addressed(
     flags: Flags, event: Mapping[str, Any], msg: InboundMessage, skip_others_mentions: bool
 ) -> InboundMessage | None:
-    """``msg`` marked as addressed to the bot, or None when the bot should stay quiet."""
-    if event.get("type") == "app_mention" or msg.is_dm or msg.bot_mentioned:
-        return dataclasses.replace(msg, bot_mentioned=True)
+    """``msg`` addressed to the bot, or None when the bot should stay quiet."""
+    if msg.addressed:  # a mention or a DM (the parser decided)
+        return msg
     if event.get("thread_ts") is None:
         return None
     if skip_others_mentions and for_someone_else(msg):
         return None
     if not await flags.has(thread_key(msg)):
         return None
-    return dataclasses.replace(msg, bot_mentioned=True)
+    return dataclasses.replace(msg, addressed=True)

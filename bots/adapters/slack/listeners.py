@@ -40,7 +40,6 @@ from bots.chat.errors import STORE_DOWN, UNEXPECTED
 from bots.chat.replies import Reply
 from bots.chat.streaming import PagedStream
 from bots.inbound import InboundMessage
-from bots.keys import keys_for
 from bots.ops.flags import Flags
 from bots.ops.metrics import delivery_failed
 
@@ -116,11 +115,11 @@ def message_listener(
         bound = log.bind(
             platform="slack",
             event_id=msg.event_id,
-            session_id=keys_for(msg).session_id,
+            session_id=msg.keys.session_id,
             user=msg.user,
         )
         sender = SlackSender(client, retry_seconds=options.retry_seconds)
-        reply_thread = event.get("thread_ts") or (None if msg.is_dm else event["ts"])
+        reply_thread = msg.reply_thread  # decided by the parser
         try:
             decided = await addressed(flags, event, msg, options.skip_others_mentions)
             # app_mention and message arrive for the same ts; only the first claim answers

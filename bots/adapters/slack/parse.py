@@ -82,7 +82,12 @@ def parse_event(body: Mapping[str, Any], bot_user_id: str | None = None) -> Inbo
     ``thread`` is ``thread_ts`` when the message is in a thread, else its own ``ts``,
     so a channel mention starts a thread-scoped session. A DM (``channel_type`` ``im``)
     is one flat conversation: its top-level messages carry no thread, so they share
-    the DM channel's session. The bot's own mention is stripped from the text.
+    the DM channel's session. The reply goes to that same thread (``reply_thread``).
+    The bot's own mention is stripped from the text.
+
+    ``addressed`` is decided here: an ``app_mention``, a message mentioning the bot,
+    or a DM. A reply in a thread the bot follows is addressed later by
+    :func:`bots.adapters.slack.addressing.addressed`, which needs the flags.
     """
     event = body.get("event")
     if not isinstance(event, dict) or not is_user_message(event):
@@ -92,6 +97,7 @@ def parse_event(body: Mapping[str, Any], bot_user_id: str | None = None) -> Inbo
     mentions = mentioned_users(raw)
     is_dm = event.get("channel_type") == "im"
     thread = event.get("thread_ts") or (None if is_dm else event["ts"])
+    bot_mentioned = bool(bot_user_id) and bot_user_id in mentions
     return InboundMessage(
         platform=PLATFORM,
         workspace=workspace_of(body),
@@ -102,7 +108,9 @@ def parse_event(body: Mapping[str, Any], bot_user_id: str | None = None) -> Inbo
         event_id=str(body.get("event_id") or event["ts"]),
         is_dm=is_dm,
         mentions=mentions,
-        bot_mentioned=bool(bot_user_id) and bot_user_id in mentions,
+        bot_mentioned=bot_mentioned,
+        addressed=event.get("type") == "app_mention" or bot_mentioned or is_dm,
+        reply_thread=str(thread) if thread else None,
     )
 
 

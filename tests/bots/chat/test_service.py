@@ -10,11 +10,13 @@ from structlog.testing import capture_logs
 
 from bots.app.service import chat_service
 from bots.chat.service import ConfigError
+from bots.inbound import InboundMessage
 from bots.settings import Settings
 from core.db.in_memory import InMemoryDb
 from core.exceptions import LockTimeoutError, ToolArgumentError, ToolCallLimitError
 from core.models.base import ModelError, ModelTimeoutError
 from core.models.scripted import tool_call
+from core.schedule import TARGET_KEY
 from tests.bots.conftest import ServiceFactory, command, message
 
 THREAD_SESSION = "slack:T1:C1:1700.1"
@@ -273,3 +275,29 @@ def test_unknown_session_scope_fails_at_startup() -> None:
     agent.session_scope = "galaxy"  # type: ignore[attr-defined]
     with pytest.raises(ValueError, match="galaxy"):
         chat_service({"taskboard": agent}, settings=Settings())
+
+
+async def test_addressing_comes_from_the_record_only(make_service: ServiceFactory) -> None:
+    """The service answers what the adapter marked addressed, whatever else the record says."""
+    service = make_service(["Hi!"])
+    mentioned = InboundMessage(
+        "slack", "T1", "C1", "1.1", "U1", "hello", "Ev1", bot_mentioned=True, is_dm=True
+    )
+    assert await service.handle_message(mentioned) is None
+    addressed = InboundMessage("slack", "T1", "C1", "1.1", "U1", "hello", "Ev1", addressed=True)
+    reply = await service.handle_message(addressed)
+    assert reply is not None and reply.text == "Hi!"
+
+
+async def test_keys_and_reply_thread_come_from_the_record(make_service: ServiceFactory) -> None:
+    """The run's session is the record's conversation key; a reminder targets its reply thread."""
+    service = make_service(["Hi!"])
+    msg = InboundMessage(
+        "slack", "T1", "C1", "1.1", "U1", "hi", "Ev1", addressed=True, reply_thread="9.9"
+    )
+    assert service.session_keys("taskboard", msg) is msg.keys
+    metadata = await service.run_metadata(msg)
+    assert metadata[TARGET_KEY]["thread"] == "9.9"
+    await service.handle_message(msg)
+    db = service.agents["taskboard"].db
+    assert db is not None and await db.aload(msg.keys.session_id) is not None

@@ -72,3 +72,22 @@ async def test_interaction_becomes_slash_command(make_discord: MakeDiscord) -> N
 def test_strip_bot_mention_handles_nickname_form() -> None:
     """Both ``<@id>`` and the legacy ``<@!id>`` are removed."""
     assert strip_bot_mention("<@!42> hi <@42>", 42) == "hi"
+
+
+async def test_the_parser_decides_addressed_reply_thread_and_keys(
+    make_discord: MakeDiscord,
+) -> None:
+    """A mention in a thread: addressed, answered in the thread, keyed by it."""
+    bot = await make_discord()
+    data = message_create(f"<@{BOT_ID}> hi", channel=THREAD, mentions=[bot_mention()])
+    msg = parse_message(_message(bot, data), int(BOT_ID))
+    assert msg is not None and msg.addressed and msg.reply_thread == THREAD
+    assert msg.keys.session_id == f"discord:{GUILD}:{CHANNEL}:{THREAD}"
+    assert msg.keys.user_id == f"discord:{GUILD}:{ALICE_ID}"
+
+
+async def test_a_dm_is_addressed_without_a_reply_thread(make_discord: MakeDiscord) -> None:
+    """A DM needs no mention: addressed, answered in the DM channel."""
+    bot = await make_discord()
+    msg = parse_message(_message(bot, message_create("list", channel=DM_CHANNEL, guild=None)), 1)
+    assert msg is not None and msg.addressed and msg.reply_thread is None

@@ -101,3 +101,45 @@ def test_slash_command_missing_user_is_a_clear_error() -> None:
     del body["user_id"]
     with pytest.raises(ValueError, match="user_id"):
         parse_command(body)
+
+
+def test_the_parser_decides_addressed_reply_thread_and_keys() -> None:
+    """A mention is addressed, answered in its own thread, keyed by that thread."""
+    msg = parse_event(app_mention(f"<@{BOT_USER}> hi"))
+    assert msg is not None and msg.addressed
+    assert msg.reply_thread == msg.thread == "1700000100.000100"
+    assert msg.keys.session_id == f"slack:{TEAM}:{CHANNEL}:1700000100.000100"
+    assert msg.keys.user_id == f"slack:{TEAM}:{ALICE}"
+
+
+def test_an_app_mention_is_addressed_even_when_the_bot_id_is_unknown() -> None:
+    """Slack says an app_mention is for the bot; no authorizations needed."""
+    body = app_mention(f"<@{BOT_USER}> hi")
+    del body["authorizations"]
+    msg = parse_event(body)
+    assert msg is not None and msg.addressed and not msg.bot_mentioned
+
+
+def test_a_plain_thread_reply_is_not_addressed_by_the_parser() -> None:
+    """A reply in a thread without a mention waits for the followed-thread check."""
+    body = message("and eggs", ts="1700000200.000200", thread_ts="1700000100.000100")
+    msg = parse_event(body)
+    assert msg is not None and not msg.addressed
+    assert msg.reply_thread == "1700000100.000100"
+
+
+def test_a_dm_is_addressed_and_answered_at_the_top_level() -> None:
+    """A top-level DM: addressed, no reply thread, the DM channel's session."""
+    body = message("list", ts="1700000300.000300", channel=DM_CHANNEL, channel_type="im")
+    msg = parse_event(body)
+    assert msg is not None and msg.addressed and msg.reply_thread is None
+    assert msg.keys.session_id == f"slack:{TEAM}:{DM_CHANNEL}"
+
+
+def test_a_threaded_dm_is_answered_in_its_thread() -> None:
+    """A DM inside a thread (an assistant thread) gets its reply in that thread."""
+    body = message(
+        "list", ts="1700000301.000300", channel=DM_CHANNEL, channel_type="im", thread_ts="17.1"
+    )
+    msg = parse_event(body)
+    assert msg is not None and msg.addressed and msg.reply_thread == "17.1"
