@@ -11,7 +11,7 @@ every workspace of the platform, acting on all of its sessions. A bare ``U456`` 
 refused when the settings load (``bots.admins.check_admin_id``), because a user id alone does not
 say which workspace it belongs to. Who may do what is decided in ``bots.admin.policy``.
 
-What they do: the operations themselves are ``core.db.admin`` (the same functions
+What they do: the operations themselves are ``core.governance`` (the same functions
 ``statebot state`` calls), so reset and restore run under the session lease and reach
 the hot and durable stores together. History and diff read the audit trail
 (:mod:`bots.admin.audit`); restore and erase show a Confirm / Cancel question and act
@@ -34,8 +34,9 @@ from bots.admin.policy import allows
 from bots.admins import AdminGrant
 from bots.chat.cards import state_card
 from bots.chat.replies import Reply
-from core.db import admin as core_admin
 from core.db.base import BaseDb
+from core.exceptions import SessionNotFoundError
+from core.governance.sessions import delete_session, dump_session
 
 log = structlog.get_logger("bots.admin")
 
@@ -115,8 +116,8 @@ async def run_admin(
 
 async def _dump(db: BaseDb, session_id: str) -> Reply:
     try:
-        dump = await core_admin.dump_session(db, session_id, versions=0)
-    except core_admin.SessionNotFoundError:
+        dump = await dump_session(db, session_id, versions=0)
+    except SessionNotFoundError:
         return Reply(f"Session `{session_id}` has no stored state yet.", ephemeral=True)
     state = json.dumps(dump["state"], indent=2, sort_keys=True, ensure_ascii=False)
     head = (
@@ -129,7 +130,7 @@ async def _dump(db: BaseDb, session_id: str) -> Reply:
 
 async def _reset(db: BaseDb, session_id: str) -> Reply:
     try:
-        await core_admin.delete_session(db, session_id)
-    except core_admin.SessionNotFoundError:
+        await delete_session(db, session_id)
+    except SessionNotFoundError:
         return Reply(f"Session `{session_id}` had no stored state; nothing to reset.", True)
     return Reply(f"Session `{session_id}` reset: its next run starts from the default state.", True)

@@ -29,9 +29,17 @@ from bots.admin.policy import allows
 from bots.chat.approvals import Approval, Decision
 from bots.chat.names import user_reference
 from bots.chat.replies import Reply
-from core.db import admin as core_admin
 from core.db.base import BaseDb
-from core.db.erasure import ErasureReport, erase_user
+from core.exceptions import (
+    RestoreSchemaError,
+    SessionNotFoundError,
+    StaleVersionError,
+    VersionNotFoundError,
+)
+from core.governance.audit import audit_log
+from core.governance.erasure import ErasureReport, erase_user
+from core.governance.save import load_session
+from core.governance.sessions import restore_version
 
 if TYPE_CHECKING:
     from bots.admins import AdminGrant
@@ -71,8 +79,8 @@ async def restore_question(
 ) -> Reply:
     """Ask to restore ``version`` of ``session_id``, or say plainly why there is nothing to ask."""
     try:
-        current = await core_admin.load_session(db, session_id)
-    except core_admin.SessionNotFoundError:
+        current = await load_session(db, session_id)
+    except SessionNotFoundError:
         return Reply(f"Session `{session_id}` has no stored state; nothing to restore.", True)
     if version >= current.version:
         return Reply(
@@ -143,15 +151,15 @@ async def _restore(db: BaseDb, wanted: Approval, clicker: str, who: str) -> Repl
     except ValueError:
         return Reply(UNKNOWN, ephemeral=True)
     try:  # checked under the session's lease: of two clicks in two processes, one restores
-        new = await core_admin.restore_version(
+        new = await restore_version(
             db, session_id, version, actor=clicker, expected_version=asked_at
         )
-    except core_admin.SessionNotFoundError:
+    except SessionNotFoundError:
         return Reply(f"Session `{session_id}` no longer exists; nothing was restored.", True)
-    except core_admin.StaleVersionError as exc:
+    except StaleVersionError as exc:
         now = exc.actual if exc.actual is not None else asked_at
         return Reply(await _moved_on(db, session_id, version, asked_at, now), True)
-    except (core_admin.VersionNotFoundError, core_admin.RestoreSchemaError) as exc:
+    except (VersionNotFoundError, RestoreSchemaError) as exc:
         return Reply(f"{exc}; nothing was restored.", ephemeral=True)
     log.info("admin_restored", target_session=session_id, version=version, new_version=new)
     return Reply(
@@ -162,7 +170,7 @@ async def _restore(db: BaseDb, wanted: Approval, clicker: str, who: str) -> Repl
 
 async def _moved_on(db: BaseDb, session_id: str, version: int, asked_at: int, now: int) -> str:
     """Why a restore was not applied: this card did it already, or the session changed."""
-    entries = await core_admin.audit_log(db, session_id, limit=min(now - asked_at, HISTORY_REACH))
+    entries = await audit_log(db, session_id, limit=min(now - asked_at, HISTORY_REACH))
     after = next((e for e in entries if e.version == asked_at + 1), None)
     if after is not None and after.kind == "restore" and after.source_version == version:
         later = "" if now == asked_at + 1 else f" (it is at v{now} now)"

@@ -5,7 +5,7 @@ it before the admin check and decides whose usage it is: the caller's own user, 
 conversation's session for the agent, and this channel. A raw session id (someone
 else's conversation) stays an admin action within the admin's grant, and shows that
 session and its channel by id. The numbers and
-their wording are core's (``core.run.budget.usage_report``).
+their wording are core's (``core.governance.budgets.model.usage_report``).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from bots.chat.replies import Reply
-from core.run.budget import budget_of
-from core.run.budget_report import usage_report
+from core.governance.budgets.model import budget_of
+from core.governance.budgets.report import usage_report
 
 NO_STORE = "This agent keeps no stored state (it has no db), so its usage is not counted."
 NO_BUDGET = "No usage budget is set for this agent, so its usage is not counted or limited."

@@ -1,7 +1,7 @@
 """The deployment's usage budget: read from the settings, given to every chat agent.
 
 ``STATEBOT_BUDGET_*`` (tokens and tool calls per session, user and channel per UTC
-day) become one :class:`core.run.budget.Budget`; :func:`apply_budget` hands it to
+day) become one :class:`core.governance.budgets.model.Budget`; :func:`apply_budget` hands it to
 each agent, team and workflow the bots serve that has none of its own (an owner built
 with ``budget=`` keeps it). No variable set: no budget, and nothing is counted.
 """
@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, TypeVar
 
 from bots.settings import Settings
-from core.run.budget import SCOPE_KINDS, Budget
+from core.governance.budgets.model import SCOPE_KINDS, Budget
 
 M = TypeVar("M", bound=Mapping[str, Any])
 

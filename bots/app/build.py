@@ -30,6 +30,7 @@ from bots.chat.schedules import PlatformSchedules, ScheduledRuns
 from bots.chat.service import ChatService
 from bots.settings import Settings
 from core.db.base import BaseDb
+from core.db.cipher import StateCipher
 from core.models.base import Model
 from core.schedule import (
     Scheduler,
@@ -38,10 +39,9 @@ from core.schedule import (
     current_settings,
     schedule_store,
 )
-from core.state.cipher import StateCipher
 
 if TYPE_CHECKING:
-    from core.db.retention import RetentionPolicy
+    from core.governance.retention import RetentionPolicy
 
 #: what ``build_app(agents=...)`` and ``serve()`` accept
 AgentSource: TypeAlias = Mapping[str, ChatAgent] | ChatAgent | Callable[[], object]

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 
 from bots.keys import unescape
 from bots.platforms import traits_for
-from core.db.retention import DEFAULT_BATCH_SIZE, Retention, RetentionPolicy
+from core.governance.retention import DEFAULT_BATCH_SIZE, Retention, RetentionPolicy
 
 if TYPE_CHECKING:
     from bots.settings import Settings

@@ -29,7 +29,7 @@ import structlog
 
 from bots.chat.replies import Reply
 from bots.chat.targets import target_from_session
-from core.db.base import Lease
+from core.db.records import Lease
 from core.schedule import Firing, Schedule, ScheduleStore
 
 log = structlog.get_logger(__name__)

@@ -1,7 +1,7 @@
 """``/<agent> undo`` and ``@bot <agent> undo``: take back your own last change here.
 
 Every agent gets the word ``undo`` for free: it reverts the caller's last change in
-this conversation's session for that agent (``core.db.admin.undo_last``, under the
+this conversation's session for that agent (``core.governance.audit.undo_last``, under the
 session lease, saved as a new version with the caller in the audit trail). A change
 someone made later on the same values is not overwritten: the reply explains the
 conflict (core says who changed what) and nothing changes. Nothing of yours to undo
@@ -21,9 +21,9 @@ from bots.chat.names import user_reference
 from bots.chat.replies import Reply
 from bots.chat.turns import Turn
 from bots.keys import SessionKeys
-from core.db import admin as core_admin
 from core.db.base import BaseDb
-from core.exceptions import NothingToUndoError, UndoConflictError
+from core.exceptions import NothingToUndoError, SessionNotFoundError, UndoConflictError
+from core.governance.audit import undo_last
 
 WORD = "undo"
 NOTHING_YET = "Nothing to undo: this conversation has no saved changes yet."
@@ -53,8 +53,8 @@ async def undo_reply(
 ) -> Reply:
     """Undo ``user_id``'s last change in ``session_id``; what happened, truthfully."""
     try:
-        result = await core_admin.undo_last(db, session_id, user_id, origin=dict(origin))
-    except core_admin.SessionNotFoundError:
+        result = await undo_last(db, session_id, user_id, origin=dict(origin))
+    except SessionNotFoundError:
         return Reply(f"{NOTHING_YET} Nothing was changed.", ephemeral=True)
     except NothingToUndoError as exc:
         return Reply(str(exc), ephemeral=True)

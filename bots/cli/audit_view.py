@@ -1,6 +1,6 @@
 """``statebot state history`` and ``state diff`` as text: versions with who changed what.
 
-Pure functions over what ``core.db.admin`` returns (saved versions, audit entries,
+Pure functions over what ``core.governance`` returns (saved versions, audit entries,
 RFC 6902 ops), so the terminal wording is tested without a store. Values under
 credential names are masked unless revealed, as in dumps.
 """

@@ -26,10 +26,10 @@ from bots.ops.health import serving, store_probe
 from bots.ops.logging import configure_logging
 from bots.ops.metrics import SnapshotThroughput
 from bots.ops.startup import check_stores, one_line
-from core.db import admin
 from core.db.redis import RedisDb
-from core.db.retention import RetentionPolicy
 from core.db.snapshot import DEFAULT_BATCH_SIZE, DEFAULT_RETENTION_INTERVAL, Snapshotter
+from core.governance.retention import RetentionPolicy
+from core.governance.sessions import health
 from core.utils.log import log_info
 
 if TYPE_CHECKING:
@@ -116,10 +116,10 @@ async def run_snapshotter(
 
 
 async def snapshot_status(hot: RedisDb) -> dict[str, Any]:
-    """``core.db.admin.health`` of the deployment: reachable, dirty and quarantined;
+    """``core.governance.sessions.health`` of the deployment: reachable, dirty and quarantined;
     closes both stores of ``hot``."""
     try:
-        return await admin.health(hot)
+        return await health(hot)
     finally:
         await _close(hot)
 

@@ -1,6 +1,6 @@
 """``statebot state …``: inspect and repair stored session state from a terminal.
 
-Every command calls ``core.db.admin`` (the same functions as chat ``/state``) on the
+Every command calls ``core.governance`` (the same functions as chat ``/state``) on the
 same deployment the bots serve from: with ``--redis-url`` / ``REDIS_URL`` the store is
 built by ``bots.app.build.build_store`` (RedisDb snapshotting to ``--db-url``), so a delete
 or restore is what the very next bot run sees; without it, the durable store alone.
@@ -29,8 +29,18 @@ from bots.cli.store import (
     store_options,
     with_store,
 )
-from core.db import admin
 from core.db.base import BaseDb
+from core.exceptions import SessionNotFoundError
+from core.governance.audit import audit_log, diff_versions
+from core.governance.sessions import (
+    delete_session,
+    dump_session,
+    list_sessions,
+    restore_version,
+    session_history,
+)
+from core.governance.sessions import health as store_health
+from core.state.audit import AuditEntry
 
 
 @click.group(context_settings=HELP_OPTIONS)
@@ -56,7 +66,7 @@ def state(ctx: click.Context, db_url: str, redis_url: str | None) -> None:
 @click.pass_context
 def health(ctx: click.Context) -> None:
     """Check the stores and show snapshot lag and quarantined sessions (exit 1 if down)."""
-    report = with_store(ctx, admin.health)
+    report = with_store(ctx, store_health)
     print_json(report)
     if not report["reachable"]:
         ctx.exit(1)
@@ -69,7 +79,7 @@ def health(ctx: click.Context) -> None:
 @click.pass_context
 def list_cmd(ctx: click.Context, owner: str | None, limit: int) -> None:
     """List sessions, most recently updated first."""
-    rows = with_store(ctx, lambda db: admin.list_sessions(db, owner_id=owner, limit=limit))
+    rows = with_store(ctx, lambda db: list_sessions(db, owner_id=owner, limit=limit))
     for row in rows:
         click.echo(
             f"{row['session_id']}\tv{row['version']}\t{row['kind']}:{row['owner_id'] or '-'}"
@@ -86,7 +96,7 @@ def list_cmd(ctx: click.Context, owner: str | None, limit: int) -> None:
 @click.pass_context
 def dump(ctx: click.Context, session_id: str, reveal: bool) -> None:
     """Show a session's state, meta and recent versions."""
-    dumped = with_store(ctx, lambda db: admin.dump_session(db, session_id, reveal=reveal))
+    dumped = with_store(ctx, lambda db: dump_session(db, session_id, reveal=reveal))
     print_json(with_iso_times(dumped))
 
 
@@ -102,11 +112,11 @@ def dump(ctx: click.Context, session_id: str, reveal: bool) -> None:
 def history(ctx: click.Context, session_id: str, limit: int, as_json: bool, reveal: bool) -> None:
     """Show who changed what in a session, newest first ("v12 ana used add_task: …")."""
 
-    async def read(db: BaseDb) -> tuple[list[dict[str, Any]], list[admin.AuditEntry]]:
-        versions = await admin.session_history(db, session_id, limit=limit, reveal=reveal)
+    async def read(db: BaseDb) -> tuple[list[dict[str, Any]], list[AuditEntry]]:
+        versions = await session_history(db, session_id, limit=limit, reveal=reveal)
         try:
-            entries = await admin.audit_log(db, session_id, limit=limit)
-        except admin.SessionNotFoundError:  # deleted: its history may still be listed
+            entries = await audit_log(db, session_id, limit=limit)
+        except SessionNotFoundError:  # deleted: its history may still be listed
             entries = []
         return versions, entries
 
@@ -134,8 +144,8 @@ def diff(
     """Show what changed from version V1 to version V2 (an RFC 6902 patch)."""
 
     async def read(db: BaseDb) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        forward = await admin.diff_versions(db, session_id, v1, v2)
-        return forward, await admin.diff_versions(db, session_id, v2, v1)
+        forward = await diff_versions(db, session_id, v1, v2)
+        return forward, await diff_versions(db, session_id, v2, v1)
 
     ops, back = with_store(ctx, read)
     if not reveal:
@@ -159,7 +169,7 @@ def diff(
 def restore(ctx: click.Context, session_id: str, version: int) -> None:
     """Make an old version the current state again (saved as a new version)."""
     actor = operator()
-    new = with_store(ctx, lambda db: admin.restore_version(db, session_id, version, actor=actor))
+    new = with_store(ctx, lambda db: restore_version(db, session_id, version, actor=actor))
     click.echo(f"restored {session_id} to version {version} (now version {new})")
 
 
@@ -170,7 +180,7 @@ def restore(ctx: click.Context, session_id: str, version: int) -> None:
 @click.pass_context
 def delete(ctx: click.Context, session_id: str) -> None:
     """Delete a session and its history."""
-    with_store(ctx, lambda db: admin.delete_session(db, session_id))
+    with_store(ctx, lambda db: delete_session(db, session_id))
     click.echo(f"deleted {session_id}")
 
 

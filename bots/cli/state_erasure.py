@@ -1,8 +1,8 @@
 """``statebot state erase | expire | export --user``: a user's erasure and access
 requests, and retention on demand (docs/erasure.md).
 
-Each command calls the one core path (``core.db.erasure.erase_user``,
-``core.db.user_export.export_user``, ``core.db.retention.expire``) on the deployment
+Each command calls the one core path (``core.governance.erasure.erase_user``,
+``core.governance.user_export.export_user``, ``core.governance.retention.expire``) on the deployment
 the bots serve from (``--redis-url``: RedisDb over the durable store), like every
 ``statebot state`` command. ``export`` without ``--user`` is the whole-store JSON
 Lines export of ``bots/cli/state_transfer.py``, unchanged.
@@ -20,9 +20,9 @@ from bots.app.cli_format import HELP_OPTIONS, plural
 from bots.app.retention import policy_from_settings, retention_policy
 from bots.cli.state_transfer import export_cmd
 from bots.cli.store import print_json, store_options, with_store
-from core.db.erasure import erase_user
-from core.db.retention import expire
-from core.db.user_export import export_user
+from core.governance.erasure import erase_user
+from core.governance.retention import expire
+from core.governance.user_export import export_user
 
 __all__ = ["erase_cmd", "expire_cmd", "export_with_user_cmd"]
 

@@ -4,7 +4,7 @@ The agent comes from the same place the bots take it: the ready catalog built on
 deployment's store (``--db-url`` / ``--redis-url``, as every ``state`` command), or
 ``--app MODULE:ATTR`` for your own agents (which keep their own ``db``, as the bots
 serve them). Each of the agent's sessions is migrated under its lease by
-:func:`core.state.migrate_sessions.migrate_sessions`, the same code a run uses to
+:func:`core.governance.migrate.migrate_sessions`, the same code a run uses to
 migrate lazily, so migrating now or on the next message gives the same state.
 ``--dry-run`` prints what would change per session (an RFC 6902 patch, one line per
 operation) and writes nothing. Sessions that cannot be migrated are named with the
@@ -25,8 +25,8 @@ from bots.chat.registry import AgentRegistry, ChatAgent
 from bots.cli.store import store_options, with_store
 from core.db.base import BaseDb
 from core.exceptions import StoreError
+from core.governance.migrate import DEFAULT_LIMIT, SessionMigration, migrate_sessions
 from core.redaction import redact_text
-from core.state.migrate_sessions import DEFAULT_LIMIT, SessionMigration, migrate_sessions
 
 #: characters of one value shown in a dry run's patch line
 VALUE_WIDTH = 120

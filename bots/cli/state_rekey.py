@@ -2,7 +2,7 @@
 
 Rotation (docs/encryption.md): put a new key first in ``STATEBOT_STATE_KEYS`` and
 restart every process with it, run this, then drop the old key once it reports that
-everything is under the new one. The work is core's (:func:`core.db.rekey.rekey`: in
+everything is under the new one. The work is core's (:func:`core.governance.rekey.rekey`: in
 place, under each live session's lease, idempotent); this prints what it did, and exits
 1 when a value could not be opened (a key no longer configured: named by its id).
 """
@@ -20,8 +20,9 @@ from bots.app.cli_format import HELP_OPTIONS, plural
 from bots.cli.store import sqlite_file, store_options
 from bots.settings import Settings
 from core.db.base import BaseDb
-from core.db.rekey import RekeyCounts, RekeyReport, rekey
+from core.db.maintenance import RekeyCounts
 from core.exceptions import StoreError
+from core.governance.rekey import RekeyReport, rekey
 from core.redaction import redact_text
 
 

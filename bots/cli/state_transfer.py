@@ -12,7 +12,7 @@ import click
 
 from bots.app.cli_format import HELP_OPTIONS, plural
 from bots.cli.store import store_options, with_store
-from core.db import admin
+from core.governance.transfer import export_jsonl, import_jsonl
 
 __all__ = ["export_cmd", "import_cmd"]
 
@@ -24,7 +24,7 @@ __all__ = ["export_cmd", "import_cmd"]
 def export_cmd(ctx: click.Context, file: str) -> None:
     """Write every session to FILE as JSON Lines ('-' for stdout)."""
     with click.open_file(file, "w", encoding="utf-8", atomic=file != "-") as out:
-        result = with_store(ctx, functools.partial(admin.export_jsonl, out=out))
+        result = with_store(ctx, functools.partial(export_jsonl, out=out))
     click.echo(f"exported {plural(result.count, 'session')}", err=file == "-")
     if result.repaired:
         click.echo(
@@ -49,6 +49,6 @@ def import_cmd(ctx: click.Context, file: str, replace: bool) -> None:
     with click.open_file(file, encoding="utf-8") as lines:
         content = list(lines)
     count = with_store(
-        ctx, lambda db: admin.import_jsonl(db, content, replace=replace), create=True
+        ctx, lambda db: import_jsonl(db, content, replace=replace), create=True
     )
     click.echo(f"imported {plural(count, 'session')}")

@@ -3,7 +3,7 @@
 The numbers come from the same counters the runs check (the store the bots serve
 from: ``--redis-url`` reads Redis, else the durable store) and the limits from the
 same ``STATEBOT_BUDGET_*`` settings the bots apply; the text is core's
-(:meth:`core.run.budget_report.UsageReport.describe`), the one chat ``/state usage``
+(:meth:`core.governance.budgets.report.UsageReport.describe`), the one chat ``/state usage``
 shows.
 """
 
@@ -17,7 +17,7 @@ from bots.app.budgets import settings_budget
 from bots.app.cli_format import HELP_OPTIONS
 from bots.cli.store import store_options, with_store
 from bots.settings import Settings
-from core.run.budget import usage_report
+from core.governance.budgets.model import usage_report
 
 
 @click.command("usage", context_settings=HELP_OPTIONS)

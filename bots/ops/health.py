@@ -5,7 +5,7 @@ Discord and the snapshotter have no HTTP server of their own and start a
 :class:`HealthServer` on ``STATEBOT_HEALTH_PORT``.
 
 - ``/healthz``: the process is alive and its event loop answers (always 200).
-- ``/readyz``: Redis and the durable store answer (``core.db.admin.health``); 503 with
+- ``/readyz``: Redis and the durable store answer (``core.governance.sessions.health``); 503 with
   the JSON report, saying what is down, when they do not.
 - ``/metrics``: Prometheus text; the store gauges are refreshed on each scrape.
 """
@@ -22,10 +22,10 @@ import structlog
 from aiohttp import web
 
 from bots.ops import metrics
-from core.db import admin
 from core.db.base import BaseDb
+from core.governance.sessions import health
 
-#: what readiness asks: a ``core.db.admin.health`` style report
+#: what readiness asks: a ``core.governance.sessions.health`` style report
 Probe = Callable[[], Awaitable[dict[str, Any]]]
 #: a probe slower than this counts as down: a hung store must not hang the kubelet
 PROBE_TIMEOUT = 5.0
@@ -37,7 +37,7 @@ def store_probe(db: BaseDb) -> Probe:
     """Readiness of ``db``: Redis and, behind it, the durable store."""
 
     async def probe() -> dict[str, Any]:
-        return await admin.health(db)
+        return await health(db)
 
     return probe
 

@@ -149,7 +149,7 @@ def timed_run(
 
 
 def record_health(report: Mapping[str, Any]) -> None:
-    """Set the store gauges from a ``core.db.admin.health`` report."""
+    """Set the store gauges from a ``core.governance.sessions.health`` report."""
     STORE_UP.set(1 if report.get("reachable") else 0)
     if "dirty" in report:
         DIRTY_SESSIONS.set(report["dirty"])

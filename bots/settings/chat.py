@@ -101,7 +101,7 @@ class ChatSettings(BaseModel):
         gt=0,
         description="least seconds between two edits of a streamed answer",
     )
-    # -- usage budgets: core/run/budget.py, docs/budgets.md -------------------------------
+    # -- usage budgets: core/governance/budgets/model.py, docs/budgets.md -------------------
     statebot_budget_tokens_per_session: int | None = Field(
         default=None,
         ge=0,

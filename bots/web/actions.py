@@ -1,6 +1,6 @@
 """Actions on one session, each behind a confirmation page and logged with the admin id.
 
-Every change goes through ``core.db.admin`` (under the session's lease, hot and
+Every change goes through ``core.governance`` (under the session's lease, hot and
 durable stores together): restore is ``restore_version``, delete is
 ``delete_session``, reset is ``reset_session`` (an empty state as the next version;
 history and run history are kept, so a reset can be undone by restoring the version
@@ -17,8 +17,15 @@ from aiohttp import web
 from bots.web.context import console, viewer
 from bots.web.guard import check_scope, session_id_of
 from bots.web.render import page, redirect
-from core.db import admin
-from core.exceptions import RestoreSchemaError, StaleVersionError, StoreError
+from core.exceptions import (
+    RestoreSchemaError,
+    SessionNotFoundError,
+    StaleVersionError,
+    StoreError,
+    VersionNotFoundError,
+)
+from core.governance.save import load_session
+from core.governance.sessions import delete_session, reset_session, restore_version
 from core.redaction import redact_text
 
 log = structlog.get_logger("bots.web")
@@ -63,8 +70,8 @@ async def confirm(request: web.Request) -> web.Response:
             message="Restore needs the version to restore (?version=N).",
         )
     try:  # the version the admin confirms against: the action refuses if it moved
-        seen = str((await admin.load_session(console(request).db, session_id)).version)
-    except admin.SessionNotFoundError:
+        seen = str((await load_session(console(request).db, session_id)).version)
+    except SessionNotFoundError:
         seen = ""
     return page(
         request,
@@ -108,20 +115,20 @@ async def act(request: web.Request) -> web.Response:
     try:
         if action == "restore":
             version = int(version_text)
-            new = await admin.restore_version(
+            new = await restore_version(
                 db, session_id, version, actor=who.admin_id, expected_version=seen
             )
             done = f"Version {version} restored as version {new}."
             bound.info("web_action", version=version, new_version=new)
         elif action == "reset":
-            new = await admin.reset_session(db, session_id, actor=who.admin_id)
+            new = await reset_session(db, session_id, actor=who.admin_id)
             done = f"State reset (now version {new}); the previous version is kept."
             bound.info("web_action", new_version=new)
         else:
-            await admin.delete_session(db, session_id, expected_version=seen)
+            await delete_session(db, session_id, expected_version=seen)
             bound.info("web_action")
             return redirect(f"{console(request).base}/?done={quote('Session deleted.')}")
-    except (admin.SessionNotFoundError, admin.VersionNotFoundError) as exc:
+    except (SessionNotFoundError, VersionNotFoundError) as exc:
         bound.warning("web_action_failed", error=str(exc))
         return page(
             request,

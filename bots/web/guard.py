@@ -10,7 +10,7 @@ from aiohttp import web
 from bots.admin.policy import allows
 from bots.web.access import Viewer
 from bots.web.render import page
-from core.db.base import StoreError
+from core.exceptions import StoreError
 from core.redaction import redact_text
 
 log = structlog.get_logger("bots.web")

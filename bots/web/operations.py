@@ -1,6 +1,6 @@
 """The operations page: store health, snapshot lag, parked sessions, lease waits.
 
-Health is ``core.db.admin.health`` on each store: Redis (the hot store, when there is
+Health is ``core.governance.sessions.health`` on each store: Redis (the hot store, when there is
 one) and the durable database behind it, probed separately so the page says which
 one is down. Lease waits are this process's ``statebot_lease_wait_seconds``
 histogram (``bots/ops/metrics.py``): mounted in the Slack process they are the bot's
@@ -16,17 +16,17 @@ from aiohttp import web
 from bots.ops import metrics
 from bots.web.context import console, viewer
 from bots.web.render import page
-from core.db import admin
 from core.db.base import BaseDb
+from core.governance.sessions import health
 
 
 async def _stores(db: BaseDb) -> list[dict[str, Any]]:
     """One health report per store behind ``db``."""
     durable = db.durable
     if durable is None:
-        return [{"name": "database", **await admin.health(db)}]
-    hot = await admin.health(db)  # Redis ping, then the durable store's; lag from Redis
-    cold = await admin.health(durable)
+        return [{"name": "database", **await health(db)}]
+    hot = await health(db)  # Redis ping, then the durable store's; lag from Redis
+    cold = await health(durable)
     if not hot["reachable"] and cold["reachable"]:
         hot["error"] = hot.get("error", "") + " (the database answers: Redis is down)"
     return [{"name": "Redis", **hot}, {"name": "database", **cold}]

@@ -1,4 +1,4 @@
-"""The sessions page's search form, read into a :class:`~core.db.admin_search.SessionQuery`.
+"""The sessions page's search form, read into a :class:`~core.governance.search.SessionQuery`.
 
 Platform, workspace and channel are key components (``bots/keys.py`` escapes them
 the way session ids are built), so a search by channel finds that channel's sessions
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from bots.keys import escape, key_prefix, user_key
-from core.db.admin_search import SessionQuery, Status
+from core.governance.search import SessionQuery, Status
 
 FIELDS = ("platform", "workspace", "channel", "user", "agent", "status")
 STATUSES = ("dirty", "quarantined", "clean")

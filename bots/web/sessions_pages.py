@@ -11,8 +11,10 @@ from bots.web.diffs import changed_keys, state_diff
 from bots.web.guard import check_scope, session_id_of
 from bots.web.render import page
 from bots.web.search_form import SearchError, SearchForm
-from core.db import admin
-from core.db.admin_search import Cursor, search_sessions
+from core.exceptions import SessionNotFoundError
+from core.governance.save import load_session
+from core.governance.search import Cursor, search_sessions
+from core.governance.sessions import session_history, summary
 from core.redaction import redact, redact_text
 from core.run.history import SessionData
 
@@ -56,8 +58,8 @@ async def session_page(request: web.Request) -> web.Response:
     check_scope(request, who, session_id, "view")
     db = console(request).db
     try:
-        record = await admin.load_session(db, session_id)
-    except admin.SessionNotFoundError:
+        record = await load_session(db, session_id)
+    except SessionNotFoundError:
         return page(
             request,
             "message.html",
@@ -65,14 +67,14 @@ async def session_page(request: web.Request) -> web.Response:
             title="No such session",
             message=f"There is no session {session_id!r} (deleted, or never saved).",
         )
-    versions = await admin.session_history(db, session_id, limit=VERSIONS, reveal=who.reveal)
+    versions = await session_history(db, session_id, limit=VERSIONS, reveal=who.reveal)
     for newer, older in zip(versions, [*versions[1:], None], strict=True):
         newer["changed"] = changed_keys(older["state"] if older else None, newer["state"])
     state = record.state
     return page(
         request,
         "session.html",
-        session=admin.summary(record),
+        session=summary(record),
         state=state if who.reveal else redact(state),
         runs=_runs(record.data, reveal=who.reveal),
         versions=versions,
@@ -111,7 +113,7 @@ async def diff_view(request: web.Request) -> web.Response:
             title="Pick two versions",
             message="Choose the two versions to compare.",
         )
-    versions = await admin.session_history(
+    versions = await session_history(
         console(request).db, session_id, limit=VERSIONS, reveal=who.reveal
     )
     states = {v["version"]: v["state"] for v in versions}

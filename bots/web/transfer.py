@@ -1,6 +1,6 @@
 """Export and import of sessions as JSON Lines, limited to the viewer's scope.
 
-Export writes ``core.db.admin.export_line`` per session; import validates the whole
+Export writes ``core.governance.transfer.export_line`` per session; import validates the whole
 file first (``parse_jsonl``), refuses it whole when a session lies outside the
 viewer's workspace, shows what it will write, and writes only once confirmed
 (``import_jsonl``: all of it, or an error naming what was and was not written).
@@ -15,8 +15,10 @@ from aiohttp.web_request import FileField
 from bots.web.context import console, viewer
 from bots.web.guard import check_scope, session_id_of
 from bots.web.render import page
-from core.db import admin
-from core.db.admin_search import SessionQuery, search_sessions
+from core.exceptions import ImportFileError, ImportWriteError, SessionNotFoundError
+from core.governance.save import load_session
+from core.governance.search import SessionQuery, search_sessions
+from core.governance.transfer import export_line, import_jsonl, parse_jsonl
 
 log = structlog.get_logger("bots.web")
 
@@ -29,8 +31,8 @@ async def export_one(request: web.Request) -> web.StreamResponse:
     session_id = session_id_of(request, request.query.get("id"))
     check_scope(request, who, session_id, "export")
     try:
-        record = await admin.load_session(console(request).db, session_id)
-    except admin.SessionNotFoundError:
+        record = await load_session(console(request).db, session_id)
+    except SessionNotFoundError:
         return page(
             request,
             "message.html",
@@ -38,7 +40,7 @@ async def export_one(request: web.Request) -> web.StreamResponse:
             title="No such session",
             message=f"There is no session {session_id!r}.",
         )
-    text, _repaired = admin.export_line(record)
+    text, _repaired = export_line(record)
     log.info("web_action", action="export", admin_id=who.admin_id, target_session=session_id)
     return _download(text + "\n", "session.jsonl")
 
@@ -64,7 +66,7 @@ async def export_all(request: web.Request) -> web.StreamResponse:
             if record is None:
                 continue  # deleted meanwhile
             try:
-                lines.append(admin.export_line(record)[0])
+                lines.append(export_line(record)[0])
             except (TypeError, ValueError):
                 skipped.append(row.session_id)
         if found.next_cursor is None:
@@ -120,8 +122,8 @@ async def import_upload(request: web.Request) -> web.Response:
         text = str(form.get("content", ""))
     db = console(request).db
     try:
-        records = admin.parse_jsonl(text.splitlines(), getattr(db, "limits", None))
-    except admin.ImportFileError as exc:
+        records = parse_jsonl(text.splitlines(), getattr(db, "limits", None))
+    except ImportFileError as exc:
         return page(request, "import.html", status=400, error=str(exc), preview=None)
     outside = [r.session_id for r in records if not who.covers(r.session_id)]
     if outside:
@@ -159,10 +161,10 @@ async def import_upload(request: web.Request) -> web.Response:
             preview={"sessions": [r.session_id for r in records], "existing": sorted(existing)},
         )
     try:
-        written = await admin.import_jsonl(db, text.splitlines(), replace=replace)
-    except admin.ImportFileError as exc:
+        written = await import_jsonl(db, text.splitlines(), replace=replace)
+    except ImportFileError as exc:
         return page(request, "import.html", status=400, error=str(exc), preview=None)
-    except admin.ImportWriteError as exc:
+    except ImportWriteError as exc:
         log.error("web_action_failed", action="import", admin_id=who.admin_id, error=str(exc))
         return page(request, "import.html", status=503, error=str(exc), preview=None)
     log.info(

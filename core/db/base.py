@@ -19,20 +19,18 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 
 from core.db.locks import FifoLocks
 from core.db.maintenance import RekeyCounts, UserRewrite
+from core.db.records import (
+    HistoryEntry,
+    KnownVersion,
+    Lease,
+    OpenedRun,
+    SessionMeta,
+    SessionRecord,
+    SnapshotStatus,
+    UserMemory,
+)
 
-# re-export for the move: imports are switched to the new path after the merge
-# (base.py itself uses these names too)
-from core.db.records import HistoryEntry as HistoryEntry
-from core.db.records import KnownVersion as KnownVersion
-from core.db.records import Lease as Lease
-from core.db.records import OpenedRun as OpenedRun
-from core.db.records import QuarantineEntry as QuarantineEntry
-from core.db.records import SessionMeta as SessionMeta
-from core.db.records import SessionRecord as SessionRecord
-from core.db.records import SnapshotStatus as SnapshotStatus
-from core.db.records import UserMemory as UserMemory
-
-# re-exported: importers use these paths
+# errors live in core.exceptions; these names stay importable from here (older code)
 from core.exceptions import InvalidIdError as InvalidIdError
 from core.exceptions import LeaseLostError as LeaseLostError
 from core.exceptions import LockTimeoutError as LockTimeoutError

@@ -26,10 +26,6 @@ OLD_PATHS = [
             "VersionConflictError",
         ],
     ),
-    (
-        "core.db.admin",
-        ["SessionNotFoundError", "VersionNotFoundError", "ImportFileError", "ImportWriteError"],
-    ),
     ("core.db.values", ["StateValueError"]),
     ("core.models.base", ["ModelError", "ModelTimeoutError"]),
     ("core.models.scripted", ["ScriptExhaustedError"]),

@@ -15,7 +15,7 @@
 
 Slash commands go through ChatService.handle_command, so they run with the same
 hooks, validation and persistence as in Slack or Discord. ``/state reset`` and
-``/sessions`` go through ``core.db.admin``, the path ``statebot state`` and chat admins
+``/sessions`` go through ``core.governance``, the path ``statebot state`` and chat admins
 use; whoever runs the console owns its store, so no admin id is needed here: the
 other ``/state`` actions go to the service as chat's do, with the console's user as the
 admin of console sessions. A restore's Confirm / Cancel buttons are the ``/confirm``
@@ -33,7 +33,8 @@ from bots.chat.approvals import Approval, Decision
 from bots.chat.service import ChatService
 from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import key_prefix, unescape
-from core.db import admin as core_admin
+from core.exceptions import SessionNotFoundError
+from core.governance.sessions import delete_session, list_sessions
 
 PLATFORM = "console"
 WORKSPACE = "local"
@@ -192,8 +193,8 @@ class ConsoleSession:
         if db is None:
             return "This agent keeps no stored state (it has no db); nothing to reset."
         try:
-            await core_admin.delete_session(db, self.session_id)
-        except core_admin.SessionNotFoundError:
+            await delete_session(db, self.session_id)
+        except SessionNotFoundError:
             return f"Session {self.session_id} has no stored state; nothing to reset."
         return f"Session {self.session_id} reset: its next run starts from the default state."
 
@@ -205,7 +206,7 @@ class ConsoleSession:
         prefix = key_prefix(PLATFORM, WORKSPACE)
         found = [
             s
-            for s in await core_admin.list_sessions(db, limit=_SESSIONS_LIMIT)
+            for s in await list_sessions(db, limit=_SESSIONS_LIMIT)
             if s["session_id"].startswith(prefix)
         ]
         if not found:

@@ -34,7 +34,7 @@ from bots.adapters.slack.oauth_state import DEFAULT_STATE_SECONDS, SqlOAuthState
 from bots.adapters.slack.rotation import SerializedRotationAuthorize
 from bots.adapters.slack.settings import SlackSettings
 from bots.adapters.slack.token_cipher import GENERATE_HINT, EncryptionKeyError, TokenCipher
-from core.db.base import StoreUnavailableError
+from core.exceptions import StoreUnavailableError
 
 #: refresh a rotating token when it has less than this many minutes left (bolt's default)
 ROTATE_MINUTES = 120
