@@ -35,11 +35,13 @@ $(CHROMIUM):
 
 test: $(STAMP) $(CHROMIUM)
 	$(BIN)/ruff check core bots tools tests bench
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check core bots tools tests bench
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 bench: $(STAMP)
