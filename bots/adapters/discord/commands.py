@@ -164,14 +164,13 @@ async def follow_up(
 def _command(
     service: ChatService, name: str, description: str, drain: Drain
 ) -> app_commands.Command[Any, ..., None]:
+    @app_commands.describe(text="what to do, e.g. `add_task milk` or `help`")
     async def callback(interaction: discord.Interaction, text: str = "") -> None:
         await run_interaction(service, interaction, name, text, drain)
 
-    command: app_commands.Command[Any, ..., None] = app_commands.Command(
+    return app_commands.Command(
         name=name, description=description[:100] or name, callback=callback
     )
-    command._params["text"].description = "what to do, e.g. `add_task milk` or `help`"
-    return command
 
 
 def add_commands(tree: app_commands.CommandTree[Any], service: ChatService, drain: Drain) -> None:

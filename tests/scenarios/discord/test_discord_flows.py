@@ -32,6 +32,7 @@ async def test_login_syncs_one_command_per_agent_and_state(
     assert {"taskboard", "state"} <= names
     taskboard = next(c for c in synced if c["name"] == "taskboard")
     assert [o["name"] for o in taskboard["options"]] == ["text"]
+    assert taskboard["options"][0]["description"].startswith("what to do, e.g.")
 
 
 async def test_mention_is_answered_in_channel(
