@@ -50,7 +50,7 @@ def parse_when(text: str, *, now: datetime, tz: str) -> datetime:
         "PREFER_DATES_FROM": "future",
         "RELATIVE_BASE": local_now.replace(tzinfo=None),
     }
-    found = None
+    found: datetime | None = None
     for attempt in (wanted, _NEXT.sub("", wanted)):
         found = dateparser.parse(attempt, languages=["en"], settings=settings)
         if found is not None:

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from typing import cast
 
 import click
 import structlog
@@ -150,10 +151,13 @@ async def serve(
     if socket:
         handler = socket_mode_handler(bolt, app_token)
         async with serving(settings.statebot_health_port, probe):
-            await handler.connect_async()
+            # slack-bolt's Socket Mode handler is not annotated: its two awaitables, typed
+            connect = cast(Callable[[], Awaitable[None]], handler.connect_async)
+            close = cast(Callable[[], Awaitable[None]], handler.close_async)
+            await connect()
             await stop.wait()
             log.info("slack_stopping", mode="socket")
-            await handler.close_async()  # no new envelopes; runs in flight go on
+            await close()  # no new envelopes; runs in flight go on
             await shutdown.drain(options.shutdown_grace)
     else:
         server = SlackHttpServer(bolt, port=port, probe=probe, mounts=mounts)
