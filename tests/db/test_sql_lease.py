@@ -130,7 +130,9 @@ async def test_hundred_runs_across_processes_are_all_kept(spec: Spec, processes:
     ]
     outputs = [p.communicate(timeout=90)[0].strip() for p in procs]
     assert [p.returncode for p in procs] == [0] * processes
-    assert outputs == ["refused 0"] * processes
+    # the result is each program's last line: a lease renewed late on a loaded machine
+    # logs a warning before it (fencing keeps every write, as the count below shows)
+    assert [out.splitlines()[-1] for out in outputs] == ["refused 0"] * processes
     store = open_store(spec)
     record = await store.aload("shared")
     await store.aclose()
