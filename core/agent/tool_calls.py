@@ -105,7 +105,7 @@ def parse_arguments(function: Function, raw: str | Mapping[str, Any]) -> dict[st
     return function.validate(decoded)
 
 
-def result_text(result: Any) -> str:
+def result_text(result: object) -> str:
     """How a tool's return value is shown to the model."""
     if isinstance(result, str):
         return result
