@@ -45,11 +45,11 @@ async def run_tool_on_session(
     arguments: Mapping[str, Any],
     functions: Mapping[str, Function],
     hooks: Sequence[Callable[..., Any]],
-    dependencies: Mapping[str, Any],
+    dependencies: Mapping[str, object],
     injected: Mapping[str, Any],
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     confirmed: bool = False,
-    metadata: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
 ) -> RunOutput:
     """Run one tool call on an open session; the output carries its result (the runner saves).
 
@@ -160,7 +160,7 @@ class DirectToolMethods(SessionOwner):
         *,
         session_id: str | None = None,
         user_id: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        metadata: Mapping[str, object] | None = None,
     ) -> RunOutput:
         """Run one tool without the model: same hooks, validation, rollback, persistence.
 

@@ -63,10 +63,10 @@ class SessionOwner(abc.ABC):
         name: str | None,
         id: str | None,
         db: BaseDb | None,
-        session_state: Mapping[str, Any] | None,
+        session_state: Mapping[str, object] | None,
         session_id: str | None,
         user_id: str | None,
-        dependencies: Mapping[str, Any] | None,
+        dependencies: Mapping[str, object] | None,
         overwrite_db_session_state: bool,
         run_timeout: float | None = DEFAULT_RUN_TIMEOUT,
         session_state_schema: type[Any] | StateSchema | None = None,
@@ -108,8 +108,8 @@ class SessionOwner(abc.ABC):
         handle: SessionHandle,
         input: str,
         *,
-        dependencies: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        dependencies: Mapping[str, object] | None = None,
+        metadata: Mapping[str, object] | None = None,
         on_content: ContentSink | None = None,
         injected: Mapping[str, Any] | None = None,
     ) -> RunOutput:
@@ -120,8 +120,8 @@ class SessionOwner(abc.ABC):
         handle: SessionHandle,
         input: str,
         *,
-        dependencies: Mapping[str, Any] | None,
-        metadata: Mapping[str, Any] | None,
+        dependencies: Mapping[str, object] | None,
+        metadata: Mapping[str, object] | None,
         on_content: ContentSink | None,
         resume: Resume | None = None,
     ) -> RunOutput:
@@ -149,7 +149,9 @@ class SessionOwner(abc.ABC):
         return
 
     # -- shared rules ----------------------------------------------------------------
-    def run_dependencies(self, run_dependencies: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    def run_dependencies(
+        self, run_dependencies: Mapping[str, object] | None
+    ) -> Mapping[str, object]:
         """The owner's dependencies with the run's over them: read-only, a private copy."""
         merged = {**self.dependencies, **dict(run_dependencies or {})}
         return MappingProxyType(copy.deepcopy(merged))
@@ -162,7 +164,7 @@ class SessionOwner(abc.ABC):
         self,
         session_id: str | None,
         user_id: str | None,
-        session_state: Mapping[str, Any] | None = None,
+        session_state: Mapping[str, object] | None = None,
         *,
         run_id: str | None = None,
     ) -> contextlib.AbstractAsyncContextManager[SessionHandle]:

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator, Mapping
-from typing import Any, Literal, overload
+from typing import Any, Literal, TypedDict, overload
 
 from core.agent import runner
 from core.agent.direct_tool import resume_direct_call
@@ -21,6 +21,16 @@ from core.run.output import RunOutput
 from core.utils.sync import iterate_sync, run_sync
 
 
+class _RunOptions(TypedDict):
+    """The keyword arguments ``run`` and ``arun`` hand on to one run."""
+
+    session_id: str | None
+    user_id: str | None
+    session_state: Mapping[str, object] | None
+    dependencies: Mapping[str, object] | None
+    metadata: Mapping[str, object] | None
+
+
 class RunMethods(SessionOwner):
     """``run`` / ``arun`` / ``print_response`` / ``continue_run`` for a session owner."""
 
@@ -30,9 +40,9 @@ class RunMethods(SessionOwner):
         *,
         session_id: str | None = None,
         user_id: str | None = None,
-        session_state: Mapping[str, Any] | None = None,
-        dependencies: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        session_state: Mapping[str, object] | None = None,
+        dependencies: Mapping[str, object] | None = None,
+        metadata: Mapping[str, object] | None = None,
         on_content: ContentSink | None = None,
     ) -> RunOutput:
         body = runner.model_turn(
@@ -56,9 +66,9 @@ class RunMethods(SessionOwner):
         stream_events: Literal[False] = False,
         session_id: str | None = None,
         user_id: str | None = None,
-        session_state: Mapping[str, Any] | None = None,
-        dependencies: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        session_state: Mapping[str, object] | None = None,
+        dependencies: Mapping[str, object] | None = None,
+        metadata: Mapping[str, object] | None = None,
     ) -> Coroutine[Any, Any, RunOutput]: ...
 
     @overload
@@ -70,9 +80,9 @@ class RunMethods(SessionOwner):
         stream_events: bool = False,
         session_id: str | None = None,
         user_id: str | None = None,
-        session_state: Mapping[str, Any] | None = None,
-        dependencies: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        session_state: Mapping[str, object] | None = None,
+        dependencies: Mapping[str, object] | None = None,
+        metadata: Mapping[str, object] | None = None,
     ) -> AsyncIterator[RunOutputEvent]: ...
 
     @overload
@@ -84,9 +94,9 @@ class RunMethods(SessionOwner):
         stream_events: bool = False,
         session_id: str | None = None,
         user_id: str | None = None,
-        session_state: Mapping[str, Any] | None = None,
-        dependencies: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        session_state: Mapping[str, object] | None = None,
+        dependencies: Mapping[str, object] | None = None,
+        metadata: Mapping[str, object] | None = None,
     ) -> Coroutine[Any, Any, RunOutput] | AsyncIterator[RunOutputEvent]: ...
 
     def arun(
@@ -97,9 +107,9 @@ class RunMethods(SessionOwner):
         stream_events: bool = False,
         session_id: str | None = None,
         user_id: str | None = None,
-        session_state: Mapping[str, Any] | None = None,
-        dependencies: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        session_state: Mapping[str, object] | None = None,
+        dependencies: Mapping[str, object] | None = None,
+        metadata: Mapping[str, object] | None = None,
     ) -> Coroutine[Any, Any, RunOutput] | AsyncIterator[RunOutputEvent]:
         """``await x.arun(...)`` -> RunOutput; with ``stream=True`` an async iterator of events.
 
@@ -108,7 +118,7 @@ class RunMethods(SessionOwner):
         """
         if stream_events and not stream:
             raise ValueError("stream_events=True needs stream=True (events are streamed)")
-        options: dict[str, Any] = {
+        options: _RunOptions = {
             "session_id": session_id,
             "user_id": user_id,
             "session_state": session_state,
@@ -132,9 +142,9 @@ class RunMethods(SessionOwner):
         stream_events: Literal[False] = False,
         session_id: str | None = None,
         user_id: str | None = None,
-        session_state: Mapping[str, Any] | None = None,
-        dependencies: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        session_state: Mapping[str, object] | None = None,
+        dependencies: Mapping[str, object] | None = None,
+        metadata: Mapping[str, object] | None = None,
     ) -> RunOutput: ...
 
     @overload
@@ -146,9 +156,9 @@ class RunMethods(SessionOwner):
         stream_events: bool = False,
         session_id: str | None = None,
         user_id: str | None = None,
-        session_state: Mapping[str, Any] | None = None,
-        dependencies: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        session_state: Mapping[str, object] | None = None,
+        dependencies: Mapping[str, object] | None = None,
+        metadata: Mapping[str, object] | None = None,
     ) -> Iterator[RunOutputEvent]: ...
 
     @overload
@@ -160,9 +170,9 @@ class RunMethods(SessionOwner):
         stream_events: bool = False,
         session_id: str | None = None,
         user_id: str | None = None,
-        session_state: Mapping[str, Any] | None = None,
-        dependencies: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        session_state: Mapping[str, object] | None = None,
+        dependencies: Mapping[str, object] | None = None,
+        metadata: Mapping[str, object] | None = None,
     ) -> RunOutput | Iterator[RunOutputEvent]: ...
 
     def run(
@@ -173,14 +183,14 @@ class RunMethods(SessionOwner):
         stream_events: bool = False,
         session_id: str | None = None,
         user_id: str | None = None,
-        session_state: Mapping[str, Any] | None = None,
-        dependencies: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        session_state: Mapping[str, object] | None = None,
+        dependencies: Mapping[str, object] | None = None,
+        metadata: Mapping[str, object] | None = None,
     ) -> RunOutput | Iterator[RunOutputEvent]:
         """Sync twin of :meth:`arun`; with ``stream=True`` an iterator of events."""
         if stream_events and not stream:
             raise ValueError("stream_events=True needs stream=True (events are streamed)")
-        options: dict[str, Any] = {
+        options: _RunOptions = {
             "session_id": session_id,
             "user_id": user_id,
             "session_state": session_state,
@@ -225,8 +235,8 @@ class RunMethods(SessionOwner):
         rejected: Iterable[str] = (),
         session_id: str | None = None,
         user_id: str | None = None,
-        dependencies: Mapping[str, Any] | None = None,
-        metadata: Mapping[str, Any] | None = None,
+        dependencies: Mapping[str, object] | None = None,
+        metadata: Mapping[str, object] | None = None,
     ) -> RunOutput:
         """Resume a run paused for confirmation, from this or any other process.
 

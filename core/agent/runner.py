@@ -75,10 +75,10 @@ async def execute(
     *,
     session_id: str | None,
     user_id: str | None,
-    session_state: Mapping[str, Any] | None = None,
+    session_state: Mapping[str, object] | None = None,
     run_id: str | None = None,
     check: bool = True,
-    metadata: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, object] | None = None,
 ) -> RunOutput:
     """Steps 1–7 for ``owner``: the one path every run takes.
 
@@ -152,8 +152,8 @@ def model_turn(
     owner: SessionOwner,
     input: str,
     *,
-    dependencies: Mapping[str, Any] | None = None,
-    metadata: Mapping[str, Any] | None = None,
+    dependencies: Mapping[str, object] | None = None,
+    metadata: Mapping[str, object] | None = None,
     on_content: ContentSink | None = None,
 ) -> RunBody:
     """A model run of ``owner`` on ``input`` (``run`` / ``arun``)."""
@@ -179,8 +179,8 @@ def resumed_turn(
     rejected: Iterable[str],
     session_id: str,
     user_id: str | None,
-    dependencies: Mapping[str, Any] | None,
-    metadata: Mapping[str, Any] | None,
+    dependencies: Mapping[str, object] | None,
+    metadata: Mapping[str, object] | None,
     resume_direct: DirectResume,
 ) -> RunBody:
     """``continue_run``: the paused run ``run_id``, decided, taken up where it stopped.

@@ -51,9 +51,9 @@ P = ParamSpec("P")
 def run_injections(
     handle: SessionHandle,
     *,
-    dependencies: Mapping[str, Any],
-    metadata: Mapping[str, Any] | None = None,
-    extra: Mapping[str, Any] | None = None,
+    dependencies: Mapping[str, object],
+    metadata: Mapping[str, object] | None = None,
+    extra: Mapping[str, object] | None = None,
 ) -> tuple[RunContext, dict[str, Any]]:
     """The RunContext of a run and the values tools and hooks may ask for by name."""
     run_context = RunContext(
@@ -76,9 +76,9 @@ def run_injections(
 async def prepare_run(
     handle: SessionHandle,
     *,
-    dependencies: Mapping[str, Any],
-    metadata: Mapping[str, Any] | None = None,
-    extra: Mapping[str, Any] | None = None,
+    dependencies: Mapping[str, object],
+    metadata: Mapping[str, object] | None = None,
+    extra: Mapping[str, object] | None = None,
 ) -> tuple[RunContext, dict[str, Any]]:
     """:func:`run_injections` with callable dependencies resolved for this run.
 
@@ -105,7 +105,7 @@ def parse_arguments(function: Function, raw: str | Mapping[str, Any]) -> dict[st
     return function.validate(decoded)
 
 
-def result_text(result: Any) -> str:
+def result_text(result: object) -> str:
     """How a tool's return value is shown to the model."""
     if isinstance(result, str):
         return result

@@ -17,13 +17,15 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from core.db.codec import decode_value, encode_value
 from core.db.maintenance import UserRewrite
 from core.db.records import HistoryEntry, SessionRecord
 from core.run.history import audit_lines
 from core.state import audit
+
+_T = TypeVar("_T")
 
 __all__ = [
     "audit_entries",
@@ -126,7 +128,7 @@ def scrub_data(text: str, user_id: str, pseudonym: str) -> str:
     return str(_JSON.encode(scrubbed))
 
 
-def _scrub_audit(stored: Any, user_id: str, pseudonym: str) -> Any:
+def _scrub_audit(stored: str | Iterable[object], user_id: str, pseudonym: str) -> str | list[Any]:
     """The audit trail in its stored form (JSON Lines in one string, or a list), every
     entry under the exact-id rule (its patches name the user too)."""
     entries = [json.loads(line) for line in audit_lines(stored)]
@@ -157,7 +159,7 @@ def user_runs(text: str, user_id: str) -> list[dict[str, Any]]:
     return [r for r in runs if isinstance(r, dict) and r.get("user_id") == user_id]
 
 
-def entries_naming(items: Iterable[Any], user_id: str) -> list[Any]:
+def entries_naming(items: Iterable[_T], user_id: str) -> list[_T]:
     """The items (audit entries, ...) in which the user id occurs exactly."""
     return [item for item in items if replace_user(item, user_id, "")[1]]
 

@@ -57,7 +57,7 @@ __all__ = [
 MAX_TIMESTAMP = 253_402_300_799.0
 
 
-def timestamp(value: Any) -> float | None:
+def timestamp(value: object) -> float | None:
     """A timestamp an export and an import can carry, else None."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
@@ -153,7 +153,7 @@ async def restore_version(
     version: int,
     *,
     actor: str | None = None,
-    origin: Mapping[str, Any] | None = None,
+    origin: Mapping[str, object] | None = None,
     expected_version: int | None = None,
 ) -> int:
     """Make ``version`` current again, saved as a new version under the lease; the new one.
@@ -210,7 +210,7 @@ async def reset_session(
     session_id: str,
     *,
     actor: str | None = None,
-    origin: Mapping[str, Any] | None = None,
+    origin: Mapping[str, object] | None = None,
 ) -> int:
     """Empty the state as a new version under the lease (history kept); the new version.
 
@@ -233,7 +233,7 @@ async def replace_state(
     *,
     kind: str,
     actor: str | None = None,
-    origin: Mapping[str, Any] | None = None,
+    origin: Mapping[str, object] | None = None,
 ) -> int:
     """Save ``state`` as the session's next version under its lease, audited as ``kind``
     ("migrate", …); the new version. StateValueError names a value that is not JSON."""

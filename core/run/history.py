@@ -317,7 +317,7 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
     )
 
 
-def audit_lines(stored: Any) -> list[str]:
+def audit_lines(stored: str | Iterable[object] | None) -> list[str]:
     """Audit entries as JSON texts, from the stored form (JSON Lines in one string) or
     from a list of objects (an export file)."""
     if not stored:

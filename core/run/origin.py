@@ -9,7 +9,6 @@ is simply not attributed to a platform, event or channel.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 #: the chat platform of the message ("slack", "discord", "console")
 PLATFORM_KEY = "statebot.platform"
@@ -19,7 +18,7 @@ EVENT_KEY = "statebot.event_id"
 CHANNEL_KEY = "statebot.channel"
 
 
-def origin_value(metadata: Mapping[str, Any] | None, key: str) -> str | None:
+def origin_value(metadata: Mapping[str, object] | None, key: str) -> str | None:
     """The text under ``key`` in a run's metadata, or None when absent or not text."""
     value = (metadata or {}).get(key)
     return value if isinstance(value, str) and value else None

@@ -74,7 +74,7 @@ class Schedules:
         owner_id: str | None = None,
         kind: str = "agent",
         user_id: str | None = None,
-        target: Mapping[str, Any] | None = None,
+        target: Mapping[str, object] | None = None,
         user_tz: str | None = None,
         settings: ScheduleSettings | None = None,
         clock: Callable[[], float] = time.time,
@@ -98,7 +98,7 @@ class Schedules:
         cron: str | None = None,
         user_id: str | None = None,
         tz: str | None = None,
-        target: Mapping[str, Any] | None = None,
+        target: Mapping[str, object] | None = None,
     ) -> Schedule:
         """Schedule a run with ``input`` at ``at``, in ``in_``, or on every ``cron`` time.
 
@@ -173,7 +173,7 @@ async def cancel(store: ScheduleStore, session_id: str, schedule_id: str) -> Can
 
 
 def schedules(
-    run_context: RunContext, owner: Any, *, settings: ScheduleSettings | None = None
+    run_context: RunContext, owner: object, *, settings: ScheduleSettings | None = None
 ) -> Schedules:
     """The current session's schedules, from inside a tool.
 

@@ -84,7 +84,7 @@ class Schedule:
         return dataclasses.replace(self, rev=self.rev + 1, **changes)
 
 
-def encode_target(target: Mapping[str, Any] | None) -> str:
+def encode_target(target: Mapping[str, object] | None) -> str:
     """The target as compact JSON text; TypeError names what is not JSON."""
     if target is None:
         return ""

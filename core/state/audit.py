@@ -51,7 +51,7 @@ __all__ = [
 KINDS = ("run", "restore", "reset", "undo", "import", "migrate")
 
 Op = dict[str, Any]
-_MISSING: Any = object()
+_MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,12 +150,12 @@ def _entry_dict(entry: AuditEntry) -> dict[str, Any]:
 
 
 # -- diffs -----------------------------------------------------------------------------
-def diff(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[Op]:
+def diff(old: Mapping[str, object], new: Mapping[str, object]) -> list[Op]:
     """RFC 6902 ops turning the JSON object ``old`` into ``new``."""
     return diff_both(old, new)[0]
 
 
-def diff_both(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[list[Op], list[Op]]:
+def diff_both(old: Mapping[str, object], new: Mapping[str, object]) -> tuple[list[Op], list[Op]]:
     """(ops turning ``old`` into ``new``, ops turning ``new`` back into ``old``), found in
     one walk over the two values."""
     patch: list[Op] = []
@@ -167,7 +167,7 @@ def diff_both(old: Mapping[str, Any], new: Mapping[str, Any]) -> tuple[list[Op],
 def diff_texts(
     old: Mapping[str, str | None],
     new: Mapping[str, str | None],
-    new_values: Mapping[str, Any] | None = None,
+    new_values: Mapping[str, object] | None = None,
 ) -> tuple[list[Op], list[Op]]:
     """(patch, inverse) between two sets of top-level texts (None: key absent).
 
@@ -177,8 +177,8 @@ def diff_texts(
     the caller holds them (a run's live state): they are not decoded again, and the
     patch gets copies of them, never the live objects.
     """
-    before: dict[str, Any] = {}
-    after: dict[str, Any] = {}
+    before: dict[str, object] = {}
+    after: dict[str, object] = {}
     for key in _union(old, new):
         a, b = old.get(key), new.get(key)
         if a == b:
@@ -198,7 +198,7 @@ def diff_texts(
     return patch, inverse
 
 
-def _diff_into(fwd: list[Op], inv: list[Op], prefix: str, a: Any, b: Any) -> None:
+def _diff_into(fwd: list[Op], inv: list[Op], prefix: str, a: object, b: object) -> None:
     """Append the ops for ``a`` -> ``b`` (and back) at JSON pointer ``prefix``.
 
     Equal parts are skipped with ``==``; the ops for what differs come from
@@ -206,8 +206,8 @@ def _diff_into(fwd: list[Op], inv: list[Op], prefix: str, a: Any, b: Any) -> Non
     items, one middle slice per list), so each has its own inverse, in any order.
     """
     if isinstance(a, dict) and isinstance(b, dict):
-        rest_a: dict[str, Any] = {}
-        rest_b: dict[str, Any] = {}
+        rest_a: dict[str, object] = {}
+        rest_b: dict[str, object] = {}
         for key in _union(a, b):
             va, vb = a.get(key, _MISSING), b.get(key, _MISSING)
             if type(va) is type(vb) and va == vb:
@@ -242,13 +242,13 @@ def _diff_into(fwd: list[Op], inv: list[Op], prefix: str, a: Any, b: Any) -> Non
         inv.append({"op": "replace", "path": prefix, "value": a})
 
 
-def _union(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+def _union(a: Mapping[str, object], b: Mapping[str, object]) -> list[str]:
     """The keys of both, in a stable order (``a``'s, then ``b``'s new ones): the same
     change always gives the same patch."""
     return [*a, *(k for k in b if k not in a)]
 
 
-def _trim(a: list[Any], b: list[Any]) -> tuple[int, int, int]:
+def _trim(a: list[object], b: list[object]) -> tuple[int, int, int]:
     """(start, end in a, end in b): the middle where the lists differ.
 
     Found by binary search over slice comparisons (C speed), not item by item.
@@ -316,7 +316,7 @@ def build_entry(
     old: Mapping[str, str | None],
     new: Mapping[str, str | None],
     max_entry_bytes: int,
-    new_values: Mapping[str, Any] | None = None,
+    new_values: Mapping[str, object] | None = None,
     user_id: str | None = None,
     origin: Mapping[str, Any] | None = None,
     run_id: str | None = None,

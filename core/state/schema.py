@@ -331,12 +331,12 @@ def _top_key(path: str) -> str:
     return path.split("'", 2)[1] if path.startswith("session_state['") else ""
 
 
-def _path(loc: tuple[Any, ...]) -> str:
+def _path(loc: tuple[object, ...]) -> str:
     """``session_state['tasks'][0]['id']`` for the location ('tasks', 0, 'id')."""
     return "session_state" + "".join(f"[{part!r}]" for part in loc)
 
 
-def _short(value: Any, limit: int = 60) -> str:
+def _short(value: object, limit: int = 60) -> str:
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):

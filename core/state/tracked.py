@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, SupportsIndex, TypeVar
 
 from core.db import codec
 
 #: values that cannot change in place: reading them hands out nothing to track
 _IMMUTABLE_TYPES = frozenset({str, int, float, bool, type(None)})
-_MISSING: Any = object()
+_MISSING = object()
+_V = TypeVar("_V")
 
 
 class TrackedState(dict[str, Any]):
@@ -72,7 +73,7 @@ class TrackedState(dict[str, Any]):
         """A shallow plain copy that marks nothing (for readers that copy or only look)."""
         return dict(dict.items(self))
 
-    def _hand_out(self, key: Any, value: Any) -> Any:
+    def _hand_out(self, key: str, value: _V) -> _V:
         if type(value) not in _IMMUTABLE_TYPES:
             self.escaped.add(key)
         return value
@@ -109,7 +110,7 @@ class TrackedState(dict[str, Any]):
         # a deep copy shares no value with this dict: nothing is handed out
         return {k: copy.deepcopy(v, memo) for k, v in dict.items(self)}
 
-    def __reduce_ex__(self, protocol: Any) -> Any:
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[object, ...]:
         self.full = True
         return (dict, (dict(dict.items(self)),))
 
@@ -200,13 +201,13 @@ class LazyState(TrackedState):
         super().__init__(loaded)
         self._texts = texts
         #: keys decoded, set or deleted here: their text no longer speaks for them
-        self._resolved: set[Any] = set(loaded)
+        self._resolved: set[str] = set(loaded)
         if not loaded and texts:
             # C code that sees an empty dict stops there (json.dumps answers "{}"
             # without calling items()): never look empty while keys are undecoded
             self._load(next(iter(texts)))
 
-    def _load(self, key: Any) -> None:
+    def _load(self, key: str) -> None:
         if key not in self._resolved:
             self._resolved.add(key)
             text = self._texts.get(key)
@@ -266,7 +267,7 @@ class LazyState(TrackedState):
         self._load_all()
         return super().__deepcopy__(memo)
 
-    def __reduce_ex__(self, protocol: Any) -> Any:
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[object, ...]:
         self._load_all()
         return super().__reduce_ex__(protocol)
 

@@ -18,7 +18,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from core.utils.log import logger
 
@@ -49,16 +49,16 @@ class ResultCache:
         self.directory = Path(directory) if directory is not None else None
         #: wall clock, because entries on disk outlive the process
         self.clock = clock
-        self._entries: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[float, object]] = OrderedDict()
         self._lock = threading.Lock()
 
     @staticmethod
-    def key(*parts: Any) -> str:
+    def key(*parts: object) -> str:
         """A stable key for the parts (JSON, with repr for anything else)."""
         text = json.dumps(parts, sort_keys=True, default=repr, ensure_ascii=False)
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def get(self, key: str) -> Any:
+    def get(self, key: str) -> object:
         """The cached value (a copy), or :data:`MISS` when absent or expired."""
         now = self.clock()
         with self._lock:
@@ -69,7 +69,7 @@ class ResultCache:
             return MISS
         return copy.deepcopy(entry[1])
 
-    def put(self, key: str, value: Any) -> None:
+    def put(self, key: str, value: object) -> None:
         """Remember a successful result (a copy, so later edits do not leak in)."""
         try:
             stored = copy.deepcopy(value)
@@ -86,7 +86,7 @@ class ResultCache:
     def _path(self, key: str) -> Path | None:
         return None if self.directory is None else self.directory / f"{key}.json"
 
-    def _read_file(self, key: str) -> tuple[float, Any] | None:
+    def _read_file(self, key: str) -> tuple[float, object] | None:
         path = self._path(key)
         if path is None:
             return None
@@ -99,7 +99,7 @@ class ResultCache:
             logger.warning("tool_cache_unreadable", path=str(path), error=str(exc))
             return None
 
-    def _write_file(self, key: str, entry: tuple[float, Any]) -> None:
+    def _write_file(self, key: str, entry: tuple[float, object]) -> None:
         path = self._path(key)
         if path is None:
             return

@@ -75,7 +75,7 @@ async def _run_hook(
 
 def _cache_key(
     function: Function,
-    arguments: Mapping[str, Any],
+    arguments: Mapping[str, object],
     chain: Sequence[Callable[..., Any]],
     injected: Mapping[str, Any],
 ) -> str:
@@ -85,7 +85,7 @@ def _cache_key(
     differently per session or user; sharing its cache would show one user's data to
     another. A tool that sees only its arguments shares one cache across sessions.
     """
-    scope: tuple[Any, ...] = ()
+    scope: tuple[object, ...] = ()
     context = injected.get("run_context")
     if (function.injected or chain) and context is not None:
         scope = (context.session_id, context.user_id)

@@ -161,13 +161,13 @@ class Function:
             setattr(copy, slot, changes.get(slot, getattr(self, slot)))
         return copy
 
-    def bind(self, instance: Any) -> Function:
+    def bind(self, instance: object) -> Function:
         """This tool with ``instance`` as the ``self`` of a method entrypoint."""
         if not _takes_self(self.entrypoint):
             return self
         return self.replace(entrypoint=self.entrypoint.__get__(instance, type(instance)))
 
-    def __get__(self, instance: Any, owner: type | None = None) -> Function:
+    def __get__(self, instance: object, owner: type | None = None) -> Function:
         # ``@tool`` on a method: ``obj.method`` is the tool bound to obj, as for functions
         return self if instance is None else self.bind(instance)
 
@@ -186,7 +186,7 @@ class Function:
             spec["strict"] = True
         return {"type": "function", "function": spec}
 
-    def validate(self, arguments: Any) -> dict[str, Any]:
+    def validate(self, arguments: object) -> dict[str, Any]:
         """Arguments checked and converted to the declared types, or ToolArgumentError."""
         if not isinstance(arguments, dict):
             raise ToolArgumentError(f"{self.name}: arguments must be a JSON object")
@@ -221,12 +221,12 @@ class FunctionCall:
     result: Any = None
 
 
-def _is_injected(param: inspect.Parameter, hint: Any) -> bool:
+def _is_injected(param: inspect.Parameter, hint: object) -> bool:
     return param.name in INJECTED_PARAMS or hint is RunContext
 
 
 def _build_model(
-    fn: Callable[..., Any], name: str, arg_docs: dict[str, str]
+    fn: Callable[..., object], name: str, arg_docs: dict[str, str]
 ) -> tuple[frozenset[str], type[pydantic.BaseModel]]:
     signature = inspect.signature(fn)
     try:
@@ -272,7 +272,7 @@ def _clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return cleaned
 
 
-def _takes_self(fn: Callable[..., Any]) -> bool:
+def _takes_self(fn: Callable[..., object]) -> bool:
     """An unbound method: its first parameter is named ``self`` (Agno's rule)."""
     try:
         first = next(iter(inspect.signature(fn).parameters), None)

@@ -31,7 +31,7 @@ from core.tools.function import Function
 from core.tools.workers import run_in_worker
 
 
-def _wants(fn: Callable[..., Any]) -> tuple[frozenset[str], bool]:
+def _wants(fn: Callable[..., object]) -> tuple[frozenset[str], bool]:
     """Parameter names a callable accepts, and whether it takes **kwargs."""
     try:
         params = inspect.signature(fn).parameters.values()
@@ -79,7 +79,7 @@ async def run_tool_chain(
     return await chain(**arguments)
 
 
-def join_chunks(chunks: Iterable[Any]) -> str:
+def join_chunks(chunks: Iterable[object]) -> str:
     """What a generator tool yielded, as one text (Agno joins ``str(chunk)``)."""
     return "".join(str(chunk) for chunk in chunks)
 

@@ -2,28 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import structlog
 
 logger = structlog.get_logger("core")
 
 
-def log_debug(msg: str, **kw: Any) -> None:
+def log_debug(msg: str, **kw: object) -> None:
     """Log at debug level."""
     logger.debug(msg, **kw)
 
 
-def log_info(msg: str, **kw: Any) -> None:
+def log_info(msg: str, **kw: object) -> None:
     """Log at info level."""
     logger.info(msg, **kw)
 
 
-def log_warning(msg: str, **kw: Any) -> None:
+def log_warning(msg: str, **kw: object) -> None:
     """Log at warning level."""
     logger.warning(msg, **kw)
 
 
-def log_error(msg: str, **kw: Any) -> None:
+def log_error(msg: str, **kw: object) -> None:
     """Log at error level."""
     logger.error(msg, **kw)

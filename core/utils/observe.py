@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import TracebackType
-from typing import Any
 
 import structlog
 
@@ -47,11 +46,11 @@ class Observer:
 
     __slots__ = ()
 
-    def begin(self, event: str, attrs: Attrs) -> Any:
+    def begin(self, event: str, attrs: Attrs) -> object:
         """An event starts; the return value comes back to :meth:`end`."""
         return None
 
-    def end(self, event: str, attrs: Attrs, token: Any, seconds: float, error: bool) -> None:
+    def end(self, event: str, attrs: Attrs, token: object, seconds: float, error: bool) -> None:
         """An event ended after ``seconds``; ``error`` when it failed."""
 
 
@@ -85,7 +84,7 @@ class _Observed:
         self.attrs = attrs
         self.observers = observers
         self.error = False
-        self.tokens: list[Any] = []
+        self.tokens: list[object] = []
         self.started = 0.0
 
     def __enter__(self) -> _Observed:
@@ -147,7 +146,7 @@ def record(event: str, seconds: float, **attrs: str) -> None:
         _safely(observer.end, event, attrs, None, seconds, False)
 
 
-def _safely(method: Any, *args: Any) -> Any:
+def _safely(method: Callable[..., object], *args: object) -> object:
     """Call an observer's method; its failure is logged, never raised into the run."""
     try:
         return method(*args)

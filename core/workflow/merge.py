@@ -22,11 +22,11 @@ from typing import Any, NoReturn
 
 from core.exceptions import ParallelStateConflictError as ParallelStateConflictError
 
-_MISSING: Any = object()
+_MISSING = object()
 
 
-def _lookup(state: Mapping[str, Any], path: Sequence[str]) -> Any:
-    node: Any = state
+def _lookup(state: Mapping[str, object], path: Sequence[str]) -> object:
+    node: object = state
     for key in path:
         if not isinstance(node, Mapping) or key not in node:
             return _MISSING
@@ -51,7 +51,7 @@ def _merge(
         elif o == b:
             value = t
         elif isinstance(o, dict) and isinstance(t, dict) and (b is _MISSING or isinstance(b, dict)):
-            value = _merge({} if b is _MISSING else b, o, t, [*path, key], on_conflict)
+            value = _merge(b if isinstance(b, dict) else {}, o, t, [*path, key], on_conflict)
         else:
             on_conflict([*path, key])
         if value is not _MISSING:

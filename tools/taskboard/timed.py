@@ -59,7 +59,7 @@ def _now(tz: str) -> datetime:
 async def add_task(
     session_state: dict[str, Any],
     run_context: RunContext,
-    agent: Any,
+    agent: object,
     title: str,
     category: str = "general",
     due: str | None = None,
@@ -87,7 +87,7 @@ async def add_task(
 
 
 async def update_task_status(
-    session_state: dict[str, Any], run_context: RunContext, agent: Any, task_id: int, status: str
+    session_state: dict[str, Any], run_context: RunContext, agent: object, task_id: int, status: str
 ) -> str:
     """Move a task to another status: open, in_progress or done.
 
@@ -103,7 +103,7 @@ async def update_task_status(
 
 
 async def remove_task(
-    session_state: dict[str, Any], run_context: RunContext, agent: Any, task_id: int
+    session_state: dict[str, Any], run_context: RunContext, agent: object, task_id: int
 ) -> str:
     """Remove a task from the board for good. Its number is not reused.
 
@@ -135,7 +135,7 @@ def set_due(session_state: dict[str, Any], run_context: RunContext, task_id: int
 
 
 async def remind(
-    session_state: dict[str, Any], run_context: RunContext, agent: Any, task_id: int, when: str
+    session_state: dict[str, Any], run_context: RunContext, agent: object, task_id: int, when: str
 ) -> str:
     """Remind this conversation about a task at a later time.
 
@@ -199,14 +199,14 @@ def list_overdue(session_state: dict[str, Any], run_context: RunContext) -> str:
     return board.list_overdue_text(session_state, _now(user_tz(run_context)))
 
 
-def _schedules(run_context: RunContext, agent: Any) -> Schedules:
+def _schedules(run_context: RunContext, agent: object) -> Schedules:
     """This session's schedules, on the same clock as the times the tools read."""
     mine = schedules(run_context, agent)
     mine.clock = clock
     return mine
 
 
-async def _cancel_reminders(run_context: RunContext, agent: Any, task: dict[str, Any]) -> str:
+async def _cancel_reminders(run_context: RunContext, agent: object, task: dict[str, Any]) -> str:
     """Cancel a task's pending reminders; a note when one was already going off."""
     reminders = task.pop("reminders", None) or []
     if not reminders:
