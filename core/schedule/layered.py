@@ -96,15 +96,15 @@ class LayeredScheduleStore(ScheduleStore):
         return await self.hot.adue(now, limit)
 
     async def _resync_if_due(self, now: float, limit: int) -> None:
-        client: Any = self._redis._clients.get()
-        with self._redis._clients.unavailable("check the schedule index"):
+        client: Any = self._redis.clients.get()
+        with self._redis.clients.unavailable("check the schedule index"):
             indexed = bool(await client.exists(self._marker))
         if not indexed:
             # a Redis that never held the index, or lost it: rebuild it all
             rows = await self.durable.aall_pending()
             for start in range(0, len(rows), _REBUILD_BATCH):
                 await self.hot.acatch_up_many(rows[start : start + _REBUILD_BATCH])
-            with self._redis._clients.unavailable("mark the schedule index"):
+            with self._redis.clients.unavailable("mark the schedule index"):
                 await client.set(self._marker, "1")
             self._last_sync = self.clock()
             return

@@ -14,6 +14,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from core.db.records import Lease
+from core.db.sql.lease_sql import LeaseStatements
 from core.db.sql.schedule_tables import build_schedules_table
 from core.db.sql.store import SqlDb
 from core.exceptions import LeaseLostError
@@ -71,10 +72,13 @@ def _schedule(row: Any) -> Schedule:
 class SqlScheduleStore(ScheduleStore):
     """The schedules of one SqliteDb or PostgresDb, in its database."""
 
-    __slots__ = ("_db", "_table")
+    __slots__ = ("_db", "_leases", "_table")
 
     def __init__(self, db: SqlDb) -> None:
         self._db = db
+        # the store's own lease statements, built from its public tables: a schedule's
+        # write is fenced by the session's lease inside the same transaction
+        self._leases = LeaseStatements(db.tables, db.writer.dialect.name)
         self._table = build_schedules_table(db.names)
 
     def __repr__(self) -> str:
@@ -132,7 +136,7 @@ class SqlScheduleStore(ScheduleStore):
         return bool(await self._write(self._cas, old, new, token))
 
     def _cas(self, conn: sa.Connection, old: Schedule, new: Schedule | None, token: str) -> bool:
-        if token and not self._db._lease_sql.holds(conn, old.session_id, token):
+        if token and not self._leases.holds(conn, old.session_id, token):
             raise LeaseLostError(old.session_id, old.rev)
         t = self._table
         where = (
