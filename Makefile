@@ -51,4 +51,4 @@ bench-quick: $(STAMP)
 	$(BIN)/python -m bench.run_all --quick
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache
