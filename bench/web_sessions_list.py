@@ -37,8 +37,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from bots.web import WebConfig, create_app
 from bots.web.tokens import AdminTokens
 from core.db.postgres import PostgresDb
-from core.governance.search import SessionQuery, search_sessions
-from core.governance.search.sql import sql_statement
+from core.governance.search import SessionQuery, search_sessions, sql_statement
 
 POSTGRES_URL = os.environ.get(
     "STATEBOT_BENCH_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"

@@ -4,13 +4,13 @@ Agents, teams and workflows all open sessions through :func:`open_session`, so t
 precedence rules (run argument > stored > default; overwrite flag) and the persistence
 points live in one place. One module per job:
 
-- :mod:`~core.state.session.opening` — lease and load in one store call, the state to
+- :mod:`~core.state.session._opening` — lease and load in one store call, the state to
   use (:func:`resolve_state`), and the session handed back to the per-process cache;
-- :mod:`~core.state.session.handle` — :class:`SessionHandle`: the live state and data
+- :mod:`~core.state.session._handle` — :class:`SessionHandle`: the live state and data
   of the run, and its saves (deltas only, under the lease);
-- :mod:`~core.state.session.batches` — a tool batch's save, deferred by a grace period;
-- :mod:`~core.state.session.audit_handoff` — the audit entry each save hands over;
-- :mod:`~core.state.session.caching` — what the cache keeps of a finished run.
+- :mod:`~core.state.session._batches` — a tool batch's save, deferred by a grace period;
+- :mod:`~core.state.session._audit_handoff` — the audit entry each save hands over;
+- :mod:`~core.state.session._caching` — what the cache keeps of a finished run.
 
 What a turn costs. The live state tracks the top-level keys code may have changed
 (:mod:`core.state.tracked`), so a save encodes and sends only those. The session is
@@ -31,8 +31,8 @@ saved after the run's deadline.
 
 from __future__ import annotations
 
-from core.state.session.batches import BATCH_SAVE_GRACE
-from core.state.session.handle import SessionHandle
-from core.state.session.opening import open_session, resolve_state
+from core.state.session._batches import BATCH_SAVE_GRACE
+from core.state.session._handle import SessionHandle
+from core.state.session._opening import open_session, resolve_state
 
 __all__ = ["BATCH_SAVE_GRACE", "SessionHandle", "open_session", "resolve_state"]

@@ -1,4 +1,4 @@
-"""Indexes for the console's session listing and search (core/governance/search/sql.py).
+"""Indexes for the console's session listing and search (core/governance/search/_sql.py).
 
 * sessions (updated_at, session_id): the first page, and each next page by keyset,
   read backwards in index order (0001's (owner_id, updated_at) serves one agent);

@@ -2,10 +2,10 @@
 
 The live state tracks the top-level keys code may have changed
 (:mod:`core.state.tracked`), so a save encodes and sends only those, with one audit
-entry (:mod:`core.state.session.audit_handoff`). The run's last save also gives the
+entry (:mod:`core.state.session._audit_handoff`). The run's last save also gives the
 lease back (:meth:`SessionHandle.persist_final`). A tool batch's changes are saved
 before the run waits on anything slow (:meth:`SessionHandle.persist_soon`, timed by
-:mod:`core.state.session.batches`). Nothing is saved after the run's deadline.
+:mod:`core.state.session._batches`). Nothing is saved after the run's deadline.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from core.exceptions import RunTimeoutError
 from core.run.history import RunRecord, SessionData
 from core.state.cache import CachedSession, SessionCache
 from core.state.checkpoints import StateTexts
-from core.state.session.audit_handoff import save_entry
-from core.state.session.batches import BATCH_SAVE_GRACE, BatchSave, settle_chain
-from core.state.session.caching import cached_session, saved_identity
+from core.state.session._audit_handoff import save_entry
+from core.state.session._batches import BATCH_SAVE_GRACE, BatchSave, settle_chain
+from core.state.session._caching import cached_session, saved_identity
 from core.state.tracker import StateTracker
 from core.utils.observe import observe
 
@@ -342,7 +342,7 @@ class SessionHandle:
     def cache_entry(self, cache: SessionCache) -> CachedSession | None:
         """The session as the store now holds it, when that is exactly the live state.
 
-        Called once, when the run is over (:mod:`core.state.session.caching`); when it
+        Called once, when the run is over (:mod:`core.state.session._caching`); when it
         gives an entry, the tracker is left an empty dict.
         """
         if self._failure is not None or self._data_changed or self.version <= 0:

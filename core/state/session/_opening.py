@@ -20,7 +20,7 @@ from core.db.base import BaseDb
 from core.db.records import KnownVersion, OpenedRun, SessionMeta, SessionRecord
 from core.state.cache import CachedSession, cache_of
 from core.state.merge import deep_merge
-from core.state.session.handle import SessionHandle
+from core.state.session._handle import SessionHandle
 from core.state.tracked import TrackedState
 from core.state.tracker import StateTracker
 from core.utils.observe import observe

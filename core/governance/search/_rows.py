@@ -10,7 +10,7 @@ import functools
 import sys
 
 from core.db.base import BaseDb
-from core.governance.search.query import Cursor, SessionQuery, SessionRow, filtered
+from core.governance.search._query import Cursor, SessionQuery, SessionRow, filtered
 
 __all__ = ["ALL", "store_rows"]
 

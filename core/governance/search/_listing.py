@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from core.db.base import BaseDb
-from core.governance.search.query import HOT_SCAN, Cursor, SessionPage, SessionQuery, SessionRow
-from core.governance.search.rows import store_rows
+from core.governance.search._query import HOT_SCAN, Cursor, SessionPage, SessionQuery, SessionRow
+from core.governance.search._rows import store_rows
 
 __all__ = ["search_sessions"]
 

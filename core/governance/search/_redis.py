@@ -1,7 +1,7 @@
 """The listing on RedisDb: the durable store's page merged with Redis's hot sessions.
 
 Like ``RedisDb.alist_sessions``: the durable store's page, and the most recent
-:data:`~core.governance.search.query.HOT_SCAN` sessions of Redis's hot index filtered
+:data:`~core.governance.search._query.HOT_SCAN` sessions of Redis's hot index filtered
 the same way; the higher version wins. A session whose Redis version is ahead of the
 durable copy is *dirty* (its snapshot is pending).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from core.db.redis.store import RedisDb
-from core.governance.search.query import (
+from core.governance.search._query import (
     HOT_SCAN,
     Cursor,
     SessionQuery,
@@ -19,7 +19,7 @@ from core.governance.search.query import (
     filtered,
     ordered,
 )
-from core.governance.search.rows import ALL, store_rows
+from core.governance.search._rows import ALL, store_rows
 
 __all__: list[str] = []  # registers RedisDb's rows on store_rows
 

@@ -14,8 +14,8 @@ from typing import Any
 import sqlalchemy as sa
 
 from core.db.sql.store import SqlDb
-from core.governance.search.query import Cursor, SessionQuery, SessionRow, ordered
-from core.governance.search.rows import ALL, store_rows
+from core.governance.search._query import Cursor, SessionQuery, SessionRow, ordered
+from core.governance.search._rows import ALL, store_rows
 
 __all__ = ["prefix_upper", "sql_statement"]
 
