@@ -89,6 +89,8 @@ def parse(payload: Mapping[str, Any]) -> InboundMessage:
         event_id=str(payload["update_id"]),
         is_dm=private,
         bot_mentioned=mentioned,
+        addressed=private or mentioned,  # the adapter decides: a DM needs no mention
+        reply_thread=None if private else str(payload["update_id"]),  # DMs: the top level
     )
 
 
