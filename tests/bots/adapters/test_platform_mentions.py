@@ -1,18 +1,26 @@
 """A platform whose text mentions people its own way (``@[user:42]``, ``#[channel:9]``),
-registered from this module: the model reads its mentions as names and ``/state erase``
-recognises them, through its traits alone; Slack's markup means nothing there."""
+registered from this module: the model reads its mentions as names, ``/state erase``
+recognises them and an approval names its clicker that way, through its traits alone;
+Slack's markup means nothing there."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 from bots.admin.parse import StateUsageError, parse_state
+from bots.app.service import chat_service
+from bots.chat.approvals import Decision
 from bots.inbound import InboundMessage, SlashCommand
 from bots.platforms import PlatformTraits, register_traits, unregister_traits
-from core.models.scripted import ScriptedModel
+from bots.settings import Settings
+from core.agent import Agent
+from core.db.in_memory import InMemoryDb
+from core.models.scripted import ScriptedModel, tool_call
+from core.tools import tool
 from tests.bots.conftest import ServiceFactory
 
 NAME = "bracketchat"
@@ -80,3 +88,26 @@ async def test_state_erase_asks_about_the_mentioned_user(make_service: ServiceFa
     reply = await service.handle_command(cmd)
     assert reply.approval is not None and reply.approval.action == ("erase", f"{NAME}:w1:7")
     assert "@[user:7]" in reply.text
+
+
+@tool(requires_confirmation=True)
+def clear_board(session_state: dict[str, Any]) -> str:
+    """Delete every task."""
+    session_state["tasks"] = []
+    return "cleared"
+
+
+async def test_an_approval_names_the_clicker_its_way() -> None:
+    """ "Approved by …" mentions the clicker in the platform's markup, not Slack's."""
+    agent = Agent(
+        model=ScriptedModel([tool_call("clear_board"), "Cleared."]),
+        db=InMemoryDb(),
+        tools=[clear_board],
+        id="board",
+    )
+    settings = Settings(statebot_default_agent="board", openai_api_key=None, openai_base_url=None)
+    service = chat_service({"board": agent}, settings=settings)
+    asked = await service.handle_message(_message("clear the board"))
+    assert asked is not None and asked.approval is not None
+    done = await service.handle_decision(Decision(NAME, "w1", "42", True, asked.approval))
+    assert done.text == "Approved by @[user:42].\nCleared."
