@@ -3,14 +3,16 @@
 Shared modules never branch on a platform's name. They look its traits up by the
 ``platform`` of the inbound record, the session key or the schedule target
 (``traits_for(msg.platform)``) and act on what the traits say: how long one message
-may be, which channels are direct messages, how a user is mentioned, where a reply
-goes. Each adapter declares its own traits beside its code (``bots/adapters/<name>/``);
-the adapters' registry enters them here when it loads, so every process that serves,
-snapshots or maintains sessions knows every registered platform.
+may be, which channels are direct messages, how a reply mentions a user and how
+incoming text mentions users and channels, where a reply goes. Each adapter declares
+its own traits beside its code (``bots/adapters/<name>/``); the adapters' registry
+enters them here when it loads, so every process that serves, snapshots or maintains
+sessions knows every registered platform.
 
 A platform with no traits entry (a record made by hand, a session key of a platform
 this process never loaded) gets the neutral answers: no limit, no direct-message
-channels, users named by their key in a code span, replies in the message's thread.
+channels, users named by their key in a code span, no mentions recognised in its
+text, replies in the message's thread.
 """
 
 from __future__ import annotations
@@ -55,6 +57,11 @@ class PlatformTraits:
     user_id_pattern: re.Pattern[str] | None = None
     #: how a mention of a user looks in text, ``{user}`` being their id (``<@{user}>``)
     mention_markup: str = "<@{user}>"
+    #: a user mention in incoming text: the user's id in group ``id``, the label the
+    #: platform may add in group ``label`` (None: its text carries no user mentions)
+    user_mention: re.Pattern[str] | None = None
+    #: a channel mention in incoming text, with the same groups (None: none)
+    channel_mention: re.Pattern[str] | None = None
 
     def mention(self, user: str) -> str | None:
         """The markup naming ``user`` of the reader's own workspace, or None when the id

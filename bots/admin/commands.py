@@ -62,7 +62,7 @@ class StateCommands:
             platform=cmd.platform, session_id=None, user_id=keys.user_id, event_id=cmd.event_id
         ):
             try:
-                request = parse_state(cmd.text)
+                request = parse_state(cmd.text, platform=cmd.platform)
             except StateUsageError as exc:
                 if grant is None:
                     return admin.refuse((cmd.text.split() or ["none"])[0], user_id=keys.user_id)

@@ -5,14 +5,17 @@
 
 ``target`` is an agent name (the session of this conversation for that agent) or a raw
 session id (it has a ``:``); without one, the channel's agent. Versions are written
-``7`` or ``v7``. ``erase`` takes exactly one platform mention (Slack ``<@U123>``,
-Discord ``<@123>``), never a name: names change and collide, ids do not.
+``7`` or ``v7``. ``erase`` takes exactly one user mention in the syntax of the
+command's platform (its traits' ``user_mention``: Slack ``<@U123>``, Discord
+``<@123>``), never a name: names change and collide, ids do not.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from bots.platforms import traits_for
 
 ACTIONS = ("dump", "reset", "history", "diff", "restore", "erase", "usage")
 #: actions any user may run on their own conversation (admins: on any session in scope)
@@ -31,8 +34,6 @@ USAGE = (
 
 _VERSION = re.compile(r"^[vV]?(\d{1,18})$")
 _COUNT = re.compile(r"^\d{1,6}$")
-# Slack <@U123> / <@U123|name>; Discord <@123> / <@!123>
-_MENTION = re.compile(r"^<@!?([A-Za-z0-9]+)(?:\|[^<>]*)?>$")
 
 
 class StateUsageError(ValueError):
@@ -54,14 +55,15 @@ class StateRequest:
     user: str = ""
 
 
-def parse_state(text: str) -> StateRequest:
-    """Parse the words after ``/state``; StateUsageError (with usage) when they do not fit."""
+def parse_state(text: str, *, platform: str) -> StateRequest:
+    """Parse the words after ``/state`` typed on ``platform`` (whose mention syntax
+    ``erase`` reads); StateUsageError (with usage) when they do not fit."""
     words = text.split()
     if not words or words[0].lower() not in ACTIONS:
         raise StateUsageError(USAGE)
     action, rest = words[0].lower(), words[1:]
     if action == "erase":
-        return _erase(rest)
+        return _erase(rest, platform)
     if action == "history":
         count = HISTORY_DEFAULT
         if rest and _COUNT.match(rest[0]):
@@ -76,14 +78,16 @@ def parse_state(text: str) -> StateRequest:
     return StateRequest(action, _target(rest[wanted:]), versions=versions)
 
 
-def _erase(rest: list[str]) -> StateRequest:
-    mention = _MENTION.match(rest[0]) if len(rest) == 1 else None
+def _erase(rest: list[str], platform: str) -> StateRequest:
+    traits = traits_for(platform)
+    syntax = traits.user_mention if traits is not None else None
+    mention = syntax.fullmatch(rest[0]) if syntax is not None and len(rest) == 1 else None
     if mention is None:
         raise StateUsageError(
             "erase needs exactly one @mention of the user (pick them from the mention "
             "list so it is their id, not a name); nothing was erased. " + USAGE
         )
-    return StateRequest("erase", user=mention.group(1))
+    return StateRequest("erase", user=mention.group("id"))
 
 
 def _version(word: str) -> int:

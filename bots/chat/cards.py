@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bots.keys import user_key
 from tools.shopping import tools as shopping
 from tools.shopping.view import list_lines
 from tools.taskboard import tools as taskboard
@@ -119,6 +120,11 @@ class Click:
     view: str
     view_arguments: dict[str, Any]
     event_id: str = ""
+
+    @property
+    def clicker(self) -> str:
+        """The user key of the person who clicked (``bots.keys``), as the run records it."""
+        return user_key(self.platform, self.workspace, self.user)
 
     def encode(self) -> str:
         """What a button carries (the clicker is added when it comes back)."""

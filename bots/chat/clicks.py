@@ -14,7 +14,7 @@ from bots.chat.context import ChatContext, origin
 from bots.chat.registry import AgentRegistry, tools_of
 from bots.chat.replies import Reply
 from bots.chat.turns import Turn, take_turn
-from bots.keys import channel_of_session, user_key
+from bots.keys import channel_of_session
 from bots.ops.logging import bind_event
 from core.run.output import RunOutput
 
@@ -33,7 +33,7 @@ async def run_click(click: Click, *, agents: AgentRegistry, context: ChatContext
     A click on a stale card (the item was removed meanwhile) is ephemeral and says so;
     so is a button of an agent or tool that no longer exists. Nothing else changes.
     """
-    clicker = user_key(click.platform, click.workspace, click.user)
+    clicker = click.clicker
     with bind_event(  # a refused click is logged with the click's ids too
         platform=click.platform,
         session_id=click.session_id,

@@ -57,7 +57,9 @@ class ChatContext:
     async def readable(self, msg: InboundMessage, text: str) -> str:
         """The question as the model reads it: ``Ana: ask @Bo in #general``."""
         names = self._names.get(msg.platform)
-        text = await render_mentions(text, msg.workspace, names)
+        text = await render_mentions(
+            text, platform=msg.platform, workspace=msg.workspace, names=names
+        )
         author = await names.user_name(msg.workspace, msg.user) if names is not None else None
         return authored(author, text)
 

@@ -13,6 +13,7 @@ from bots.chat import help
 from bots.chat.admin_seam import AdminCommands
 from bots.chat.approvals import ALREADY, DECIDED, EXPIRED, NOT_YOURS, Decision
 from bots.chat.context import origin
+from bots.chat.names import user_reference
 from bots.chat.registry import AgentRegistry
 from bots.chat.replies import Reply
 from bots.chat.turns import Turn, take_turn
@@ -70,7 +71,9 @@ async def run_decision(
         return output
 
     def read(output: RunOutput) -> Reply:
-        done = DECIDED[decision.approve].format(who=f"<@{decision.user}>")
+        # the clicker is named the platform's way (its traits), as every reply names people
+        who = user_reference(clicker, platform=decision.platform, workspace=decision.workspace)
+        done = DECIDED[decision.approve].format(who=who)
         return Reply(f"{done}\n{content_as_text(output.content) or 'Done.'}")
 
     return await take_turn(

@@ -6,9 +6,9 @@ keeps answers for a bounded time and a bounded number of users, so a busy thread
 costs one lookup per person per TTL. A failed lookup is not an error: the message
 goes to the model with the raw id, and the lookup is retried after ``retry_after``.
 
-:func:`render_mentions` turns platform mention markup (``<@U…>``, ``<#C…|name>``,
-Discord's ``<@123>``/``<#123>``) into ``@Ana`` / ``#general`` before the model sees
-the text.
+:func:`render_mentions` turns the mentions of the message's platform (its traits'
+``user_mention`` and ``channel_mention``: Slack's ``<@U…>``, ``<#C…|name>``, Discord's
+``<@123>``/``<#123>``) into ``@Ana`` / ``#general`` before the model sees the text.
 """
 
 from __future__ import annotations
@@ -27,10 +27,6 @@ from bots.platforms import traits_for
 log = structlog.get_logger(__name__)
 
 Clock = Callable[[], float]
-
-# Slack: <@U123>, <@U123|name>, <#C123>, <#C123|general>; Discord: <@123>, <@!123>, <#123>
-_USER = re.compile(r"<@!?([A-Z0-9]+)(?:\|([^>]*))?>", re.IGNORECASE)
-_CHANNEL = re.compile(r"<#([A-Z0-9]+)(?:\|([^>]*))?>", re.IGNORECASE)
 
 
 class NameSource(Protocol):
@@ -99,18 +95,33 @@ class NameCache:
         return name
 
 
-async def render_mentions(text: str, workspace: str, names: NameSource | None) -> str:
-    """``<@U1>`` -> ``@Ana``, ``<#C1|general>`` -> ``#general``; unknown ids stay as ids."""
-    users = {m.group(1): m.group(2) for m in _USER.finditer(text)}
-    channels = {m.group(1): m.group(2) for m in _CHANNEL.finditer(text)}
+async def render_mentions(
+    text: str, *, platform: str, workspace: str, names: NameSource | None
+) -> str:
+    """``<@U1>`` -> ``@Ana``, ``<#C1|general>`` -> ``#general``, in the mention syntax of
+    ``platform`` (none for a platform without traits); unknown ids stay as ids."""
+    traits = traits_for(platform)
+    user = traits.user_mention if traits is not None else None
+    channel = traits.channel_mention if traits is not None else None
+    users, channels = _labels(user, text), _labels(channel, text)
     for uid, label in users.items():
         if not label and names is not None:
             users[uid] = await names.user_name(workspace, uid)
     for cid, label in channels.items():
         if not label and names is not None:
             channels[cid] = await names.channel_name(workspace, cid)
-    text = _USER.sub(lambda m: "@" + (users.get(m.group(1)) or m.group(1)), text)
-    return _CHANNEL.sub(lambda m: "#" + (channels.get(m.group(1)) or m.group(1)), text)
+    if user is not None:
+        text = user.sub(lambda m: "@" + (users.get(m["id"]) or m["id"]), text)
+    if channel is not None:
+        text = channel.sub(lambda m: "#" + (channels.get(m["id"]) or m["id"]), text)
+    return text
+
+
+def _labels(pattern: re.Pattern[str] | None, text: str) -> dict[str, str | None]:
+    """Each id ``pattern`` finds in ``text``, with the label its mention carries (if any)."""
+    if pattern is None:
+        return {}
+    return {m["id"]: m.groupdict().get("label") for m in pattern.finditer(text)}
 
 
 def authored(name: str | None, text: str) -> str:

@@ -16,6 +16,7 @@ from aiohttp import web
 
 from bots.adapters import registry
 from bots.adapters.base import OffersWebSignIn
+from bots.admin.policy import grant_of_admin_id
 from bots.admins import check_admin_id
 from bots.app.cli_format import HELP_OPTIONS
 from bots.ops.logging import configure_logging
@@ -64,7 +65,7 @@ def create_admin_token(settings: Settings, admin_id: str) -> str:
         canonical = check_admin_id(admin_id)
     except ValueError as exc:
         raise click.ClickException(str(exc).replace("STATEBOT_ADMIN_IDS: ", "")) from None
-    if canonical not in settings.statebot_admin_ids:
+    if grant_of_admin_id(canonical, settings.statebot_admin_ids) is None:  # the policy's rule
         raise click.ClickException(
             f"{canonical!r} is not in STATEBOT_ADMIN_IDS; add it there first (the console "
             "admits the same admins as /state)"

@@ -168,7 +168,7 @@ class ConsoleSession:
     async def admin(self, text: str) -> str:
         """A chat ``/state`` action on the current agent's session; a question waits."""
         try:
-            request = parse_state(text)
+            request = parse_state(text, platform=PLATFORM)
         except StateUsageError as exc:
             return str(exc)
         if request.target is None and request.action != "erase":

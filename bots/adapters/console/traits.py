@@ -15,6 +15,10 @@ TRAITS = PlatformTraits(
     # whoever runs the console is its one user: named as they typed it, never markup
     user_id_pattern=re.compile(r".+", re.DOTALL),
     mention_markup="@{user}",
+    # a terminal has no mention list: the chat platforms' markup, typed or pasted, is
+    # read as in chat (/state erase <@ann>, <#general>)
+    user_mention=re.compile(r"<@!?(?P<id>[A-Z0-9]+)(?:\|(?P<label>[^<>]*))?>", re.IGNORECASE),
+    channel_mention=re.compile(r"<#(?P<id>[A-Z0-9]+)(?:\|(?P<label>[^<>]*))?>", re.IGNORECASE),
 )
 
 # known as soon as any module of the platform is imported (its package face imports

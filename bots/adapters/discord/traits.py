@@ -24,6 +24,9 @@ TRAITS = PlatformTraits(
     is_dm_channel=_is_dm_channel,
     user_id_pattern=re.compile(r"\d{1,20}"),  # snowflakes
     mention_markup="<@{user}>",
+    # <@123>, or <@!123> for a member's server nickname; <#123>
+    user_mention=re.compile(r"<@!?(?P<id>\d+)>"),
+    channel_mention=re.compile(r"<#(?P<id>\d+)>"),
 )
 
 # known as soon as any module of the platform is imported (its package face imports

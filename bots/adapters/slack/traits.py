@@ -24,6 +24,9 @@ TRAITS = PlatformTraits(
     is_dm_channel=_is_dm_channel,
     user_id_pattern=re.compile(r"[UW][A-Z0-9]{2,}"),
     mention_markup="<@{user}>",
+    # <@U123> or <@U123|name>; <#C123> or <#C123|general>
+    user_mention=re.compile(r"<@(?P<id>[A-Z0-9]+)(?:\|(?P<label>[^<>]*))?>", re.IGNORECASE),
+    channel_mention=re.compile(r"<#(?P<id>[A-Z0-9]+)(?:\|(?P<label>[^<>]*))?>", re.IGNORECASE),
 )
 
 # known as soon as any module of the platform is imported (its package face imports

@@ -89,10 +89,8 @@ def parse(payload: Mapping[str, Any]) -> InboundMessage:
         event_id=str(payload["update_id"]),
         is_dm=private,
         bot_mentioned=mentioned,
-        # the edge's decisions: for the bot when mentioned or private; a private chat
-        # is answered at the top level, a group message in its own thread
-        addressed=mentioned or private,
-        reply_thread=None if private else str(payload["update_id"]),
+        addressed=private or mentioned,  # the adapter decides: a DM needs no mention
+        reply_thread=None if private else str(payload["update_id"]),  # DMs: the top level
     )
 
 

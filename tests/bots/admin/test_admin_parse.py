@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from bots.admin.parse import HISTORY_DEFAULT, HISTORY_MAX, StateUsageError, parse_state
+from bots.admin.parse import HISTORY_DEFAULT, HISTORY_MAX, StateRequest, StateUsageError
+from bots.admin.parse import parse_state as parse_on
+
+
+def parse_state(text: str, platform: str = "slack") -> StateRequest:
+    """The grammar as a Slack command reads it (erase's mentions are the platform's)."""
+    return parse_on(text, platform=platform)
 
 
 def test_history_count_defaults_and_is_bounded() -> None:
@@ -28,12 +34,18 @@ def test_diff_and_restore_take_versions_with_or_without_v() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "user"),
-    [("erase <@U0BOB0001>", "U0BOB0001"), ("erase <@123>", "123"), ("erase <@!123>", "123")],
+    ("platform", "text", "user"),
+    [
+        ("slack", "erase <@U0BOB0001>", "U0BOB0001"),
+        ("slack", "erase <@U0BOB0001|bob>", "U0BOB0001"),
+        ("discord", "erase <@123>", "123"),
+        ("discord", "erase <@!123>", "123"),
+        ("console", "erase <@ann>", "ann"),
+    ],
 )
-def test_erase_takes_one_platform_mention(text: str, user: str) -> None:
+def test_erase_takes_one_platform_mention(platform: str, text: str, user: str) -> None:
     """Slack `<@U…>` and Discord `<@123>` / `<@!123>` name the user by id."""
-    assert parse_state(text).user == user
+    assert parse_state(text, platform).user == user
 
 
 @pytest.mark.parametrize("text", ["erase bob", "erase @bob", "erase", "erase <@U1> <@U2>"])
@@ -41,3 +53,13 @@ def test_erase_refuses_names_and_anything_but_one_mention(text: str) -> None:
     """A plain name (or nothing, or two users) is refused with usage: names are not ids."""
     with pytest.raises(StateUsageError, match="nothing was erased"):
         parse_state(text)
+
+
+@pytest.mark.parametrize(
+    ("platform", "text"),
+    [("discord", "erase <@U0BOB0001>"), ("discord", "erase <@1|bob>"), ("nowhere", "erase <@1>")],
+)
+def test_erase_reads_only_its_platforms_mentions(platform: str, text: str) -> None:
+    """Another platform's syntax is no mention here; a platform without traits has none."""
+    with pytest.raises(StateUsageError, match="nothing was erased"):
+        parse_state(text, platform)

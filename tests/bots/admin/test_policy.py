@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 from bots.admin.policy import AdminPolicy, allows, grant_for, grant_of_admin_id
 from bots.chat.approvals import Approval, Decision
 
@@ -57,3 +60,33 @@ def test_a_paused_run_is_decided_by_its_asker_or_an_admin() -> None:
     assert policy.may_decide(_decision("UASK"))
     assert policy.may_decide(_decision("UADMIN"))
     assert not policy.may_decide(_decision("UOTHER"))
+
+
+BOTS = Path(__file__).resolve().parents[3] / "bots"
+POLICY = BOTS / "admin" / "policy.py"
+
+
+def _admin_id_lookups(path: Path) -> list[str]:
+    """``x in …admin_ids`` / ``not in``: a module deciding itself who is an admin."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Compare):
+            continue
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            named = right.attr if isinstance(right, ast.Attribute) else getattr(right, "id", "")
+            if isinstance(op, ast.In | ast.NotIn) and named.endswith("admin_ids"):
+                found.append(f"{path.relative_to(BOTS.parent)}:{node.lineno}")
+    return found
+
+
+def test_only_the_policy_looks_users_up_in_the_admin_ids() -> None:
+    """One place decides who is an admin: every other module (chat, web, the CLI's
+    sign-in tokens) asks the policy, so a change of the rule reaches all of them."""
+    assert _admin_id_lookups(POLICY)  # the check sees the policy's own lookups
+    others = [
+        hit
+        for path in sorted(BOTS.rglob("*.py"))
+        if path != POLICY
+        for hit in _admin_id_lookups(path)
+    ]
+    assert others == []

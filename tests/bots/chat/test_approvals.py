@@ -14,6 +14,9 @@ from core.models.scripted import ScriptedModel, tool_call
 from core.tools import tool
 from tests.bots.conftest import command, message
 
+#: a Slack user id as Slack makes them (one the traits mention as <@U…>)
+ANA = "U0ANA0001"
+
 
 @tool(requires_confirmation=True)
 def clear_board(session_state: dict[str, Any], keep: int = 0) -> str:
@@ -47,14 +50,14 @@ async def test_paused_run_asks_and_a_second_service_resumes_once() -> None:
     """The reply names the tool and arguments; another service applies the click; twice: no."""
     db = InMemoryDb()
     first = _service(db, [tool_call("clear_board", keep=1)])
-    reply = await first.handle_message(message("clear the board"))
+    reply = await first.handle_message(message("clear the board", user=ANA))
     assert reply is not None and reply.approval is not None
     assert reply.text == 'Approve clear_board({"keep": 1})?'
     second = _service(db, ["Board cleared."])
-    done = await second.handle_decision(_click(reply.approval))
-    assert done.text == "Approved by <@U1>.\nBoard cleared." and not done.ephemeral
+    done = await second.handle_decision(_click(reply.approval, user=ANA))
+    assert done.text == f"Approved by <@{ANA}>.\nBoard cleared." and not done.ephemeral
     assert (await db.aload("slack:T1:C1:1700.1")).state["tasks"] == ["a"]  # type: ignore[union-attr]
-    again = await first.handle_decision(_click(reply.approval))
+    again = await first.handle_decision(_click(reply.approval, user=ANA))
     assert (again.text, again.ephemeral) == (ALREADY, True)
 
 
@@ -84,7 +87,7 @@ async def test_slash_command_of_a_confirmation_tool_asks_instead_of_refusing() -
     """/board clear_board 1 posts the question; approval runs the tool without the model."""
     db = InMemoryDb()
     service = _service(db, [])
-    reply = await service.handle_command(command("board", "clear_board 1"))
+    reply = await service.handle_command(command("board", "clear_board 1", user=ANA))
     assert reply.approval is not None and reply.text == 'Approve clear_board({"keep": 1})?'
-    done = await service.handle_decision(_click(reply.approval))
-    assert done.text == "Approved by <@U1>.\ncleared, kept 1"
+    done = await service.handle_decision(_click(reply.approval, user=ANA))
+    assert done.text == f"Approved by <@{ANA}>.\ncleared, kept 1"

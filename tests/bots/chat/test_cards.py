@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bots.adapters.slack.blocks import MAX_BLOCKS, card_blocks
-from bots.chat.cards import Card, Section, state_card, tool_card
+from bots.chat.cards import Card, Click, Section, state_card, tool_card
+from bots.keys import user_key
 from tools.shopping import ShoppingListTools
 from tools.taskboard import TaskboardTools
 
@@ -52,3 +53,9 @@ def test_dump_with_more_keys_than_blocks_falls_back() -> None:
     assert card_blocks(card) is None
     small = state_card("s:1", {**dump, "state": {"a": 1}, "version": 3}, "now")
     assert card_blocks(small) is not None
+
+
+def test_a_click_names_its_clicker_by_user_key() -> None:
+    """The clicker's key is built once, on the record, as a Decision's is."""
+    click = Click("slack", "T:1", "U0ANA0001", "taskboard", "s", "complete_task", {}, "b", {})
+    assert click.clicker == user_key("slack", "T:1", "U0ANA0001") == "slack:T%3A1:U0ANA0001"

@@ -131,15 +131,17 @@ def _board(db: InMemoryDb, answers: list[Any]) -> ChatService:
 async def test_a_decision_goes_through_the_pipeline(stages: list[str]) -> None:
     """Approve resumes the run through the same stages, timed as a decision."""
     db = InMemoryDb()
-    asked = await _board(db, [tool_call("clear_board")]).handle_message(message("clear"))
+    asked = await _board(db, [tool_call("clear_board")]).handle_message(
+        message("clear", user="U0ANA0001")
+    )
     assert asked is not None and asked.approval is not None
     stages.clear()
     approval = Approval.decode(asked.approval.encode())
     assert approval is not None
     done = await _board(db, ["Cleared."]).handle_decision(
-        Decision("slack", "T1", "U1", True, approval)
+        Decision("slack", "T1", "U0ANA0001", True, approval)
     )
-    assert done.text == "Approved by <@U1>.\nCleared."
+    assert done.text == "Approved by <@U0ANA0001>.\nCleared."
     assert stages == [f"bind:{SESSION}", "time:decision", "guard", "count"]
 
 
