@@ -6,8 +6,8 @@
 * Imports read data only (``json.loads``, never code) and validate the whole file
   before writing anything: versions fit a signed 64-bit integer, timestamps are
   finite and not in the future, ids pass the stores' own id check
-  (``StateLimits.check_ids``: bounded, no NUL characters). A missing or null timestamp
-  is the import time, so a session is never stored as last updated in 1970 (the next
+  (``StateLimits.check_ids``: bounded, no NUL characters). A missing, null or 0
+  timestamp is the import time, so a session is never stored as last updated in 1970 (the next
   retention pass would delete it at once). ``replace`` saves the file's state over
   an existing session as its next version (history kept, audited as ``import``),
   never delete-then-write. If a write still fails, the error names exactly which
@@ -160,10 +160,11 @@ def _parse_line(number: int, raw: str, limits: StateLimits, now: float) -> Sessi
         limits.check_size(data["session_id"], texts)
     except (StoreError, StateValueError, ValueError) as exc:
         raise ImportFileError(number, str(exc)) from None
-    # missing or null: the import time (0.0 would be 1970, expired by the next pass);
+    # missing, null or 0 (a record's "unknown", e.g. a session an older import stored
+    # without times): the import time, as 1970 is expired by the next retention pass;
     # a session is never created after its last update
-    updated = now if data.get("updated_at") is None else float(data["updated_at"])
-    created = min(now, updated) if data.get("created_at") is None else float(data["created_at"])
+    updated = float(data.get("updated_at") or now)
+    created = float(data.get("created_at") or min(now, updated))
     return SessionRecord(
         session_id=data["session_id"],
         texts=texts,

@@ -18,6 +18,7 @@ _NO_STAMPS = [
     _BASE,
     {**_BASE, "created_at": None, "updated_at": None},
     {**_BASE, "created_at": 1_700_000_000.0, "updated_at": None},
+    {**_BASE, "created_at": 0, "updated_at": 0.0},  # a record's "unknown" (older imports)
 ]
 
 
@@ -29,13 +30,13 @@ def _policy() -> RetentionPolicy:
 async def test_missing_timestamps_take_the_import_time_and_survive_retention(
     store: BaseDb, line: dict[str, object]
 ) -> None:
-    """Missing or null created_at/updated_at are the import time; retention keeps it."""
+    """Missing, null or 0 created_at/updated_at are the import time; retention keeps it."""
     before = time.time()
     assert await import_jsonl(store, [json.dumps(line)]) == 1
     record = await store.aload("slack:T1:D1")
     assert record is not None and record.updated_at >= before
     assert record.created_at <= record.updated_at
-    if line.get("created_at") is None:
+    if not line.get("created_at"):
         assert record.created_at >= before
     report = await Retention(store, _policy()).sweep()
     assert report.sessions_expired == [] and await store.aload("slack:T1:D1") is not None
