@@ -4,6 +4,10 @@ Every command calls ``core.governance`` (the same functions as chat ``/state``) 
 same deployment the bots serve from: with ``--redis-url`` / ``REDIS_URL`` the store is
 built by ``bots.app.build.build_store`` (RedisDb snapshotting to ``--db-url``), so a delete
 or restore is what the very next bot run sees; without it, the durable store alone.
+
+stdout is the commands' data (JSON, JSON Lines); log lines, the store's included, go
+to stderr while a command runs (``STATEBOT_LOG_FORMAT``; warnings and up unless
+``STATEBOT_LOG_LEVEL`` is set).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from bots.cli.store import (
     store_options,
     with_store,
 )
+from bots.ops.logging import logging_for_command
 from core.db.base import BaseDb
 from core.exceptions import SessionNotFoundError
 from core.governance.audit import audit_log, diff_versions
@@ -59,6 +64,21 @@ def state(ctx: click.Context, db_url: str, redis_url: str | None) -> None:
     --db-url and --redis-url go before or after the subcommand.
     """
     ctx.obj = {"db_url": db_url, "redis_url": redis_url}
+    # unconfigured, structlog prints to stdout: a log line of the store's start-up or
+    # close would land in the data (``state export -`` JSON Lines)
+    settings = _log_settings()
+    ctx.with_resource(logging_for_command(settings[0], level=settings[1]))
+
+
+def _log_settings() -> tuple[str, str]:
+    """(format, level) of the log lines: warnings and errors only, so an operator reads
+    the command's own lines, unless STATEBOT_LOG_LEVEL asks for more."""
+    from bots.settings import Settings
+
+    settings = Settings()
+    chosen = "statebot_log_level" in settings.model_fields_set
+    level = settings.statebot_log_level if chosen else "WARNING"
+    return settings.statebot_log_format or "console", level
 
 
 @state.command(context_settings=HELP_OPTIONS)

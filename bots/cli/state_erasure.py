@@ -20,7 +20,8 @@ from bots.app.cli_format import HELP_OPTIONS, plural
 from bots.app.retention import policy_from_settings, retention_policy
 from bots.cli.state_transfer import export_cmd
 from bots.cli.store import print_json, store_options, with_store
-from core.governance.erasure import erase_user
+from bots.keys import parse_user_key
+from core.governance.erasure import erase_user, known_users
 from core.governance.retention import expire
 from core.governance.user_export import export_user
 
@@ -28,6 +29,41 @@ __all__ = ["erase_cmd", "expire_cmd", "export_with_user_cmd"]
 
 
 _DAYS = click.FloatRange(min=0, min_open=True)
+#: candidate keys named in a refusal; more are counted, not listed
+_SHOWN = 10
+
+
+class BadInput(click.ClickException):
+    """Bad input: exit 2 with one line (no usage text), nothing done."""
+
+    exit_code = 2
+
+
+def full_user_key(ctx: click.Context, user_id: str) -> str:
+    """``user_id`` if it is a full key (platform:workspace:user); else BadInput naming
+    the stored user keys it could mean, so a bare platform id never erases nothing
+    while reporting success."""
+    try:
+        parse_user_key(user_id)
+        return user_id
+    except ValueError:
+        pass
+    matches = sorted(k for k in with_store(ctx, known_users) if _could_mean(k, user_id))
+    head = f"--user {user_id!r} is not a full user key (platform:workspace:user)"
+    if not matches:
+        raise BadInput(f"{head}, and no stored user matches {user_id!r}")
+    shown = ", ".join(matches[:_SHOWN])
+    more = f" and {len(matches) - _SHOWN} more" if len(matches) > _SHOWN else ""
+    raise BadInput(f"{head}; it could mean: {shown}{more}")
+
+
+def _could_mean(key: str, partial: str) -> bool:
+    """A stored user key whose user (or workspace:user) part is ``partial``."""
+    try:
+        user = parse_user_key(key)[2]
+    except ValueError:  # pseudonyms, actors: not user keys
+        return False
+    return user == partial or key.endswith(":" + partial)
 
 
 @click.command("erase", context_settings=HELP_OPTIONS)
@@ -38,6 +74,7 @@ _DAYS = click.FloatRange(min=0, min_open=True)
 def erase_cmd(ctx: click.Context, user_id: str, yes: bool) -> None:
     """Erase a user from every store: their own sessions, their runs and id in shared
     ones, memories and schedules. Prints what was done (exit 1 if anything failed)."""
+    user_id = full_user_key(ctx, user_id)
     if not yes:
         click.confirm(
             f"Erase {user_id!r}: delete their own sessions and memories, remove their "
@@ -136,6 +173,7 @@ def export_with_user_cmd(
             raise click.UsageError("name a FILE ('-' for stdout), or --user for one user")
         ctx.invoke(export_cmd, file=target)
         return
+    user_id = full_user_key(ctx, user_id)
     data: dict[str, Any] = with_store(ctx, lambda db: export_user(db, user_id))
     target = target or "-"
     with click.open_file(target, "w", encoding="utf-8", atomic=target != "-") as out:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import sys
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from typing import Any, TextIO
 
@@ -72,6 +72,19 @@ def redact_event(
     for key, value in list(event_dict.items()):
         event_dict[key] = _field(key, value)
     return event_dict
+
+
+class _CurrentStderr(logging.StreamHandler[TextIO]):
+    """Writes to ``sys.stderr`` as it is at each line, not as it was at configuration
+    (a caller that swaps stderr, such as click's test runner, gets the lines)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+    def flush(self) -> None:
+        self.stream = sys.stderr
+        super().flush()
 
 
 class _OwnOrAtLeast(logging.Filter):
@@ -137,7 +150,7 @@ def configure_logging(
             renderer,
         ],
     )
-    handler = logging.StreamHandler(out)
+    handler = _CurrentStderr() if stream is None else logging.StreamHandler(out)
     handler.setFormatter(formatter)
     # SDK debug chatter (gateway heartbeats, HTTP wire logs) stays out below INFO
     handler.addFilter(_OwnOrAtLeast(max(numeric, logging.INFO)))
@@ -148,6 +161,32 @@ def configure_logging(
     root.setLevel(numeric)
     logging.captureWarnings(True)
     _configured = True
+
+
+@contextmanager
+def logging_for_command(log_format: str, *, level: str | int = "INFO") -> Iterator[None]:
+    """Logging configured (to stderr) for the duration of one command, then put back.
+
+    Unconfigured, structlog prints to stdout; a command whose stdout is data (``statebot
+    state export -``) would mix a log line of the store's start-up or close into it. A
+    process that configured logging already keeps its configuration.
+    """
+    global _configured
+    if _configured:
+        yield
+        return
+    saved: Mapping[str, Any] = structlog.get_config()
+    root = logging.getLogger()
+    handlers, root_level = root.handlers[:], root.level
+    configure_logging(log_format, level=level)
+    try:
+        yield
+    finally:  # as it was: the next command (or test) in this process starts clean
+        structlog.configure(**saved)
+        root.handlers[:] = handlers
+        root.setLevel(root_level)
+        logging.captureWarnings(False)
+        _configured = False
 
 
 @contextmanager

@@ -26,6 +26,7 @@ longer found, what failed is found again.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,11 +36,24 @@ from core.db.records import SessionMeta
 from core.exceptions import SessionNotFoundError, StaleVersionError, StoreError
 from core.governance import sessions
 from core.governance.budgets.stores import erase_usage
-from core.governance.pseudonym import new_pseudonym, participants, user_rewrite, user_runs
+from core.governance.pseudonym import (
+    new_pseudonym,
+    participants,
+    run_users,
+    user_rewrite,
+    user_runs,
+)
 from core.redaction import redact_text
 from core.schedule.stores import schedule_store
 
-__all__ = ["ERASURE_ACTOR", "ErasureReport", "erase_user", "participants", "sessions_naming"]
+__all__ = [
+    "ERASURE_ACTOR",
+    "ErasureReport",
+    "erase_user",
+    "known_users",
+    "participants",
+    "sessions_naming",
+]
 
 #: the "last user" of the version an erasure saves
 ERASURE_ACTOR = "erasure"
@@ -102,6 +116,17 @@ async def sessions_naming(db: BaseDb, user_id: str) -> set[str]:
     durable store behind it is searched too.
     """
     return await _sessions_naming(db, user_rewrite(user_id, ""))
+
+
+async def known_users(db: BaseDb) -> set[str]:
+    """Every user id the sessions behind ``db`` name as a user: their last user and the
+    users in their run history. The CLI offers these when it is given a partial id."""
+    users: set[str] = set()
+    for record in await db.alist_sessions(limit=sys.maxsize):
+        users |= run_users(record.data)
+        if record.user_id:
+            users.add(record.user_id)
+    return users
 
 
 async def _sessions_naming(db: BaseDb, rewrite: UserRewrite) -> set[str]:

@@ -5,17 +5,20 @@
   cannot be written is skipped and reported, and the others are exported.
 * Imports read data only (``json.loads``, never code) and validate the whole file
   before writing anything: versions fit a signed 64-bit integer, timestamps are
-  finite, ids pass the stores' own id check (``StateLimits.check_ids``: bounded, no
-  NUL characters). ``replace`` saves the file's state over an existing session as its
-  next version (history kept, audited as ``import``), never delete-then-write. If a
-  write still fails, the error names exactly which sessions were written and which
-  were not.
+  finite and not in the future, ids pass the stores' own id check
+  (``StateLimits.check_ids``: bounded, no NUL characters). A missing, null or 0
+  timestamp is the import time, so a session is never stored as last updated in 1970 (the next
+  retention pass would delete it at once). ``replace`` saves the file's state over
+  an existing session as its next version (history kept, audited as ``import``),
+  never delete-then-write. If a write still fails, the error names exactly which
+  sessions were written and which were not.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -32,6 +35,7 @@ from core.redaction import redact_text
 from core.run.history import audit_lines
 
 __all__ = [
+    "CLOCK_SKEW",
     "MAX_VERSION",
     "ExportResult",
     "export_jsonl",
@@ -56,6 +60,10 @@ _FIELDS = {
 }
 _ID_FIELDS = ("session_id", "kind", "owner_id", "user_id")
 _MAX_SAVE_ID = 64
+#: how far ahead of the importing machine's clock a timestamp may be (the exporting
+#: machine's clock may run a little ahead); later is refused, as retention and the
+#: listings order by it
+CLOCK_SKEW = 300.0
 
 
 @dataclass(slots=True)
@@ -105,15 +113,21 @@ async def export_jsonl(db: BaseDb, out: IO[str]) -> ExportResult:
 
 
 # -- import ----------------------------------------------------------------------------
-def parse_jsonl(lines: Iterable[str], limits: StateLimits | None = None) -> list[SessionRecord]:
-    """Validate a whole export before anything is written; ImportFileError naming the line."""
+def parse_jsonl(
+    lines: Iterable[str], limits: StateLimits | None = None, *, now: float | None = None
+) -> list[SessionRecord]:
+    """Validate a whole export before anything is written; ImportFileError naming the line.
+
+    ``now`` (default: the clock) is the import time missing timestamps take.
+    """
     limits = limits or StateLimits()
+    now = time.time() if now is None else now
     records: list[SessionRecord] = []
     seen: dict[str, int] = {}
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        record = _parse_line(number, raw, limits)
+        record = _parse_line(number, raw, limits, now)
         if record.session_id in seen:
             first = seen[record.session_id]
             raise ImportFileError(
@@ -128,7 +142,7 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
-def _parse_line(number: int, raw: str, limits: StateLimits) -> SessionRecord:
+def _parse_line(number: int, raw: str, limits: StateLimits, now: float) -> SessionRecord:
     try:
         data = json.loads(raw, parse_constant=_no_constants)
     except ValueError as exc:
@@ -140,13 +154,17 @@ def _parse_line(number: int, raw: str, limits: StateLimits) -> SessionRecord:
         raise ImportFileError(number, f"unknown fields {sorted(unknown)}")
     data.setdefault("kind", "agent")
     try:
-        _check_fields(data, limits)
+        _check_fields(data, limits, now)
         texts = encode_delta(data["state"])
         limits.check_keys(data["session_id"], texts)
         limits.check_size(data["session_id"], texts)
     except (StoreError, StateValueError, ValueError) as exc:
         raise ImportFileError(number, str(exc)) from None
-    stamps = [data.get(name) for name in ("created_at", "updated_at")]
+    # missing, null or 0 (a record's "unknown", e.g. a session an older import stored
+    # without times): the import time, as 1970 is expired by the next retention pass;
+    # a session is never created after its last update
+    updated = float(data.get("updated_at") or now)
+    created = float(data.get("created_at") or min(now, updated))
     return SessionRecord(
         session_id=data["session_id"],
         texts=texts,
@@ -154,8 +172,8 @@ def _parse_line(number: int, raw: str, limits: StateLimits) -> SessionRecord:
         kind=data["kind"],
         owner_id=data.get("owner_id"),
         user_id=data.get("user_id"),
-        created_at=0.0 if stamps[0] is None else float(stamps[0]),
-        updated_at=0.0 if stamps[1] is None else float(stamps[1]),
+        created_at=created,
+        updated_at=updated,
         save_id=data.get("save_id", ""),
         data=_session_data(data),
     )
@@ -171,7 +189,7 @@ def _session_data(data: dict[str, Any]) -> str:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
-def _check_fields(data: dict[str, Any], limits: StateLimits) -> None:
+def _check_fields(data: dict[str, Any], limits: StateLimits, now: float) -> None:
     """ValueError (or the store's InvalidIdError) naming the first field no store could hold."""
     for name in _ID_FIELDS:
         value = data.get(name)
@@ -204,6 +222,11 @@ def _check_fields(data: dict[str, Any], limits: StateLimits) -> None:
             raise ValueError(
                 f"{name} must be null or a finite number of seconds since 1970 "
                 f"(0 to {MAX_TIMESTAMP:.0f}), got {value!r}"
+            )
+        if value is not None and value > now + CLOCK_SKEW:
+            raise ValueError(
+                f"{name} {value!r} is in the future (the import time is {now:.0f}); "
+                "fix or remove it (a missing timestamp is the import time)"
             )
 
 

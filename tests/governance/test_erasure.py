@@ -8,7 +8,7 @@ from typing import Any
 from core.agent import Agent
 from core.db.base import BaseDb
 from core.db.redis import RedisDb
-from core.governance.erasure import erase_user
+from core.governance.erasure import erase_user, known_users
 from core.governance.pseudonym import replace_user, scrub_data
 from core.run.history import SessionData
 from core.schedule.stores import schedule_store
@@ -178,3 +178,11 @@ async def test_real_runs_with_audit_entries_leave_no_trace(deployment: BaseDb) -
     )
     assert output.session_state is not None
     assert [t["assignee"] for t in output.session_state["tasks"]] == ["erased-user-x", BOB, BOB]
+
+
+async def test_known_users_are_the_last_users_and_run_users_of_every_session(
+    store: BaseDb,
+) -> None:
+    """What ``statebot state erase --user`` offers for a partial id: every stored user."""
+    await fill(store)
+    assert {ANA, BOB} <= await known_users(store)

@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from click.testing import CliRunner
 
 from bots.cli.main import main
+from core.db.records import SessionRecord
 from core.db.sqlite import SqliteDb
 from tests.db.erasure_fixtures import ANA, BOB, OWN, SHARED, fill, traces
 
@@ -144,3 +145,51 @@ def test_expire_without_any_retention_is_a_usage_error(db_url: str) -> None:
     """Nothing configured: a clear message, nothing deleted."""
     code, out = _run(db_url, "expire")
     assert code == 2 and "STATEBOT_RETENTION_DM_DAYS" in out
+
+
+def _add_user_elsewhere(db_url: str) -> None:
+    """A session whose last user has Ana's platform id in another workspace."""
+
+    async def add() -> None:
+        db = SqliteDb(db_url=db_url)
+        try:
+            record = SessionRecord.from_state("slack:T2:DX", {"a": 1}, 1, user_id="slack:T2:UANA")
+            await db.aupsert_snapshot(record)
+        finally:
+            await db.aclose()
+
+    asyncio.run(add())
+
+
+@pytest.mark.parametrize("command", ["erase", "export"])
+def test_a_bare_user_id_is_refused_with_the_keys_it_could_mean(
+    db_url: str, tmp_path: Path, command: str
+) -> None:
+    """``--user UANA`` (not platform:workspace:user): exit 2, one line naming the full
+    keys found in the store; nothing is erased or written."""
+    _add_user_elsewhere(db_url)
+    target = tmp_path / "ana.json"
+    extra = ["--yes"] if command == "erase" else ["--file", str(target)]
+    code, out = _run(db_url, command, "--user", "UANA", *extra)
+    assert code == 2, out
+    assert len(out.strip().splitlines()) == 1, out
+    assert "platform:workspace:user" in out
+    assert "slack:T1:UANA" in out and "slack:T2:UANA" in out and "erased" not in out
+    assert _traces(db_url, ANA) and not target.exists()
+
+
+@pytest.mark.parametrize("command", ["erase", "export"])
+def test_a_bare_user_id_nobody_has_says_no_user_matches(db_url: str, command: str) -> None:
+    """A bare id that matches no stored user is refused too, and the line says so."""
+    extra = ["--yes"] if command == "erase" else []
+    code, out = _run(db_url, command, "--user", "U0456", *extra)
+    assert code == 2, out
+    assert len(out.strip().splitlines()) == 1, out
+    assert "no stored user matches 'U0456'" in out
+
+
+def test_a_workspace_and_user_without_platform_is_refused(db_url: str) -> None:
+    """``T1:UANA`` is not a full key either; it could mean slack:T1:UANA."""
+    code, out = _run(db_url, "erase", "--user", "T1:UANA", "--yes")
+    assert code == 2 and "slack:T1:UANA" in out and "slack:T2:UANA" not in out, out
+    assert _traces(db_url, ANA)

@@ -16,7 +16,7 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
-from bots.ops.logging import bind_event, configure_logging, redact_event
+from bots.ops.logging import bind_event, configure_logging, logging_for_command, redact_event
 from core.db.codec import encode_delta
 from core.db.in_memory import InMemoryDb
 from core.db.records import SessionRecord
@@ -264,3 +264,21 @@ async def _seed(store: RedisDb) -> None:
         await store.asave("cli-s1", expected_version=0, changed=encode_delta({"n": 1}))
     finally:
         await store.aclose()
+
+
+def test_logging_for_command_writes_to_stderr_and_puts_everything_back(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A command's stdout is its data: its log lines go to stderr (as it is at each
+    line), and the process's logging is as before once the command is done."""
+    monkeypatch.setattr("bots.ops.logging._configured", False)
+    before = dict(structlog.get_config())
+    handlers = logging.getLogger().handlers[:]
+    with logging_for_command("json", level="WARNING"):
+        structlog.get_logger("core").warning("snapshot pass failed", n=1)
+        structlog.get_logger("core").info("quiet below warning")
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert [json.loads(line)["event"] for line in err.splitlines()] == ["snapshot pass failed"]
+    assert dict(structlog.get_config()) == before
+    assert logging.getLogger().handlers == handlers
