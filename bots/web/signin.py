@@ -19,6 +19,7 @@ from aiohttp import web
 from bots.web.access import grant_of_platform_user, viewer_for
 from bots.web.context import VIEWER, console
 from bots.web.cookies import SESSION
+from bots.web.next_page import safe_next
 from bots.web.render import page, redirect
 from bots.web.sign_in import SignInError, SignInProvider, callback_url
 
@@ -52,14 +53,6 @@ async def sign_in_middleware(request: web.Request, handler: Any) -> web.StreamRe
     request[VIEWER] = found
     response = await handler(request)
     return response
-
-
-def _next_page(request: web.Request, wanted: str | None) -> str:
-    """Where to go after sign-in: a page of this console, never another site."""
-    base = console(request).base
-    if wanted and wanted.startswith(f"{base}/") and not wanted.startswith("//"):
-        return wanted
-    return f"{base}/"
 
 
 def _signed_in(request: web.Request, admin_id: str, *, via: str) -> None:
@@ -104,7 +97,7 @@ async def login_token(request: web.Request) -> web.Response:
             "statebot web --create-admin.",
         )
     _signed_in(request, admin_id, via="token")
-    return redirect(_next_page(request, wanted))
+    return redirect(safe_next(wanted, parts.base))
 
 
 def _provider(request: web.Request) -> tuple[SignInProvider, str] | None:
