@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.schema import CreateTable
 
 from core.db.base import BaseDb
 from core.db.redis.store import RedisDb
@@ -93,7 +94,7 @@ class SqlGenerations:
             self._created = True
 
     def _create(self, conn: sa.Connection) -> None:
-        self._table.create(conn, checkfirst=True)
+        conn.execute(CreateTable(self._table, if_not_exists=True))
 
     async def current(self, admin_id: str) -> int:
         await self._ensure_table()
