@@ -8,7 +8,13 @@ first but the store.
 
 from __future__ import annotations
 
+import asyncio
+import os
 import re
+import signal
+import socket
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -218,3 +224,63 @@ async def test_sign_out_with_redis_down_is_kept_by_the_database(tmp_path: Path) 
     finally:
         await consoles.close()
         await durable.aclose()
+
+
+@pytest.mark.slow
+async def test_sign_out_reaches_another_process(tmp_path: Path) -> None:
+    """A cookie signed in at a real `statebot web` process, signed out at a console of
+    this process over the same database, no longer opens that process's pages."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {
+        **os.environ,
+        "STATEBOT_ENV_FILE": "",
+        "STATEBOT_WEB_SECRET": SECRET,
+        "STATEBOT_ADMIN_IDS": ADMIN,
+        "STATEBOT_DB_URL": f"sqlite:///{tmp_path / 's.db'}",
+        "STATEBOT_WEB_TOKENS_FILE": str(tmp_path / "tokens.json"),
+    }
+    env.pop("REDIS_URL", None)
+    statebot = str(Path(sys.executable).parent / "statebot")
+    process = subprocess.Popen(
+        [statebot, "web", "--port", str(port)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    consoles = Consoles(tmp_path, lambda: SqliteDb(db_file=tmp_path / "s.db"))
+    base = f"http://127.0.0.1:{port}"
+    jar = CookieJar(unsafe=True, treat_as_secure_origin=[base])
+    try:
+        async with ClientSession(base_url=base, cookie_jar=jar) as other:
+            login = ""
+            for _ in range(300):
+                try:
+                    login = await (await other.get("/login")).text()
+                    break
+                except OSError:
+                    assert process.poll() is None, "statebot web exited"
+                    await asyncio.sleep(0.1)
+            token = AdminTokens(consoles.tokens).create(ADMIN)
+            response = await other.post(
+                "/login/token",
+                data={"token": token, "csrf_token": _csrf(login), "next": ""},
+                allow_redirects=False,
+            )
+            copy = response.cookies[COOKIE_NAME].value
+            assert (await other.get("/operations", allow_redirects=False)).status == 200
+            here = await consoles.start()
+            here.session.cookie_jar.update_cookies({COOKIE_NAME: copy})
+            await sign_out(here)
+            refused = await other.get("/operations", allow_redirects=False)
+            assert refused.status == 303 and refused.headers["Location"].startswith("/login")
+    finally:
+        await consoles.close()
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
