@@ -18,6 +18,7 @@ accessors (``core/db`` knows nothing of it):
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from typing import Any, Protocol
 
@@ -88,9 +89,12 @@ class SqlGenerations:
         self._created = False
 
     async def _ensure_table(self) -> None:
-        # CREATE TABLE IF NOT EXISTS: harmless when another process made it first
+        # CREATE TABLE IF NOT EXISTS: harmless when another process made it first; on
+        # PostgreSQL two creating it in the same instant can still collide (IntegrityError
+        # on its type), and then it exists
         if not self._created:
-            await self._db.atransact(self._db.writer, self._create)
+            with contextlib.suppress(sa.exc.IntegrityError):
+                await self._db.atransact(self._db.writer, self._create)
             self._created = True
 
     def _create(self, conn: sa.Connection) -> None:
