@@ -149,10 +149,12 @@ class Revocations:
     """Every store of the deployment that keeps generations (Redis and the durable store
     behind it, or just one).
 
-    Sign-out writes the new generation to each, and fails unless all took it; a check
-    reads those that answer and takes the highest. So while either store is down the
-    console still opens (the operations page says which one), and no store that answers
-    can hold a generation older than the last sign-out that succeeded.
+    Sign-out writes the new generation to each that answers, and fails unless all took
+    it; a check reads those that answer and takes the highest. So while either store is
+    down the console still opens (the operations page says which one), and no store that
+    answers can hold a generation older than the last sign-out that succeeded. (A
+    sign-out only one store took holds while that store answers.) Each check reads every
+    store: one Redis GET and one indexed SQL row per request, fine for an admin console.
     """
 
     __slots__ = ("_stores",)
@@ -175,7 +177,8 @@ class Revocations:
 
     async def revoke(self, admin_id: str) -> int:
         """End every session of the admin; the new generation. StoreError when a store
-        did not take it (the sessions end once it does: sign out again)."""
+        did not take it (the stores that answered hold it; sign in and out again to
+        record it in all)."""
         generation = await self.current(admin_id) + 1
         failure: StoreError | None = None
         for store in self._stores:
