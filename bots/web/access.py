@@ -1,7 +1,7 @@
 """Who is signed in and what they may see: the admin policy of chat ``/state``
 (``bots.admin.policy``: the same admin ids and workspace scope), re-checked on every
 request so removing an id from ``STATEBOT_ADMIN_IDS`` ends its console access at the
-next restart."""
+next restart (and its sessions everywhere: ``bots.web.revocation``)."""
 
 from __future__ import annotations
 

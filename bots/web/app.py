@@ -25,6 +25,7 @@ from bots.web.guard import refusal_middleware
 from bots.web.headers import security_headers
 from bots.web.operations import add_routes as add_operation_routes
 from bots.web.render import environment
+from bots.web.revocation import revocations_for
 from bots.web.sessions_pages import add_routes as add_session_routes
 from bots.web.sign_in import SignInProvider
 from bots.web.signin import PUBLIC, sign_in_middleware
@@ -56,6 +57,7 @@ def create_app(db: BaseDb, config: WebConfig, *, base: str = "") -> web.Applicat
         config=config,
         tokens=AdminTokens(config.tokens_file),
         templates=environment(),
+        generations=revocations_for(db),
         base=base,
     )
     add_sign_in_routes(app)

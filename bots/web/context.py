@@ -9,6 +9,7 @@ from aiohttp import web
 
 from bots.web.access import Viewer
 from bots.web.config import WebConfig
+from bots.web.revocation import Revocations
 from bots.web.tokens import AdminTokens
 from core.db.base import BaseDb
 
@@ -21,6 +22,8 @@ class Console:
     config: WebConfig
     tokens: AdminTokens
     templates: jinja2.Environment
+    #: each admin's sign-in generation, in the deployment's store (sign-out raises it)
+    generations: Revocations
     #: the path the console is mounted under ("" when it is the whole server)
     base: str = ""
 

@@ -2,9 +2,10 @@
 
 An admin signs in through a platform that offers it (``bots.web.sign_in``: Sign in
 with Slack, where configured) or with a one-time token from ``statebot web
---create-admin``. The session then holds the admin id; each
+--create-admin``. The session then holds the admin id and its sign-in generation; each
 request turns it back into a :class:`~bots.web.access.Viewer` against the configured
-admin ids, so an id removed from ``STATEBOT_ADMIN_IDS`` is signed out.
+admin ids and the store's generation (``bots.web.revocation``), so an id removed from
+``STATEBOT_ADMIN_IDS``, or signed out anywhere, is signed out.
 """
 
 from __future__ import annotations
@@ -16,17 +17,24 @@ from urllib.parse import quote
 import structlog
 from aiohttp import web
 
-from bots.web.access import grant_of_platform_user, viewer_for
-from bots.web.context import VIEWER, console
+from bots.web.access import Viewer, grant_of_platform_user, viewer_for
+from bots.web.context import VIEWER, console, viewer
 from bots.web.cookies import SESSION
+from bots.web.next_page import safe_next
 from bots.web.render import page, redirect
 from bots.web.sign_in import SignInError, SignInProvider, callback_url
+from core.exceptions import StoreError
+from core.redaction import redact_text
 
 log = structlog.get_logger("bots.web")
 
 #: route names starting with it need no sign-in
 PUBLIC = "public-"
 NOT_SIGNED_IN = "Sign in first: every page of the console needs it."
+STORE_DOWN = (
+    "The store did not answer, so sign-in cannot be checked. Nothing was changed. "
+    "Try again once it answers."
+)
 
 
 @web.middleware
@@ -37,14 +45,12 @@ async def sign_in_middleware(request: web.Request, handler: Any) -> web.StreamRe
         response: web.StreamResponse = await handler(request)
         return response
     parts = console(request)
-    session = request[SESSION]
-    admin_id = session.get("admin")
-    found = None
-    if isinstance(admin_id, str):
-        found = viewer_for(admin_id, parts.config.admin_ids, parts.config.reveal_ids)
-        if found is None:
-            log.warning("web_admin_no_longer_configured", admin_id=admin_id)
-            session.pop("admin", None)
+    try:
+        found = await _viewer_of_session(request)
+    except StoreError as exc:
+        # fail closed: a session that cannot be checked is not let in
+        log.error("web_session_check_failed", path=request.path, error=redact_text(str(exc)))
+        return web.Response(status=503, text=STORE_DOWN)
     if found is None:
         if request.method == "GET" and "HX-Request" not in request.headers:
             return redirect(f"{parts.base}/login?next={quote(request.path_qs, safe='')}")
@@ -54,19 +60,45 @@ async def sign_in_middleware(request: web.Request, handler: Any) -> web.StreamRe
     return response
 
 
-def _next_page(request: web.Request, wanted: str | None) -> str:
-    """Where to go after sign-in: a page of this console, never another site."""
-    base = console(request).base
-    if wanted and wanted.startswith(f"{base}/") and not wanted.startswith("//"):
-        return wanted
-    return f"{base}/"
-
-
-def _signed_in(request: web.Request, admin_id: str, *, via: str) -> None:
+async def _viewer_of_session(request: web.Request) -> Viewer | None:
+    """The admin the session is signed in as, if still configured and not signed out."""
+    parts = console(request)
     session = request[SESSION]
+    admin_id = session.get("admin")
+    if not isinstance(admin_id, str):
+        return None
+    found = viewer_for(admin_id, parts.config.admin_ids, parts.config.reveal_ids)
+    if found is None:
+        log.warning("web_admin_no_longer_configured", admin_id=admin_id)
+        session.pop("admin", None)
+        try:  # ends this admin's other cookies too, also in processes with older settings
+            await parts.generations.revoke(admin_id)
+        except StoreError as exc:  # this request is refused all the same
+            log.error("web_revoke_failed", admin_id=admin_id, error=redact_text(str(exc)))
+        return None
+    if session.get("generation") != await parts.generations.current(admin_id):
+        log.warning("web_session_revoked", admin_id=admin_id)
+        session.pop("admin", None)
+        session.pop("generation", None)
+        return None
+    return found
+
+
+async def _signed_in(request: web.Request, admin_id: str, *, via: str, to: str) -> web.Response:
+    """Sign ``admin_id`` in and send the browser ``to`` a page; the sign-in page (503)
+    when the store cannot say the admin's generation."""
+    session = request[SESSION]
+    try:
+        # the cookie is good until the admin's generation goes up (sign-out, removal)
+        generation = await console(request).generations.current(admin_id)
+    except StoreError as exc:
+        log.error("web_sign_in_failed", admin_id=admin_id, error=redact_text(str(exc)))
+        return _login_error(request, STORE_DOWN, status=503)
     session["admin"] = admin_id
+    session["generation"] = generation
     session["csrf"] = secrets.token_urlsafe(32)  # a new token with the new privilege
     log.info("web_sign_in", admin_id=admin_id, via=via)
+    return redirect(to)
 
 
 async def login_page(request: web.Request) -> web.Response:
@@ -103,8 +135,7 @@ async def login_token(request: web.Request) -> web.Response:
             "is no longer in STATEBOT_ADMIN_IDS. Create a new one with "
             "statebot web --create-admin.",
         )
-    _signed_in(request, admin_id, via="token")
-    return redirect(_next_page(request, wanted))
+    return await _signed_in(request, admin_id, via="token", to=safe_next(wanted, parts.base))
 
 
 def _provider(request: web.Request) -> tuple[SignInProvider, str] | None:
@@ -151,15 +182,14 @@ async def platform_callback(request: web.Request) -> web.Response:
             f"{provider.label} user {who.user} of workspace {who.workspace} is not a console "
             "admin (STATEBOT_ADMIN_IDS). This attempt was logged.",
         )
-    _signed_in(request, grant.admin_id, via=provider.name)
-    return redirect(f"{parts.base}/")
+    return await _signed_in(request, grant.admin_id, via=provider.name, to=f"{parts.base}/")
 
 
-def _login_error(request: web.Request, message: str) -> web.Response:
+def _login_error(request: web.Request, message: str, *, status: int = 403) -> web.Response:
     return page(
         request,
         "login.html",
-        status=403,
+        status=status,
         sign_in=console(request).config.sign_in,
         next="",
         error=message,
@@ -167,10 +197,27 @@ def _login_error(request: web.Request, message: str) -> web.Response:
 
 
 async def logout(request: web.Request) -> web.Response:
-    """Sign out (a POST with the CSRF token, so another site cannot sign you out)."""
+    """Sign out (a POST with the CSRF token, so another site cannot sign you out).
+
+    Every cookie of the admin ends, copies included, in every process on this store."""
     session = request[SESSION]
-    log.info("web_sign_out", admin_id=session.pop("admin", None))
+    admin_id = viewer(request).admin_id
+    session.pop("admin", None)
+    session.pop("generation", None)
     session["csrf"] = secrets.token_urlsafe(32)
+    try:
+        await console(request).generations.revoke(admin_id)
+    except StoreError as exc:
+        log.error("web_sign_out_not_recorded", admin_id=admin_id, error=redact_text(str(exc)))
+        return page(
+            request,
+            "message.html",
+            status=503,
+            title="Sign-out not recorded",
+            message="This browser is signed out, but the store did not answer, so a copy of "
+            "its cookie could still be used. Sign in and out again once the store answers.",
+        )
+    log.info("web_sign_out", admin_id=admin_id)
     return redirect(f"{console(request).base}/login")
 
 

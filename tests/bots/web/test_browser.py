@@ -48,6 +48,25 @@ async def test_every_page_needs_sign_in(
     await other.close()
 
 
+async def test_sign_out_ends_a_copied_cookie(
+    page: Page, serve_console: ServeConsole, tmp_path: Path
+) -> None:
+    """Cookies copied to another browser before "Sign out" open nothing after it; the
+    same browser can sign in again."""
+    console = await serve_console(SqliteDb(db_file=tmp_path / "s.db"))
+    await sign_in(page, console)
+    copied = await page.context.cookies()
+    await page.click("text=Sign out")
+    await page.wait_for_selector("h1:text('Sign in')")
+    other = await page.context.browser.new_context()  # type: ignore[union-attr]
+    await other.add_cookies(copied)  # type: ignore[arg-type]
+    tab = await other.new_page()
+    await tab.goto(console.url + "/operations")
+    assert await tab.text_content("h1") == "Sign in"
+    await other.close()
+    await sign_in(page, console)
+
+
 async def test_search_by_workspace_channel_and_agent(
     page: Page, serve_console: ServeConsole, postgres_schema: tuple[str, str]
 ) -> None:

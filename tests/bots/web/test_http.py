@@ -262,24 +262,6 @@ def test_statebot_web_serves_and_stops_on_sigterm(tmp_path: Path) -> None:
             process.wait()
 
 
-async def test_operations_say_which_store_is_down(tmp_path: Path) -> None:
-    """With Redis unreachable the page says Redis is down and the database is up."""
-    durable = SqliteDb(db_file=tmp_path / "d.db")
-    db = RedisDb(db_url="redis://127.0.0.1:1/0", snapshot_to=durable, run_snapshotter=False)
-    config = config_for(tmp_path)
-    client = await signed_in_client(create_app(db, config), config)
-    try:
-        text = await (await client.get("/operations")).text()
-        cells = re.findall(r"<td[^>]*>([^<]*)</td>", text)
-        assert cells[0] == "Redis" and cells[1].startswith("down: ")
-        assert "Redis is down" in cells[1]
-        assert cells[4:6] == ["database", "up"]
-    finally:
-        await client.close()
-        await db.aclose()
-        await durable.aclose()
-
-
 async def test_export_names_sessions_it_cannot_write(tmp_path: Path, sqlite: BaseDb) -> None:
     """A session whose stored value JSON cannot carry (NaN in an old row) is named before
     anything is downloaded; ?skip=yes downloads the others."""
@@ -378,24 +360,6 @@ async def test_restore_on_redis_reaches_the_next_run_and_the_durable_store(
         await client.close()
         await db.aclose()
         await durable.aclose()
-
-
-async def test_store_down_gives_a_clear_page(tmp_path: Path) -> None:
-    """With the store unreachable the sessions page says so (503), naming no secret."""
-    from core.db.postgres import PostgresDb
-
-    db = PostgresDb(db_url="postgresql://statebot:hunter2@127.0.0.1:1/none", connect_timeout=1)
-    config = config_for(tmp_path)
-    client = await signed_in_client(create_app(db, config), config)
-    try:
-        response = await client.get("/")
-        text = await response.text()
-        assert response.status == 503
-        assert "The store did not answer" in text and "Nothing was changed." in text
-        assert "hunter2" not in text
-    finally:
-        await client.close()
-        await db.aclose()
 
 
 async def test_restore_without_a_version_number_does_nothing(
