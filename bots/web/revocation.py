@@ -19,6 +19,7 @@ accessors (``core/db`` knows nothing of it):
 from __future__ import annotations
 
 import contextlib
+import functools
 import weakref
 from typing import Any, Protocol
 
@@ -195,19 +196,28 @@ class Revocations:
 _LOCAL: weakref.WeakKeyDictionary[Any, LocalGenerations] = weakref.WeakKeyDictionary()
 
 
+@functools.singledispatch
 def _generations_of(db: BaseDb) -> Generations:
-    if isinstance(db, RedisDb):
-        return RedisGenerations(db)
-    if isinstance(db, SqlDb) and not db.private:
-        return SqlGenerations(db)
-    # a private in-memory database holds no tables of other concerns (SqlDb.private)
+    """An in-process store's counter, kept beside it (the fallback of every store class)."""
     return _LOCAL.setdefault(db, LocalGenerations())
 
 
+@_generations_of.register
+def _redis_generations(db: RedisDb) -> Generations:
+    return RedisGenerations(db)
+
+
+@_generations_of.register
+def _sql_generations(db: SqlDb) -> Generations:
+    if db.private:  # a private in-memory database holds no tables of other concerns
+        return _LOCAL.setdefault(db, LocalGenerations())
+    return SqlGenerations(db)
+
+
 def revocations_for(db: BaseDb) -> Revocations:
-    """Where ``db``'s deployment keeps the generations: Redis and its durable store, or
-    the one store there is."""
+    """Where ``db``'s deployment keeps the generations: a hot store and the durable
+    store it snapshots to, or the one store there is."""
     stores = [_generations_of(db)]
-    if isinstance(db, RedisDb) and db.durable is not None:
+    if db.durable is not None:
         stores.append(_generations_of(db.durable))
     return Revocations(stores)
