@@ -106,6 +106,9 @@ def check_command(command: str) -> None:
         paths = [w for w in words[1:] if not w.startswith("-")]
         result = run([sys.executable, "-m", "pytest", "--collect-only", "-q", *paths])
         assert result.returncode == 0, result.stdout[-2000:]
+    elif program == ".venv/bin/lint-imports":
+        result = run([str(Path(sys.executable).with_name("lint-imports"))])
+        assert result.returncode == 0, result.stdout[-2000:]
     elif program in (".venv/bin/python", "python"):
         module = words[words.index("-m") + 1]
         assert (ROOT / (module.replace(".", "/") + ".py")).is_file(), f"no module {module}"

@@ -33,7 +33,7 @@ from bots.cli.store import (
     store_options,
     with_store,
 )
-from bots.ops.logging import logging_for_command
+from bots.ops.logging import HUMAN_FORMAT, logging_for_command
 from core.db.base import BaseDb
 from core.exceptions import SessionNotFoundError
 from core.governance.audit import audit_log, diff_versions
@@ -78,7 +78,7 @@ def _log_settings() -> tuple[str, str]:
     settings = Settings()
     chosen = "statebot_log_level" in settings.model_fields_set
     level = settings.statebot_log_level if chosen else "WARNING"
-    return settings.statebot_log_format or "console", level
+    return settings.statebot_log_format or HUMAN_FORMAT, level
 
 
 @state.command(context_settings=HELP_OPTIONS)

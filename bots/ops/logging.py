@@ -28,6 +28,8 @@ import structlog
 
 from core.redaction import REDACTED, is_sensitive, redact_text
 
+#: the human-readable renderer, used where no STATEBOT_LOG_FORMAT is set for a terminal
+HUMAN_FORMAT = "console"
 #: fields whose values are session state: logged as their size only
 STATE_FIELDS = frozenset(
     {"state", "session_state", "changed", "delta", "values", "record", "records", "snapshot"}
@@ -101,7 +103,7 @@ class _OwnOrAtLeast(logging.Filter):
 
 
 def configure_logging(
-    log_format: str = "console",
+    log_format: str = HUMAN_FORMAT,
     *,
     level: str | int = "INFO",
     stream: TextIO | None = None,
