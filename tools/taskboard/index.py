@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tools.taskboard.tools import _tasks
+from tools.taskboard.tools import tasks_of
 
 PREFIX = "taskboard-index:"
 #: boards remembered per user
@@ -62,7 +62,7 @@ async def my_tasks(owner: Any, user_id: str) -> list[MyTask]:
     found: list[MyTask] = []
     for session_id, _ in sorted(sessions.items(), key=lambda kv: kv[1], reverse=True):
         state = await owner.aget_session_state(session_id)
-        for task in _tasks(state):
+        for task in tasks_of(state):
             if task.get("owner") == user_id and task.get("status") != "done":
                 found.append(MyTask(session_id, task))
                 if len(found) >= MAX_TASKS:

@@ -79,9 +79,9 @@ async def add_task(
         except WhenError as exc:
             return f"Due date: {exc}. Nothing was changed."
     owner = run_context.user_id
-    before = len(board._tasks(session_state))
+    before = len(board.tasks_of(session_state))
     reply = board.add_task(session_state, title, category, due=when, owner=owner)
-    if owner and len(board._tasks(session_state)) > before and getattr(agent, "db", None):
+    if owner and len(board.tasks_of(session_state)) > before and getattr(agent, "db", None):
         await index.note(agent, owner, run_context.session_id, clock())
     return reply
 

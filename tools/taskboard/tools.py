@@ -118,7 +118,7 @@ def list_tasks(
             return f"Unknown status '{status}'. Choose one of: {', '.join(STATUSES)}."
     tasks = [
         t
-        for t in _tasks(session_state)
+        for t in tasks_of(session_state)
         if (wanted_category is None or t.get("category") == wanted_category)
         and (wanted_status is None or t.get("status") == wanted_status)
     ]
@@ -148,7 +148,7 @@ def remove_task(session_state: dict[str, Any], task_id: int) -> str:
 
 def get_summary(session_state: dict[str, Any]) -> str:
     """Summarise the board: how many tasks per status and per category."""
-    tasks = _tasks(session_state)
+    tasks = tasks_of(session_state)
     if not tasks:
         return "No tasks yet. Add one with add_task."
     by_status = Counter(t.get("status") for t in tasks)
@@ -178,7 +178,7 @@ def overdue_tasks(session_state: dict[str, Any], now: datetime) -> list[dict[str
     """Tasks not done whose due time is before ``now``, the most overdue first."""
     late = [
         t
-        for t in _tasks(session_state)
+        for t in tasks_of(session_state)
         if t.get("status") != "done" and (due := due_of(t)) is not None and due < now
     ]
     return sorted(late, key=lambda t: due_of(t) or now)
@@ -218,7 +218,8 @@ def categories_of(session_state: dict[str, Any]) -> list[str]:
     return list(DEFAULT_CATEGORIES)
 
 
-def _tasks(session_state: dict[str, Any]) -> list[dict[str, Any]]:
+def tasks_of(session_state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The board's task list (empty when the state holds none or something else)."""
     tasks = session_state.get("tasks")
     return tasks if isinstance(tasks, list) else []
 
@@ -226,7 +227,7 @@ def _tasks(session_state: dict[str, Any]) -> list[dict[str, Any]]:
 def _next_id(session_state: dict[str, Any]) -> int:
     # never below max+1: a state written by hand (or by an older version) may lack the counter
     highest = max(
-        (t["id"] for t in _tasks(session_state) if isinstance(t.get("id"), int)), default=0
+        (t["id"] for t in tasks_of(session_state) if isinstance(t.get("id"), int)), default=0
     )
     counter = session_state.get("next_task_id")
     if not isinstance(counter, int) or isinstance(counter, bool):
@@ -247,7 +248,7 @@ def _find(session_state: dict[str, Any], task_id: object) -> dict[str, Any] | No
     wanted = _as_id(task_id)
     if wanted is None:
         return None
-    return next((t for t in _tasks(session_state) if t.get("id") == wanted), None)
+    return next((t for t in tasks_of(session_state) if t.get("id") == wanted), None)
 
 
 def is_no_such_task(reply: str) -> bool:
@@ -259,7 +260,7 @@ _NO_SUCH_TASK = "There is no task #"
 
 
 def _no_such_task(session_state: dict[str, Any], task_id: object) -> str:
-    ids = [f"#{t['id']}" for t in _tasks(session_state)]
+    ids = [f"#{t['id']}" for t in tasks_of(session_state)]
     if not ids:
         return f"There is no task #{task_id}: the board is empty. {_UNCHANGED}"
     return f"There is no task #{task_id}. Existing tasks: {', '.join(ids)}. {_UNCHANGED}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tools.taskboard.tools import STATUSES, _match, _match_status, _tasks, categories_of
+from tools.taskboard.tools import STATUSES, _match, _match_status, categories_of, tasks_of
 
 
 def board_groups(
@@ -29,7 +29,7 @@ def board_groups(
             continue
         lines = [
             f"#{t.get('id')} {t.get('title')} ({t.get('category')})"
-            for t in _tasks(session_state)
+            for t in tasks_of(session_state)
             if t.get("status") == name and wanted_category in (None, t.get("category"))
         ]
         if lines:
@@ -49,6 +49,6 @@ def board_tasks(
     return [
         t
         for name in shown_statuses
-        for t in _tasks(session_state)
+        for t in tasks_of(session_state)
         if t.get("status") == name and wanted_category in (None, t.get("category"))
     ]
