@@ -266,15 +266,19 @@ async def test_thousand_waiters_on_one_session_do_not_starve_others(
     redis_url: str, key_prefix: str
 ) -> None:
     """1,000 runs queued on one session hold no pool connection; 20 other sessions all run."""
-    store = RedisDb(db_url=redis_url, key_prefix=key_prefix, lock_ttl=1.0, max_connections=50)
+    store = RedisDb(db_url=redis_url, key_prefix=key_prefix, lock_ttl=5.0, max_connections=50)
     store.leases.max_waiters = 2000
     try:
-        # held with renewal: queueing 1,000 tickets may take longer than lock_ttl
+        # held with renewal, and a lease time with slack: queueing 1,000 tickets keeps the
+        # loop busy, and on a loaded machine a renewal due every lock_ttl/3 can come late
+        # (a lost lease hands "hot" to a waiter, and 1,000 would never be waiting)
         async with store.session_lock("hot", timeout=5):
             queued = [
                 asyncio.create_task(store.leases.acquire("hot", timeout=120)) for _ in range(1000)
             ]
+            deadline = time.monotonic() + 60
             while await store.leases.waiting("hot") < 1000:
+                assert time.monotonic() < deadline, "1,000 tickets were not queued in 60 s"
                 await asyncio.sleep(0.05)
             others = await asyncio.gather(
                 *(append_once(store, f"other-{n}", n) for n in range(20)),
