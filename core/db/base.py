@@ -17,6 +17,7 @@ import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 
+from core.db.limits import StateLimits
 from core.db.locks import FifoLocks
 from core.db.maintenance import RekeyCounts, UserRewrite
 from core.db.records import (
@@ -61,6 +62,8 @@ class BaseDb(abc.ABC):
 
     def __init__(self) -> None:
         self._locks = FifoLocks()
+        #: what every store refuses before it sees a value (a backend sets its own)
+        self.limits = StateLimits()
 
     # -- sessions -------------------------------------------------------------------
     @abc.abstractmethod
@@ -161,8 +164,10 @@ class BaseDb(abc.ABC):
         With ``known`` (what a per-process cache holds), a store may answer
         ``unchanged=True`` without the state when the stored session is exactly that
         version. Same errors as :meth:`session_lock` and :meth:`aload`. This default
-        takes the lock, then loads; RedisDb does both in one round trip.
+        takes the lock, then loads; RedisDb does both in one round trip. An id no store
+        can hold is an InvalidIdError before any store sees it.
         """
+        self.limits.check_ids(session_id)
         return self._open_run(session_id, timeout, known)
 
     @contextlib.asynccontextmanager

@@ -67,6 +67,14 @@ class StateLimits:
                 continue
             if not isinstance(value, str):
                 raise InvalidIdError(f"{name} must be a string, not {type(value).__name__}")
+            if not value.isascii():
+                try:
+                    value.encode()
+                except UnicodeEncodeError:
+                    raise InvalidIdError(
+                        f"{name} {value[:40]!r} is not valid text (it holds a lone "
+                        "surrogate, which no store can encode). Nothing was written."
+                    ) from None
             if "\x00" in value:
                 raise InvalidIdError(
                     f"{name} {value[:40]!r} contains a NUL character, which PostgreSQL "

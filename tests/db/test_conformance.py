@@ -424,3 +424,23 @@ async def test_session_data_over_its_limit_writes_nothing(store: BaseDb) -> None
         await store.asave("s", expected_version=1, changed=texts({"n": 2}), data="x" * (limit + 1))
     record = await store.aload("s")
     assert record is not None and record.state == {"n": 1} and record.version == 1
+
+
+@pytest.mark.parametrize(
+    ("session_id", "reason"),
+    [
+        ("s\x00t", "NUL"),
+        ("slack:T1:C1:" + "x" * 10_000, "1,024"),
+        ("s\udc80t", "not valid text"),
+    ],
+)
+async def test_a_run_on_an_id_no_store_can_hold_is_refused_before_the_store_sees_it(
+    store: BaseDb, session_id: str, reason: str
+) -> None:
+    """Opening a run on a NUL, a 10 KB or a lone-surrogate id is the same InvalidIdError
+    on every backend (not a database error), and nothing is held or written."""
+    with pytest.raises(InvalidIdError, match=reason):
+        async with store.open_run(session_id, timeout=2):
+            pass
+    async with store.open_run("s", timeout=2) as opened:  # nothing left held
+        assert opened.record is None

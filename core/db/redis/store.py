@@ -165,6 +165,7 @@ class RedisDb(BaseDb):
     ) -> contextlib.AbstractAsyncContextManager[OpenedRun]:
         """Take the lease and load the session in one round trip (the OPEN script), or
         learn that it is still exactly ``known`` without reading the state."""
+        self.limits.check_ids(session_id)  # before Redis or the durable store sees it
         return self._open(session_id, self.lock_timeout if timeout is None else timeout, known)
 
     @contextlib.asynccontextmanager
