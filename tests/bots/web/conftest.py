@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,3 +140,32 @@ async def seed(db: BaseDb, sessions: list[dict[str, Any]]) -> None:
         }
         lines.append(json.dumps(line))
     await import_jsonl(db, lines)
+
+
+def spawn_statebot_web(
+    tmp_path: Path, db_file: str, admin_id: str, *, capture: bool
+) -> tuple[subprocess.Popen[str], int]:
+    """A real ``statebot web`` process on a free port over ``tmp_path/db_file`` (SQLite),
+    with ``admin_id`` as the admin; its output piped when ``capture``, else dropped."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    env = {
+        **os.environ,
+        "STATEBOT_ENV_FILE": "",
+        "STATEBOT_WEB_SECRET": SECRET,
+        "STATEBOT_ADMIN_IDS": admin_id,
+        "STATEBOT_DB_URL": f"sqlite:///{tmp_path / db_file}",
+        "STATEBOT_WEB_TOKENS_FILE": str(tmp_path / "tokens.json"),
+    }
+    env.pop("REDIS_URL", None)
+    statebot = str(Path(sys.executable).parent / "statebot")
+    process = subprocess.Popen(
+        [statebot, "web", "--port", str(port)],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+        stderr=subprocess.STDOUT if capture else subprocess.DEVNULL,
+        text=True,
+    )
+    return process, port

@@ -21,7 +21,7 @@ from bots.web.tokens import AdminTokens
 from core.db.base import BaseDb
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from tests.bots.web.conftest import SECRET, seed
+from tests.bots.web.conftest import SECRET, seed, spawn_statebot_web
 
 ADMIN = "slack:T1:UADMIN"
 
@@ -214,35 +214,11 @@ async def test_served_by_the_slack_http_process(tmp_path: Path, sqlite: BaseDb) 
 @pytest.mark.slow
 def test_statebot_web_serves_and_stops_on_sigterm(tmp_path: Path) -> None:
     """`statebot web` as a real process answers the sign-in page and exits 0 on SIGTERM."""
-    import os
     import signal
-    import socket
-    import subprocess
-    import sys
     import time
     import urllib.request
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {
-        **os.environ,
-        "STATEBOT_ENV_FILE": "",
-        "STATEBOT_WEB_SECRET": SECRET,
-        "STATEBOT_ADMIN_IDS": ADMIN,
-        "STATEBOT_DB_URL": f"sqlite:///{tmp_path / 'web.db'}",
-        "STATEBOT_WEB_TOKENS_FILE": str(tmp_path / "tokens.json"),
-    }
-    env.pop("REDIS_URL", None)
-    statebot = str(Path(sys.executable).parent / "statebot")
-    process = subprocess.Popen(
-        [statebot, "web", "--port", str(port)],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    process, port = spawn_statebot_web(tmp_path, "web.db", ADMIN, capture=True)
     try:
         deadline = time.monotonic() + 30
         while True:

@@ -9,12 +9,9 @@ first but the store.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import signal
-import socket
 import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -31,7 +28,7 @@ from core.db.in_memory import InMemoryDb
 from core.db.postgres import PostgresDb
 from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
-from tests.bots.web.conftest import SECRET
+from tests.bots.web.conftest import SECRET, spawn_statebot_web
 
 ADMIN = "slack:T1:UADMIN"
 OTHER = "slack:T1:UOTHER"
@@ -230,26 +227,7 @@ async def test_sign_out_with_redis_down_is_kept_by_the_database(tmp_path: Path) 
 async def test_sign_out_reaches_another_process(tmp_path: Path) -> None:
     """A cookie signed in at a real `statebot web` process, signed out at a console of
     this process over the same database, no longer opens that process's pages."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {
-        **os.environ,
-        "STATEBOT_ENV_FILE": "",
-        "STATEBOT_WEB_SECRET": SECRET,
-        "STATEBOT_ADMIN_IDS": ADMIN,
-        "STATEBOT_DB_URL": f"sqlite:///{tmp_path / 's.db'}",
-        "STATEBOT_WEB_TOKENS_FILE": str(tmp_path / "tokens.json"),
-    }
-    env.pop("REDIS_URL", None)
-    statebot = str(Path(sys.executable).parent / "statebot")
-    process = subprocess.Popen(
-        [statebot, "web", "--port", str(port)],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    process, port = spawn_statebot_web(tmp_path, "s.db", ADMIN, capture=False)
     consoles = Consoles(tmp_path, lambda: SqliteDb(db_file=tmp_path / "s.db"))
     base = f"http://127.0.0.1:{port}"
     jar = CookieJar(unsafe=True, treat_as_secure_origin=[base])
