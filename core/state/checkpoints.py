@@ -65,7 +65,8 @@ class KeyTexts:
         #: the last save; keys missing here are stored exactly as in ``texts``
         self._saved: dict[str, str | None] = {}
         if saved is not None:
-            for key in set(saved) | set(texts):
+            # the live texts' order first: a new session's keys reach the store in it
+            for key in [*texts, *(k for k in saved if k not in texts)]:
                 if saved.get(key) != texts.get(key):
                     self._saved[key] = saved.get(key)
 

@@ -42,7 +42,9 @@ class TrackedState(dict[str, Any]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.changed: set[str] = set()
+        #: keys in the order code first changed them (a dict: new keys must reach the
+        #: store in the order they were added, whatever the process's hash seed)
+        self.changed: dict[str, None] = {}
         self.escaped: set[str] = set()
         self.full = False
 
@@ -53,15 +55,15 @@ class TrackedState(dict[str, Any]):
             return None
         if not self.escaped:
             return self.changed
-        return self.changed | self.escaped
+        return [*self.changed, *(k for k in self.escaped if k not in self.changed)]
 
     def forget_changes(self) -> None:
         """A checkpoint was taken: later changes count from here (escaped keys stay)."""
-        self.changed = set()
+        self.changed = {}
 
     def reset_tracking(self) -> None:
         """Every value is fresh (restored from text): nobody holds any of them."""
-        self.changed = set()
+        self.changed = {}
         self.escaped = set()
         self.full = False
 
@@ -124,26 +126,26 @@ class TrackedState(dict[str, Any]):
 
     # -- writes -------------------------------------------------------------------------
     def __setitem__(self, key: str, value: Any) -> None:
-        self.changed.add(key)
+        self.changed[key] = None
         self._hand_out(key, value)
         dict.__setitem__(self, key, value)
 
     def __delitem__(self, key: str) -> None:
         dict.__delitem__(self, key)
-        self.changed.add(key)
+        self.changed[key] = None
 
     def pop(self, key: str, *default: Any) -> Any:
-        self.changed.add(key)
+        self.changed[key] = None
         return dict.pop(self, key, *default)
 
     def popitem(self) -> tuple[str, Any]:
         key, value = dict.popitem(self)
-        self.changed.add(key)
+        self.changed[key] = None
         return key, value
 
     def setdefault(self, key: str, default: Any = None) -> Any:
         if not dict.__contains__(self, key):
-            self.changed.add(key)
+            self.changed[key] = None
         return self._hand_out(key, dict.setdefault(self, key, default))
 
     def update(self, *args: Any, **kwargs: Any) -> None:
@@ -163,7 +165,7 @@ class TrackedState(dict[str, Any]):
         return self
 
     def clear(self) -> None:
-        self.changed.update(dict.keys(self))
+        self.changed.update(dict.fromkeys(dict.keys(self)))
         dict.clear(self)
 
 
@@ -316,7 +318,7 @@ class LazyState(TrackedState):
 
     def clear(self) -> None:
         unloaded = [k for k in self._texts if k not in self._resolved]
-        self.changed.update(unloaded)
+        self.changed.update(dict.fromkeys(unloaded))
         self._resolved.update(unloaded)
         super().clear()
 

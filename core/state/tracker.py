@@ -166,7 +166,7 @@ class StateTracker:
         """
         if self.exposed or self.state.full:
             return None
-        return self.state.escaped | self.state.changed | self.keys.written
+        return self.state.escaped | self.state.changed.keys() | self.keys.written
 
 
 _ABSENT: Any = object()
