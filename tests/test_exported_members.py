@@ -22,8 +22,10 @@ import tools
 #: alembic's scripts are loaded by alembic only, by file
 NOT_FACES = ("core.db.migrations",)
 #: faces that gather names from across core on purpose: ``from core import Agent``,
-#: and the testing kit (``from core.testing import ScriptedModel, FakeOpenAIServer``)
-GATHERING = {"core", "core.testing"}
+#: the testing kit (``from core.testing import ScriptedModel, FakeOpenAIServer``), and
+#: ``core.agent``, which exports the run events, Function, Toolkit and Message beside
+#: Agent because Agno's ``agno.agent`` does (code written for Agno imports them there)
+GATHERING = {"core", "core.agent", "core.testing"}
 
 
 def _faces() -> list[str]:

@@ -19,13 +19,14 @@ from typing import Any
 
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.agent.prompt import PromptSpec, build_system_message
-from core.agent.tool_calls import execute_tool_call, prepare_run
-from core.exceptions import NoModelError, ToolCallLimitError
+from core.agent.tool_calls import execute_tool_call, prepare_run, signal_messages
+from core.exceptions import AgentRunException, NoModelError, ToolCallLimitError
 from core.governance.budgets.gate import meter_model_call, meter_tool_call
 from core.models.base import Message, Model, ModelResponse, ToolCall
 from core.run.context import RunContext
 from core.run.history import history_messages, message_to_dict
 from core.run.output import RunOutput, RunStatus, ToolExecution
+from core.run.run_input import RunInput
 from core.state.checkpoints import Checkpoint
 from core.state.session import SessionHandle
 from core.tools.function import Function
@@ -124,6 +125,7 @@ async def _run_loop(
     tools = [f.to_openai() for f in spec.functions.values()]
     output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
     output.agent_id = spec.owner_id
+    output.input = RunInput(input_content=user_input)
     earlier = (
         history_messages(handle.data, spec.history_runs, current_user=handle.user_id)
         if spec.history_runs is not None
@@ -141,6 +143,7 @@ async def _run_loop(
                 history.append(await batch.run(call, confirmed=True))
             else:
                 history.append(batch.rejected(call))
+        history.extend(batch.take_extra())
         handle.persist_soon()
     system: str | None = None
     for round_number in range(first_round, spec.tool_call_limit + 1):
@@ -178,6 +181,7 @@ async def _run_loop(
                 output.messages = ([Message("system", system)] if system else []) + history
                 return output
             history.append(await batch.run(call))
+        history.extend(batch.take_extra())  # a tool's RetryAgentRun messages, after the results
         handle.persist_soon()
         if batch.stop:  # stop_after_tool_call: the results are the answer
             output.content = _with_shown_results(batch.shown, None)
@@ -193,6 +197,7 @@ class _Batch:
 
     __slots__ = (
         "checkpoint",
+        "extra",
         "handle",
         "injected",
         "on_tool_event",
@@ -223,6 +228,8 @@ class _Batch:
         self.shown: list[str] = []
         #: a tool with ``stop_after_tool_call`` ran: no more model turns
         self.stop = False
+        #: messages tools asked to add (RetryAgentRun / StopAgentRun), in call order
+        self.extra: list[Message] = []
 
     async def run(self, call: ToolCall, *, confirmed: bool = False) -> Message:
         """Run one call; the tool message for the model."""
@@ -241,14 +248,25 @@ class _Batch:
             checkpoint=self.checkpoint,
             tool_timeout=self.spec.tool_timeout,
             confirmed=confirmed,
+            on_signal=self._signalled,
         )
-        self._record(execution)
         function = self.spec.functions.get(call.name)
         if function is not None:
-            if function.show_result or function.stops_run(error=execution.error):
+            stops = execution.stop_after_tool_call or function.stops_run(error=execution.error)
+            execution.stop_after_tool_call = stops
+            if function.show_result or stops:
                 self.shown.append(execution.result)
-            self.stop = self.stop or function.stops_run(error=execution.error)
+            self.stop = self.stop or stops
+        self._record(execution)
         return Message("tool", execution.result, tool_call_id=call.id, name=call.name)
+
+    def _signalled(self, signal: AgentRunException) -> None:
+        self.extra.extend(signal_messages(signal))
+
+    def take_extra(self) -> list[Message]:
+        """The messages tools asked to add since the last call (then forgotten)."""
+        extra, self.extra = self.extra, []
+        return extra
 
     def rejected(self, call: ToolCall) -> Message:
         """A call the person rejected: never run; the model is told so."""

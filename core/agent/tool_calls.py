@@ -31,7 +31,8 @@ from typing import Any, ParamSpec
 
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.db.values import TRANSIENT_KEYS, StateValueError
-from core.exceptions import ToolArgumentError, ToolRefusedError
+from core.exceptions import AgentRunException, ToolArgumentError, ToolRefusedError
+from core.models.base import Message
 from core.run.context import RunContext
 from core.run.output import ToolExecution
 from core.state.checkpoints import Checkpoint
@@ -205,11 +206,14 @@ async def execute_tool_call(
     checkpoint: Checkpoint,
     tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
     confirmed: bool = False,
+    on_signal: Callable[[AgentRunException], None] | None = None,
 ) -> tuple[ToolExecution, Checkpoint]:
     """Run one call; returns its record and the state checkpoint after it.
 
     ``confirmed``: a person approved this call (needed for ``requires_confirmation``
     tools; the run loop pauses for it and passes True when it resumes).
+    ``on_signal``: told of a RetryAgentRun / StopAgentRun the tool raised (its extra
+    messages and whether to stop); the call's record then carries the message.
     """
     function = functions.get(name)
     if function is None:
@@ -233,9 +237,13 @@ async def execute_tool_call(
         call_context, values, private = _private_copy(handle, run_context, injected)
     timeout = function.timeout if function.timeout is not None else tool_timeout
     scope = asyncio.timeout(timeout)
+    signal: AgentRunException | None = None
     try:
-        async with scope:
-            result = await call_function(function, arguments, hooks, values, call_id=call_id)
+        try:
+            async with scope:
+                result = await call_function(function, arguments, hooks, values, call_id=call_id)
+        except AgentRunException as exc:  # a signal, not a failure: the changes stand
+            signal, result = exc, str(exc)
         if private is None:
             _adopt_reassigned_state(handle, call_context)
         else:
@@ -264,4 +272,30 @@ async def execute_tool_call(
         logger.warning("tool_failed", tool=name, error=reason, session_id=handle.session_id)
         text = f"Error: {reason}. The session state was left unchanged."
         return ToolExecution(call_id, name, arguments, text, error=True), checkpoint
+    if signal is not None:
+        if on_signal is not None:
+            on_signal(signal)
+        execution = ToolExecution(call_id, name, arguments, str(signal), error=True)
+        execution.stop_after_tool_call = signal.stop_execution
+        return execution, after
     return ToolExecution(call_id, name, arguments, result_text(result)), after
+
+
+def signal_messages(signal: AgentRunException) -> list[Message]:
+    """The messages a RetryAgentRun / StopAgentRun asks to add, as Agno adds them:
+    its user message, its agent message, then its list (messages or role dicts)."""
+    added: list[Message] = []
+    for role, given in (("user", signal.user_message), ("assistant", signal.agent_message)):
+        if isinstance(given, Message):
+            added.append(given)
+        elif given is not None:
+            added.append(Message(role, str(given)))
+    for item in signal.messages or ():
+        if isinstance(item, Message):
+            added.append(item)
+        elif isinstance(item, Mapping) and isinstance(item.get("role"), str):
+            content = item.get("content")
+            added.append(Message(item["role"], None if content is None else str(content)))
+        else:
+            logger.warning("signal_message_ignored", type=type(item).__name__)
+    return added

@@ -31,6 +31,9 @@ The hierarchy::
     │   ├── ImportWriteError              admin: an import stopped at a failed write
     │   ├── RestoreSchemaError            admin: a restore whose schema version is unknown
     │   └── StateDecryptError             a stored value no configured key opens
+    ├── AgentRunException                 a tool steers its run (Agno's names; not failures)
+    │   ├── RetryAgentRun                 the model should try again, told why
+    │   └── StopAgentRun                  the run ends after this tool call
     ├── UndoError                         an undo that cannot be done (nothing changed)
     │   ├── NothingToUndoError (LookupError)  the caller has no change left to undo
     │   └── UndoConflictError             a later change touched what undo would revert
@@ -46,7 +49,7 @@ The hierarchy::
         │   └── ScheduleLimitError        a session already holds its maximum of schedules
         └── EncryptionKeyError            an encryption key that is missing or malformed
 
-Each error is defined once, in a private module by area (``_run``, ``_storage``,
+Each error is defined once, in a private module by area (``_control``, ``_run``, ``_storage``,
 ``_state``, ``_models``, ``_schedule``, ``_crypto``, ``_governance``), and imported
 from here: ``core.exceptions`` is its one import path. Modules that used to define
 these re-export them (``from core.db.base import StoreError`` still works and names
@@ -55,6 +58,7 @@ the same class).
 
 from __future__ import annotations
 
+from core.exceptions._control import AgentRunException, RetryAgentRun, StopAgentRun
 from core.exceptions._crypto import (
     EncryptionKeyError,
     StateDecryptError,
@@ -112,6 +116,7 @@ from core.exceptions._storage import (
 )
 
 __all__ = [
+    "AgentRunException",
     "BudgetExceededError",
     "DependencyError",
     "EncryptionKeyError",
@@ -127,6 +132,7 @@ __all__ = [
     "OutcomeUnknownError",
     "ParallelStateConflictError",
     "RestoreSchemaError",
+    "RetryAgentRun",
     "RouterSelectionError",
     "RunError",
     "RunTimeoutError",
@@ -142,6 +148,7 @@ __all__ = [
     "StateMigrationError",
     "StateSchemaError",
     "StateValueError",
+    "StopAgentRun",
     "StoreError",
     "StoreUnavailableError",
     "ToolArgumentError",

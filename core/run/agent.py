@@ -13,6 +13,7 @@ from core.run.events import (
     ToolCallStartedEvent,
 )
 from core.run.output import RunOutput, RunStatus, ToolExecution
+from core.run.run_input import RunInput
 
 __all__ = [
     "RunCancelledEvent",
@@ -20,6 +21,7 @@ __all__ = [
     "RunContentEvent",
     "RunErrorEvent",
     "RunEvent",
+    "RunInput",
     "RunOutput",
     "RunOutputEvent",
     "RunPausedEvent",

@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import Any
 
 from core.models.base import Message
+from core.run.run_input import RunInput
 
 
 class RunStatus(StrEnum):
@@ -63,6 +64,8 @@ class ToolExecution:
     #: ``continue_run(run_response=...)``
     requires_confirmation: bool = False
     confirmed: bool | None = None
+    #: the run ended after this call (the tool's option, or a StopAgentRun it raised)
+    stop_after_tool_call: bool = False
 
 
 @dataclass(slots=True)
@@ -120,6 +123,8 @@ class RunOutput:
     tools_requiring_confirmation: list[ToolExecution] = field(default_factory=list)
     #: what a paused run needs to resume (stored with the session's run history)
     paused_data: dict[str, Any] | None = None
+    #: what was passed to the run, as given (Agno's ``RunInput``)
+    input: RunInput | None = None
 
     @property
     def is_paused(self) -> bool:
