@@ -3,7 +3,8 @@
 Decided here, once, for every page. The console asks the platform, as the bots do:
 each adapter that can offers a :class:`NameSource` built from the deployment's own
 settings (Slack: ``users.info`` / ``conversations.info`` with ``SLACK_BOT_TOKEN`` or
-the install flow's tokens), listed in ``WebConfig.names``. Nothing is copied into the
+the install flow's tokens; Discord: its REST API with ``DISCORD_TOKEN``), listed in
+``WebConfig.names``. Nothing is copied into the
 store: names are not kept at rest (so erasure and retention have nothing more to
 cover), and what the page shows is what the platform says now, not what a bot saw.
 

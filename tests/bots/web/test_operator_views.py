@@ -19,6 +19,7 @@ from core.governance.sessions import session_history
 from core.testing import tool_call
 from tests.bots.web.conftest import ServeConsole, seed, sign_in
 from tests.bots.web.test_browser import shopping_agent
+from tests.scenarios.fakes.discord_api import FakeDiscordApi
 from tests.scenarios.fakes.slack_api import TEAM_ID, FakeSlackApi
 from tools.taskboard.agent import create_agent
 
@@ -79,6 +80,46 @@ async def test_names_instead_of_ids_with_the_id_on_hover(
     assert await page.text_content("h1") == "#general › thread 1700000000.000100"
     assert await page.get_attribute("h1", "title") == THREAD
     assert await page.locator(f"dl.meta span.name[title='{ANA}']").text_content() == "Ana"
+
+
+async def test_discord_names_come_over_rest_with_the_bot_token(
+    page: Page, serve_console: ServeConsole, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With DISCORD_TOKEN the console asks Discord's REST API (through discord.py, no
+    gateway): a server nickname for a member, the channel's name; unknown stays the id."""
+    import discord
+
+    fake = FakeDiscordApi()
+    await fake.start()
+    monkeypatch.setattr(discord.http.Route, "BASE", fake.base)
+    monkeypatch.setenv("STATEBOT_ENV_FILE", "")
+    monkeypatch.setenv("DISCORD_TOKEN", "discord-console-test-token")
+    monkeypatch.delenv("SLACK_BOT_TOKEN", raising=False)
+    guild, channel, alice = "1400000000000000001", "1400000000000000002", "1400000000000000010"
+    thread = f"discord:{guild}:{channel}:1400000000000000003"
+    lost = f"discord:{guild}:1400000000000000077"
+    bob = f"discord:{guild}:1400000000000000012"
+    db = SqliteDb(db_file=tmp_path / "s.db")
+    await seed(
+        db,
+        [
+            {"session_id": thread, "state": {"n": 1}, "user_id": f"discord:{guild}:{alice}"},
+            {"session_id": lost, "state": {"n": 2}, "user_id": bob},
+        ],
+    )
+    admin = f"discord:{guild}:1400000000000000099"
+    try:
+        console = await serve_console(
+            db, admin_ids=frozenset({admin}), names=name_sources(Settings())
+        )
+        await sign_in(page, console, admin)
+        link = page.locator(f"tr.session-row a[title='{thread}']")
+        assert await link.text_content() == "#general › thread 1400000000000000003"
+        users = await page.locator("tr.session-row span.name").all_text_contents()
+        assert sorted(users) == ["Ana", "bob"]  # a nickname; else the account's name
+        assert await page.locator(f"tr.session-row a[title='{lost}']").text_content() == lost
+    finally:
+        await fake.stop()
 
 
 async def test_versions_say_who_which_tool_and_which_restore_or_undo(
