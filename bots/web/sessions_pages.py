@@ -137,14 +137,16 @@ async def diff_view(request: web.Request) -> web.Response:
             "among its recent versions.",
         )
     old, new = sorted((a, b))
-    template = "diff.html" if "HX-Request" in request.headers else "diff_page.html"
+    fragment = "HX-Request" in request.headers  # the session page around it names it
+    names = {} if fragment else await console(request).names.labels(sessions=[session_id])
     return page(
         request,
-        template,
+        "diff.html" if fragment else "diff_page.html",
         session_id=session_id,
         old=old,
         new=new,
         lines=state_diff(states[old], states[new]),
+        names=names,
     )
 
 

@@ -80,6 +80,8 @@ async def test_names_instead_of_ids_with_the_id_on_hover(
     assert await page.text_content("h1") == "#general › thread 1700000000.000100"
     assert await page.get_attribute("h1", "title") == THREAD
     assert await page.locator(f"dl.meta span.name[title='{ANA}']").text_content() == "Ana"
+    await page.goto(f"{console.url}/session/diff?id={THREAD}&a=1&b=1")
+    assert await page.text_content("h1 a") == "#general › thread 1700000000.000100"
 
 
 async def test_discord_names_come_over_rest_with_the_bot_token(
