@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, NotRequired
 
 from pydantic import BaseModel
+from typing_extensions import TypedDict
 
 from core.agent import Agent
 from core.db.base import BaseDb
 from core.governance.restore import restore_plan
 from core.governance.sessions import restore_version, session_history
-from core.state.schema import COUNTER
+from core.state.schema import COUNTER, StateSchema
 from tools.taskboard.agent import create_agent
 
 SID = "slack:T1:C1"
@@ -78,3 +79,15 @@ async def test_only_declared_counters_are_kept_and_a_counter_may_grow(store: Bas
     assert await agent.aget_session_state(SID) == {"seq": 3, "score": 10}
     await restore_version(store, SID, newest)
     assert await agent.aget_session_state(SID) == {"seq": 3, "score": 30}
+
+
+def test_a_typed_dict_marks_counters_the_same_way() -> None:
+    """COUNTER in a TypedDict (under NotRequired too) marks a counter; nothing else does."""
+
+    class Board(TypedDict):
+        seq: NotRequired[Annotated[int, COUNTER]]
+        next_id: Annotated[int, COUNTER]
+        score: int
+
+    assert StateSchema(Board).counters == ("next_id", "seq")
+    assert StateSchema(Counted).counters == ("seq",)
