@@ -1,7 +1,7 @@
 """Actions on one session, each behind a confirmation page and logged with the admin id.
 
 Every change goes through ``core.governance`` (under the session's lease, hot and
-durable stores together): restore is ``restore_version``, delete is
+durable stores together): restore is ``restore`` (``restore_version``), delete is
 ``delete_session``, reset is ``reset_session`` (an empty state as the next version;
 history and run history are kept, so a reset can be undone by restoring the version
 before it). Export and import: ``transfer.py``.
@@ -26,9 +26,9 @@ from core.exceptions import (
     StoreError,
     VersionNotFoundError,
 )
-from core.governance.restore import restore_plan
+from core.governance.restore import restore, restore_plan
 from core.governance.save import load_session
-from core.governance.sessions import delete_session, reset_session, restore_version
+from core.governance.sessions import delete_session, reset_session
 from core.redaction import redact, redact_text
 
 log = structlog.get_logger("bots.web")
@@ -154,10 +154,14 @@ async def act(request: web.Request) -> web.Response:
     try:
         if action == "restore":
             version = int(version_text)
-            new = await restore_version(
+            restored = await restore(
                 db, session_id, version, actor=who.admin_id, expected_version=seen
             )
-            done = f"Version {version} restored as version {new}."
+            new = restored.new_version
+            done = f"Version {version} restored as version {new}." + "".join(
+                f" {key} stays {now} (version {version} had {had})."
+                for key, (had, now) in sorted(restored.plan.kept.items())
+            )
             bound.info("web_action", version=version, new_version=new)
         elif action == "reset":
             new = await reset_session(db, session_id, actor=who.admin_id)

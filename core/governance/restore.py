@@ -31,7 +31,7 @@ from core.governance.undo import migration_since
 from core.run.history import SessionData
 from core.state.audit import AuditEntry
 
-__all__ = ["RestorePlan", "restore_plan", "restore_version"]
+__all__ = ["RestorePlan", "RestoreResult", "restore", "restore_plan", "restore_version"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +48,14 @@ class RestorePlan:
     kept: dict[str, tuple[Any, Any]] = field(default_factory=dict)
     #: the schema version the restored state is in (None: untyped)
     schema_version: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreResult:
+    """A restore done: the version it saved, and the plan it saved (``plan.kept``)."""
+
+    new_version: int
+    plan: RestorePlan
 
 
 async def restore_plan(db: BaseDb, session_id: str, version: int) -> RestorePlan:
@@ -73,7 +81,24 @@ async def restore_version(
     Audited as ``restore`` (naming the version brought back) by ``actor``; counters
     keep their higher value (module docstring). ``expected_version``: refuse
     (StaleVersionError, nothing changed) unless the session is still at it.
+    :func:`restore` does the same and also says which counters it kept.
     """
+    done = await restore(
+        db, session_id, version, actor=actor, origin=origin, expected_version=expected_version
+    )
+    return done.new_version
+
+
+async def restore(
+    db: BaseDb,
+    session_id: str,
+    version: int,
+    *,
+    actor: str | None = None,
+    origin: Mapping[str, object] | None = None,
+    expected_version: int | None = None,
+) -> RestoreResult:
+    """:func:`restore_version`, answering with the new version and the plan it saved."""
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
         check_expected(current, expected_version)
@@ -89,7 +114,7 @@ async def restore_version(
             source_version=version,
             schema_version=plan.schema_version,
         )
-        return saved
+        return RestoreResult(saved, plan)
 
 
 def _plan(current: SessionRecord, target: HistoryEntry) -> RestorePlan:

@@ -183,7 +183,8 @@ async def test_restore_confirmation_previews_the_diff_and_keeps_the_counter(
     before = await load_session(db, sid)
     assert len(before.state["tasks"]) == 3  # nothing written yet
     await page.click("#confirm")
-    await page.wait_for_selector("[role=status]")
+    done = await page.text_content("[role=status]") or ""
+    assert f"next_task_id stays 4 (version {only_one} had 2)." in done
     after = (await load_session(db, sid)).state
     assert [t["title"] for t in after["tasks"]] == ["one"] and after["next_task_id"] == 4
 
