@@ -128,3 +128,28 @@ def channel_of_session(session_id: str) -> str | None:
     if len(parts) not in (3, 4) or not all(parts) or parts[2].startswith("@"):
         return None
     return ":".join(parts[:3])
+
+
+@dataclass(frozen=True, slots=True)
+class SessionParts:
+    """What a session id is made of, unescaped (None: not part of this scope's key)."""
+
+    platform: str
+    workspace: str
+    channel: str | None
+    thread: str | None
+    user: str | None
+
+
+def parse_session_key(session_id: str) -> SessionParts | None:
+    """The parts of a session id built by :func:`session_key`; None for any other id."""
+    parts = session_id.split(":")
+    if len(parts) not in (3, 4) or not all(parts):
+        return None
+    platform, workspace = unescape(parts[0]), unescape(parts[1])
+    if parts[2].startswith("@"):
+        if len(parts) != 3:
+            return None
+        return SessionParts(platform, workspace, None, None, unescape(parts[2][1:]))
+    thread = unescape(parts[3]) if len(parts) == 4 else None
+    return SessionParts(platform, workspace, unescape(parts[2]), thread, None)

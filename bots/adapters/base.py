@@ -17,9 +17,10 @@ if TYPE_CHECKING:
     from bots.chat.registry import ChatAgent
     from bots.platforms import PlatformTraits
     from bots.settings import EnvSettings, Settings
+    from bots.web.names import OfferedNames
     from bots.web.sign_in import SignInProvider
 
-__all__ = ["Adapter", "OffersWebSignIn"]
+__all__ = ["Adapter", "OffersWebNames", "OffersWebSignIn"]
 
 
 class Adapter(Protocol):
@@ -65,4 +66,15 @@ class OffersWebSignIn(Protocol):
     def web_sign_in(self, settings: Settings) -> SignInProvider | None:
         """The console's sign-in with this platform, when the settings configure it;
         ``bots.web.WebConfigError`` when they configure it by halves."""
+        ...
+
+
+@runtime_checkable
+class OffersWebNames(Protocol):
+    """An adapter whose platform can tell the web console user and channel names
+    (optional: without it the console shows that platform's ids)."""
+
+    def web_names(self, settings: Settings) -> OfferedNames | None:
+        """The console's name lookup for this platform, when the settings give it a
+        way to ask (a token); ``bots.web.WebConfigError`` when configured by halves."""
         ...

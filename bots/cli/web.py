@@ -1,7 +1,9 @@
 """``statebot web``: serve the admin console; ``--create-admin ID`` prints a sign-in token.
 
 The console offers signing in with every registered platform whose adapter offers it
-(:class:`bots.adapters.base.OffersWebSignIn`), besides one-time admin tokens.
+(:class:`bots.adapters.base.OffersWebSignIn`), besides one-time admin tokens, and
+shows the user and channel names of every platform whose adapter can look them up
+(:class:`bots.adapters.base.OffersWebNames`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import click
 from aiohttp import web
 
 from bots.adapters import registry
-from bots.adapters.base import OffersWebSignIn
+from bots.adapters.base import OffersWebNames, OffersWebSignIn
 from bots.admin.policy import grant_of_admin_id
 from bots.admins import check_admin_id
 from bots.app.cli_format import HELP_OPTIONS
@@ -23,6 +25,7 @@ from bots.ops.logging import configure_logging
 from bots.settings import Settings
 from bots.web.app import create_app
 from bots.web.config import WebConfig, WebConfigError
+from bots.web.names import OfferedNames
 from bots.web.sign_in import SignInProvider
 from bots.web.tokens import TOKEN_SECONDS, AdminTokens
 from core.db.base import BaseDb
@@ -57,6 +60,17 @@ def sign_in_providers(settings: Settings) -> tuple[SignInProvider, ...]:
         if isinstance(adapter, OffersWebSignIn)
     )
     return tuple(provider for provider in offered if provider is not None)
+
+
+def name_sources(settings: Settings) -> tuple[OfferedNames, ...]:
+    """The platforms whose user and channel names the console can ask for, with the
+    tokens their adapters find in the settings; WebConfigError when one is half-set."""
+    offered = (
+        adapter.web_names(settings)
+        for adapter in registry.adapters()
+        if isinstance(adapter, OffersWebNames)
+    )
+    return tuple(names for names in offered if names is not None)
 
 
 def create_admin_token(settings: Settings, admin_id: str) -> str:
@@ -95,7 +109,9 @@ def web_command(create_admin: str | None, host: str | None, port: int | None) ->
         click.echo(token)
         return
     try:
-        config = WebConfig.from_settings(settings, sign_in_providers(settings))
+        config = WebConfig.from_settings(
+            settings, sign_in_providers(settings), name_sources(settings)
+        )
     except WebConfigError as exc:
         raise click.ClickException(str(exc)) from None
     configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)

@@ -1,7 +1,7 @@
 """Actions on one session, each behind a confirmation page and logged with the admin id.
 
 Every change goes through ``core.governance`` (under the session's lease, hot and
-durable stores together): restore is ``restore_version``, delete is
+durable stores together): restore is ``restore`` (``restore_version``), delete is
 ``delete_session``, reset is ``reset_session`` (an empty state as the next version;
 history and run history are kept, so a reset can be undone by restoring the version
 before it). Export and import: ``transfer.py``.
@@ -9,12 +9,14 @@ before it). Export and import: ``transfer.py``.
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import quote
 
 import structlog
 from aiohttp import web
 
 from bots.web.context import console, viewer
+from bots.web.diffs import DiffLine, state_diff
 from bots.web.guard import check_scope, session_id_of
 from bots.web.render import page, redirect
 from core.exceptions import (
@@ -24,9 +26,10 @@ from core.exceptions import (
     StoreError,
     VersionNotFoundError,
 )
+from core.governance.restore import restore, restore_plan
 from core.governance.save import load_session
-from core.governance.sessions import delete_session, reset_session, restore_version
-from core.redaction import redact_text
+from core.governance.sessions import delete_session, reset_session
+from core.redaction import redact, redact_text
 
 log = structlog.get_logger("bots.web")
 
@@ -69,10 +72,10 @@ async def confirm(request: web.Request) -> web.Response:
             title="Which version?",
             message="Restore needs the version to restore (?version=N).",
         )
-    try:  # the version the admin confirms against: the action refuses if it moved
-        seen = str((await load_session(console(request).db, session_id)).version)
-    except SessionNotFoundError:
-        seen = ""
+    preview = await _preview(request, session_id, action, version)
+    if isinstance(preview, web.Response):
+        return preview
+    seen, lines, kept = preview
     return page(
         request,
         "confirm.html",
@@ -81,7 +84,43 @@ async def confirm(request: web.Request) -> web.Response:
         version=version,
         seen=seen,
         explanation=ACTIONS[action].format(version=version),
+        lines=lines,
+        kept=kept,
+        names=await console(request).names.labels(sessions=[session_id]),
     )
+
+
+Preview = tuple[str, list[DiffLine] | None, dict[str, tuple[Any, Any]]]
+
+
+async def _preview(
+    request: web.Request, session_id: str, action: str, version: str
+) -> Preview | web.Response:
+    """What the action will do: (the version it is confirmed against, the diff it applies
+    to the state, counters a restore keeps); a page when it cannot be done."""
+    db = console(request).db
+    reveal = viewer(request).reveal
+    new: dict[str, Any] | None
+    try:
+        if action == "restore":  # the restore's own plan: the preview is what it writes
+            plan = await restore_plan(db, session_id, int(version))
+            old, new = plan.current, plan.state
+            seen, kept = str(plan.current_version), plan.kept
+        else:
+            record = await load_session(db, session_id)
+            old, new = record.state, {} if action == "reset" else None
+            seen, kept = str(record.version), {}
+    except SessionNotFoundError:  # the action itself says so, with nothing changed
+        return "", None, {}
+    except VersionNotFoundError as exc:
+        return page(request, "message.html", status=404, title="Version not kept", message=str(exc))
+    except RestoreSchemaError as exc:
+        return page(request, "message.html", status=409, title="Cannot restore", message=str(exc))
+    if new is None:
+        return seen, None, kept
+    if not reveal:
+        old, new = redact(old), redact(new)
+    return seen, state_diff(old, new), kept
 
 
 async def act(request: web.Request) -> web.Response:
@@ -115,10 +154,14 @@ async def act(request: web.Request) -> web.Response:
     try:
         if action == "restore":
             version = int(version_text)
-            new = await restore_version(
+            restored = await restore(
                 db, session_id, version, actor=who.admin_id, expected_version=seen
             )
-            done = f"Version {version} restored as version {new}."
+            new = restored.new_version
+            done = f"Version {version} restored as version {new}." + "".join(
+                f" {key} stays {now} (version {version} had {had})."
+                for key, (had, now) in sorted(restored.plan.kept.items())
+            )
             bound.info("web_action", version=version, new_version=new)
         elif action == "reset":
             new = await reset_session(db, session_id, actor=who.admin_id)

@@ -23,6 +23,7 @@ from bots.web.cookies import SessionCookies, session_middleware
 from bots.web.csrf import csrf_middleware
 from bots.web.guard import refusal_middleware
 from bots.web.headers import security_headers
+from bots.web.names import ConsoleNames, OfferedNames
 from bots.web.operations import add_routes as add_operation_routes
 from bots.web.render import environment
 from bots.web.revocation import revocations_for
@@ -52,6 +53,7 @@ def create_app(db: BaseDb, config: WebConfig, *, base: str = "") -> web.Applicat
         ],
         client_max_size=MAX_BODY,
     )
+    names = ConsoleNames(config.names)
     app[CONSOLE] = Console(
         db=db,
         config=config,
@@ -59,7 +61,13 @@ def create_app(db: BaseDb, config: WebConfig, *, base: str = "") -> web.Applicat
         templates=environment(),
         generations=revocations_for(db),
         base=base,
+        names=names,
     )
+
+    async def release_names(_: web.Application) -> None:
+        await names.aclose()
+
+    app.on_cleanup.append(release_names)
     add_sign_in_routes(app)
     add_session_routes(app)
     add_action_routes(app)
@@ -85,11 +93,14 @@ def console_mounts(
     *,
     prefix: str = "/admin",
     sign_in: Sequence[SignInProvider] = (),
+    names: Sequence[OfferedNames] = (),
 ) -> dict[str, web.Application]:
     """What another aiohttp server mounts to serve the console too: ``{prefix: app}``
     when ``STATEBOT_WEB_SECRET`` is set, else nothing (WebConfigError when the console
-    settings are incomplete); admins may sign in with the ``sign_in`` platforms."""
+    settings are incomplete); admins may sign in with the ``sign_in`` platforms, and
+    pages show the names the ``names`` lookups give."""
     if settings.statebot_web_secret is None:
         return {}
     prefix = "/" + prefix.strip("/")
-    return {prefix: create_app(db, WebConfig.from_settings(settings, sign_in), base=prefix)}
+    config = WebConfig.from_settings(settings, sign_in, names)
+    return {prefix: create_app(db, config, base=prefix)}

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bots.settings import Settings
+from bots.web.names import OfferedNames
 from bots.web.sign_in import SignInProvider
 
 #: how long a signed-in session lasts without signing in again
@@ -31,6 +32,8 @@ class WebConfig:
     #: the platforms admins may sign in with (besides one-time tokens)
     sign_in: tuple[SignInProvider, ...] = ()
     session_seconds: int = SESSION_SECONDS
+    #: the platforms whose user and channel names the pages show (bots/web/names.py)
+    names: tuple[OfferedNames, ...] = ()
 
     def provider(self, name: str) -> SignInProvider | None:
         """The sign-in provider of platform ``name``, if it is offered."""
@@ -38,10 +41,13 @@ class WebConfig:
 
     @classmethod
     def from_settings(
-        cls, settings: Settings, sign_in: Sequence[SignInProvider] = ()
+        cls,
+        settings: Settings,
+        sign_in: Sequence[SignInProvider] = (),
+        names: Sequence[OfferedNames] = (),
     ) -> WebConfig:
-        """The console's view of ``settings``, offering the ``sign_in`` providers the
-        adapters built; WebConfigError naming what is missing."""
+        """The console's view of ``settings``, offering the ``sign_in`` providers and the
+        ``names`` lookups the adapters built; WebConfigError naming what is missing."""
         if settings.statebot_web_secret is None:
             raise WebConfigError(
                 "STATEBOT_WEB_SECRET is not set: the console signs its cookies with it. "
@@ -63,5 +69,6 @@ class WebConfig:
             tokens_file=Path(settings.statebot_web_tokens_file),
             public_url=settings.statebot_web_url,
             sign_in=tuple(sign_in),
+            names=tuple(names),
         )
 

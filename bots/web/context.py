@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import jinja2
 from aiohttp import web
 
 from bots.web.access import Viewer
 from bots.web.config import WebConfig
+from bots.web.names import ConsoleNames
 from bots.web.revocation import Revocations
 from bots.web.tokens import AdminTokens
 from core.db.base import BaseDb
@@ -26,6 +27,8 @@ class Console:
     generations: Revocations
     #: the path the console is mounted under ("" when it is the whole server)
     base: str = ""
+    #: user and channel names for the pages (ids when the platform gives none)
+    names: ConsoleNames = field(default_factory=ConsoleNames)
 
 
 CONSOLE = web.AppKey("web_console", Console)

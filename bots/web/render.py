@@ -58,7 +58,7 @@ def page(request: web.Request, template: str, *, status: int = 200, **context: A
         base=parts.base,
         csrf=request[SESSION]["csrf"],
         viewer=request.get(VIEWER),
-        **context,
+        **{"names": {}, **context},
     )
     return web.Response(text=text, status=status, content_type="text/html")
 

@@ -7,10 +7,11 @@ from typing import Any
 from aiohttp import web
 
 from bots.web.context import console, viewer
-from bots.web.diffs import changed_keys, state_diff
+from bots.web.diffs import state_diff
 from bots.web.guard import check_scope, session_id_of
 from bots.web.render import page
 from bots.web.search_form import SearchError, SearchForm
+from bots.web.versions import version_rows
 from core.exceptions import SessionNotFoundError
 from core.governance.save import load_session
 from core.governance.search import Cursor, search_sessions
@@ -38,6 +39,9 @@ async def sessions_list(request: web.Request) -> web.Response:
     except (SearchError, ValueError) as exc:
         error = str(exc)
     partial = "HX-Request" in request.headers and request.query.get("partial") == "rows"
+    names = await console(request).names.labels(
+        sessions=[r.session_id for r in rows], users=[r.user_id for r in rows]
+    )
     return page(
         request,
         "session_rows.html" if partial else "sessions.html",
@@ -48,6 +52,7 @@ async def sessions_list(request: web.Request) -> web.Response:
         appending=bool(request.query.get("after")),
         flash=request.query.get("done"),
         status=400 if error else 200,
+        names=names,
     )
 
 
@@ -67,18 +72,22 @@ async def session_page(request: web.Request) -> web.Response:
             title="No such session",
             message=f"There is no session {session_id!r} (deleted, or never saved).",
         )
-    versions = await session_history(db, session_id, limit=VERSIONS, reveal=who.reveal)
-    for newer, older in zip(versions, [*versions[1:], None], strict=True):
-        newer["changed"] = changed_keys(older["state"] if older else None, newer["state"])
+    versions = version_rows(
+        record, await session_history(db, session_id, limit=VERSIONS, reveal=who.reveal)
+    )
+    runs = _runs(record.data, reveal=who.reveal)
+    users = [record.user_id, *(v["user_id"] for v in versions), *(r["user_id"] for r in runs)]
+    names = await console(request).names.labels(sessions=[session_id], users=users)
     state = record.state
     return page(
         request,
         "session.html",
         session=summary(record),
         state=state if who.reveal else redact(state),
-        runs=_runs(record.data, reveal=who.reveal),
+        runs=runs,
         versions=versions,
         flash=request.query.get("done"),
+        names=names,
     )
 
 
@@ -128,14 +137,16 @@ async def diff_view(request: web.Request) -> web.Response:
             "among its recent versions.",
         )
     old, new = sorted((a, b))
-    template = "diff.html" if "HX-Request" in request.headers else "diff_page.html"
+    fragment = "HX-Request" in request.headers  # the session page around it names it
+    names = {} if fragment else await console(request).names.labels(sessions=[session_id])
     return page(
         request,
-        template,
+        "diff.html" if fragment else "diff_page.html",
         session_id=session_id,
         old=old,
         new=new,
         lines=state_diff(states[old], states[new]),
+        names=names,
     )
 
 

@@ -2,6 +2,8 @@
 
 * :mod:`~core.governance.save`: the one admin save path (lease, fence, audit entry);
 * :mod:`~core.governance.sessions`: list, dump, history, restore, reset, delete;
+* :mod:`~core.governance.restore`: the one restore path and its preview (counters
+  only grow; the schema version across a migration);
 * :mod:`~core.governance.audit` and :mod:`~core.governance.undo`: the audit trail,
   diffs, and undoing a user's last change;
 * :mod:`~core.governance.transfer` and :mod:`~core.governance.user_export`: export and
@@ -28,6 +30,7 @@ __all__ = [
     "migrate",
     "pseudonym",
     "rekey",
+    "restore",
     "retention",
     "save",
     "search",

@@ -8,10 +8,9 @@ Chat ``/state``, the web console and ``statebot state`` all call these.
   ``delete_session`` take ``expected_version``: the version the caller decided on (a
   confirmation question, an erasure's classification); if the session moved on since,
   they refuse with StaleVersionError and change nothing.
-* Restore across a schema migration (one rule, :func:`_restored_schema`): a restore to
-  a version before a ``migrate`` entry labels the state with that entry's "from" schema
-  version, so the next run migrates it again; a restore the trail no longer covers is
-  refused (RestoreSchemaError) for a typed session.
+* Restore (``restore_version``) lives in :mod:`core.governance.restore` with its
+  rules (counters only grow; the schema version across a migration); it is
+  exported here too.
 * Dumps hide values under credential names (``core.redaction``) unless revealed.
 """
 
@@ -23,20 +22,12 @@ from typing import Any
 
 from core.db.base import BaseDb
 from core.db.codec import encode_delta
-from core.db.records import HistoryEntry, SessionRecord
-from core.exceptions import (
-    RestoreSchemaError,
-    SessionNotFoundError,
-    StoreError,
-    VersionNotFoundError,
-)
-from core.governance.audit import audit_entries
-from core.governance.save import HISTORY_SCAN, check_expected, load_session, save_change
-from core.governance.undo import migration_since
+from core.db.records import SessionRecord
+from core.exceptions import SessionNotFoundError, StoreError
+from core.governance.restore import restore_version
+from core.governance.save import check_expected, load_session, save_change
 from core.redaction import redact, redact_text
-from core.run.history import SessionData
 from core.schedule.stores import erase_session_schedules
-from core.state.audit import AuditEntry
 
 __all__ = [
     "MAX_TIMESTAMP",
@@ -147,64 +138,6 @@ async def session_history(
 
 
 # -- changing one session (always under its lease) ------------------------------------
-async def restore_version(
-    db: BaseDb,
-    session_id: str,
-    version: int,
-    *,
-    actor: str | None = None,
-    origin: Mapping[str, object] | None = None,
-    expected_version: int | None = None,
-) -> int:
-    """Make ``version`` current again, saved as a new version under the lease; the new one.
-
-    Audited as ``restore`` (naming the version brought back) by ``actor``.
-    ``expected_version``: refuse (StaleVersionError, nothing changed) unless the session
-    is still at it. A typed session's state keeps the schema version ``version`` was
-    saved in (:func:`_restored_schema`), so the next run migrates it if it is older.
-    """
-    async with db.session_lock(session_id) as lease:
-        current = await load_session(db, session_id)
-        check_expected(current, expected_version)
-        target = await _find_version(db, session_id, version)
-        schema = _restored_schema(current, version)
-        saved, _ = await save_change(
-            db,
-            lease,
-            current,
-            encode_delta(target.state),
-            kind="restore",
-            actor=actor,
-            origin=origin,
-            source_version=version,
-            schema_version=schema,
-        )
-        return saved
-
-
-def _restored_schema(current: SessionRecord, version: int) -> int | None:
-    """The schema version the state of ``version`` is in, read from the audit trail.
-
-    The first ``migrate`` entry after ``version`` names it (its "from"). With none, the
-    state is in the session's current schema version, provided the trail reaches back
-    to ``version``: entries are dropped oldest first, so an oldest entry no later than
-    ``version + 1``, or the session's creating one, proves none after ``version`` was
-    dropped. Else a typed session is refused with RestoreSchemaError.
-    """
-    schema = SessionData.decode(current.data).schema_version if current.data else None
-    entries = audit_entries(current)
-    migrated = migration_since(AuditEntry(version=version, at=0.0, kind="restore"), entries)
-    if migrated is not None and migrated.schema_versions is not None:
-        return migrated.schema_versions[0]
-    oldest = entries[0] if entries else None
-    covered = oldest is not None and (oldest.version <= version + 1 or oldest.created)
-    if schema is not None and (migrated is not None or not covered):
-        raise RestoreSchemaError(
-            current.session_id, version, oldest.version if oldest else None, schema
-        )
-    return schema
-
-
 async def reset_session(
     db: BaseDb,
     session_id: str,
@@ -244,14 +177,6 @@ async def replace_state(
             db, lease, current, texts, kind=kind, actor=actor, origin=origin
         )
         return saved
-
-
-async def _find_version(db: BaseDb, session_id: str, version: int) -> HistoryEntry:
-    entries = await db.ahistory(session_id, limit=HISTORY_SCAN)
-    for entry in entries:
-        if entry.version == version:
-            return entry
-    raise VersionNotFoundError(session_id, version, [e.version for e in entries])
 
 
 async def delete_session(

@@ -138,6 +138,8 @@ class SessionData:
     name: str | None = None
     #: the version of the owner's state schema the stored state is in (None: no schema)
     schema_version: int | None = None
+    #: top-level keys the owner's schema marks as counters that only grow (a restore keeps them)
+    counters: list[str] = field(default_factory=list)
     #: audit entries as compact JSON texts, oldest first
     audit: list[str] = field(default_factory=list)
 
@@ -151,6 +153,7 @@ class SessionData:
             runs=[RunRecord.from_dict(r) for r in data.get("runs", ())],
             name=data.get("name"),
             schema_version=data.get("schema_version"),
+            counters=[str(k) for k in data.get("counters") or ()],
             audit=audit_lines(data.get("audit")),
         )
 
@@ -172,6 +175,8 @@ class SessionData:
             body: dict[str, Any] = {"name": self.name, "runs": [r.to_dict() for r in runs]}
             if self.schema_version is not None:
                 body["schema_version"] = self.schema_version
+            if self.counters:
+                body["counters"] = self.counters
             text = _dumps(body)
             if len(text.encode()) <= limits.run_bytes or not runs:
                 self.runs = runs

@@ -21,6 +21,12 @@ session_state_schema_version=2, session_state_migrations={2: fn})``) and decides
   session stored without a version counts as version 1.
 
 Transient keys (``current_session_id`` …) are never part of the schema.
+
+**Counters.** A top-level field annotated ``Annotated[int, COUNTER]`` is a counter that
+only grows (the Taskboard's ``next_task_id``: numbers chat has shown are never handed
+out again). Each run records the schema's counters with the session
+(``SessionData.counters``), so a restore in any process, which has no agent at hand,
+keeps them (:mod:`core.governance.restore`).
 """
 
 from __future__ import annotations
@@ -39,6 +45,19 @@ from core.db import codec
 from core.db.values import TRANSIENT_KEYS
 from core.exceptions import StateMigrationError, StateSchemaError, StateValueError
 
+
+class Counter:
+    """The mark of a counter field: ``Annotated[int, COUNTER]`` (only grows)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "COUNTER"
+
+
+#: mark a top-level int field as a counter that only grows (restores keep it)
+COUNTER = Counter()
+
 #: a migration: the state of version n - 1 in, the state of version n out
 Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -53,6 +72,7 @@ class StateSchema:
     __slots__ = (
         "_fields",
         "_whole",
+        "counters",
         "forbid_extra",
         "migrations",
         "model",
@@ -87,6 +107,8 @@ class StateSchema:
             )
         #: key -> its type's validator; empty: the model is checked whole
         self._fields: Mapping[str, TypeAdapter[Any]] = fields
+        #: top-level keys marked COUNTER: they only grow, a restore keeps them
+        self.counters: tuple[str, ...] = _counter_keys(model)
 
     @property
     def per_key(self) -> bool:
@@ -214,6 +236,16 @@ def _check_migrations(migrations: dict[int, Migration], version: int) -> dict[in
             "version that changes no stored data)"
         )
     return migrations
+
+
+def _counter_keys(model: type[Any]) -> tuple[str, ...]:
+    """The top-level fields of ``model`` annotated with :data:`COUNTER`, sorted."""
+    if isinstance(model, type) and issubclass(model, BaseModel):
+        marked = [k for k, f in model.model_fields.items() if COUNTER in f.metadata]
+    else:
+        hints = typing.get_type_hints(model, include_extras=True)
+        marked = [k for k, h in hints.items() if COUNTER in getattr(_bare(h), "__metadata__", ())]
+    return tuple(sorted(marked))
 
 
 def _model_rules(model: type[BaseModel]) -> _Rules:

@@ -124,6 +124,7 @@ async def typed_session(
         if run_state is not None:
             _apply_run_state(handle, schema, run_state, overwrite=overwrite)
         handle.set_schema_version(schema.version)
+        handle.set_counters(schema.counters)
         token = _BOUND.set({**_BOUND.get(), handle.session_id: binding})
         try:
             yield handle

@@ -5,14 +5,17 @@ Every key has a default, since boards written by older versions may lack one; ke
 this model does not name are kept unchecked (another agent may share the chat
 thread's session), and so are extra fields of a task. ``sessions`` is only found in a
 user's index session (:mod:`tools.taskboard.index`), which the same agent keeps.
+``next_task_id`` is a counter (``COUNTER``): restoring an old board keeps it, so a
+task number chat has shown is never handed out again.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
+from core.state.schema import COUNTER
 from tools.taskboard.tools import DEFAULT_CATEGORIES
 
 #: the schema version of the state the code writes
@@ -44,6 +47,6 @@ class TaskboardState(BaseModel):
 
     tasks: list[Task] = []
     categories: list[str] = list(DEFAULT_CATEGORIES)
-    next_task_id: int = Field(default=1, ge=1)
+    next_task_id: Annotated[int, COUNTER] = Field(default=1, ge=1)
     #: a user's index session only: board session id -> when it was last noted
     sessions: dict[str, float] = {}

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from bots.adapters.base import Adapter
     from bots.chat.registry import ChatAgent
     from bots.settings import Settings
+    from bots.web.names import OfferedNames
 
 __all__ = ["ADAPTER", "DiscordAdapter"]
 
@@ -47,6 +48,16 @@ class DiscordAdapter:
 
         configure_logging(settings.statebot_log_format or "json", level=settings.statebot_log_level)
         run_process(serve(settings, DiscordSettings(), agents=agents), name=self.name)
+
+    def web_names(self, settings: Settings) -> OfferedNames | None:
+        """Members' and channels' names for the console, over REST with DISCORD_TOKEN."""
+        token = DiscordSettings().discord_token
+        if token is None:
+            return None
+        # imported here: discord.py is loaded only when there is a token to use it with
+        from bots.adapters.discord.web_names import names_for
+
+        return names_for(token.get_secret_value())
 
 
 #: the registry's entry (typed, so mypy checks it keeps the Adapter protocol)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from bots.adapters.base import Adapter
     from bots.chat.registry import ChatAgent
     from bots.settings import Settings
+    from bots.web.names import OfferedNames
     from bots.web.sign_in import SignInProvider
 
 __all__ = ["ADAPTER", "SlackAdapter"]
@@ -59,6 +60,12 @@ class SlackAdapter:
         from bots.adapters.slack.sign_in import sign_in_for
 
         return sign_in_for(settings, SlackSettings())
+
+    def web_names(self, settings: Settings) -> OfferedNames | None:
+        """Users' and channels' names for the console, with the bot's token(s)."""
+        from bots.adapters.slack.web_names import names_for
+
+        return names_for(settings, SlackSettings())
 
 
 #: the registry's entry (typed, so mypy checks it keeps the Adapter protocol)

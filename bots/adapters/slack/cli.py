@@ -31,6 +31,7 @@ from bots.adapters.slack.server import SlackHttpServer, build_slack_app, socket_
 from bots.adapters.slack.settings import SlackSettings
 from bots.adapters.slack.shutdown import Shutdown
 from bots.adapters.slack.sign_in import sign_in_for
+from bots.adapters.slack.web_names import names_of_bot
 from bots.app.build import AgentSource, build_app
 from bots.app.cli_format import HELP_OPTIONS
 from bots.app.option import app_option
@@ -90,14 +91,21 @@ def oauth_for(settings: Settings, slack: SlackSettings, *, socket: bool) -> Slac
 
 
 def admin_console(
-    settings: Settings, slack: SlackSettings, db: BaseDb
+    settings: Settings, slack: SlackSettings, db: BaseDb, oauth: SlackOAuth | None = None
 ) -> dict[str, web.Application]:
     """The web console HTTP mode mounts (when STATEBOT_WEB_SECRET is set), offering Sign
-    in with Slack when configured; WebConfigError when its settings are incomplete."""
+    in with Slack when configured and showing names through the bot's own tokens;
+    WebConfigError when its settings are incomplete."""
     if settings.statebot_web_secret is None:
         return {}
     sign_in = sign_in_for(settings, slack)
-    return console_mounts(settings, db, sign_in=() if sign_in is None else (sign_in,))
+    names = names_of_bot(slack, oauth)
+    return console_mounts(
+        settings,
+        db,
+        sign_in=() if sign_in is None else (sign_in,),
+        names=() if names is None else (names,),
+    )
 
 
 async def reencrypt_installations(settings: Settings, slack: SlackSettings) -> int:
@@ -136,7 +144,7 @@ async def serve(
         await oauth.db.aping()  # the installations' tables migrated before the first install
     probe = store_probe(built.db)
     try:  # the admin console under /admin when STATEBOT_WEB_SECRET is set (docs/web-admin.md)
-        mounts = {} if socket else admin_console(settings, slack, built.db)
+        mounts = {} if socket else admin_console(settings, slack, built.db, oauth)
     except WebConfigError as exc:
         raise click.UsageError(f"{exc}; see docs/web-admin.md") from exc
     bolt = build_slack_app(

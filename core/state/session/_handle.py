@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from core.db.base import BaseDb
@@ -132,6 +132,12 @@ class SessionHandle:
         """Record the schema version the live state is now in; saved with the next persist."""
         if self.data.schema_version != version:
             self.data.schema_version = version
+            self._data_changed = True
+
+    def set_counters(self, keys: Sequence[str]) -> None:
+        """Record the owner's counter keys (they only grow); saved with the next persist."""
+        if self.data.counters != list(keys):
+            self.data.counters = list(keys)
             self._data_changed = True
 
     def record_run(self, run: RunRecord) -> None:

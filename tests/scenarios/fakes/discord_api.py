@@ -3,10 +3,12 @@
 Point ``discord.http.Route.BASE`` at ``fake.base`` and a real ``discord.Client`` logs
 in against it (``/users/@me``, ``/oauth2/applications/@me``), syncs its app commands,
 and sends messages, typing, reactions, interaction callbacks, follow-ups and edits or
-deletions of the original response here. ``fail()`` makes a route answer with a
-Discord error (a 403 "Missing Permissions", say) the way Discord does. A minimal
-gateway at ``fake.gateway_url`` (for ``DiscordWebSocket.DEFAULT_GATEWAY``) says HELLO,
-answers IDENTIFY with READY (``fake.identified``) and acknowledges heartbeats.
+deletions of the original response here; GET of users, guilds, members and channels
+answers from a small directory (``USERS``, ``NICKS``, ``GUILDS``, ``CHANNELS``).
+``fail()`` makes a route answer with a Discord error (a 403 "Missing Permissions",
+say) the way Discord does. A minimal gateway at ``fake.gateway_url`` (for
+``DiscordWebSocket.DEFAULT_GATEWAY``) says HELLO, answers IDENTIFY with READY
+(``fake.identified``) and acknowledges heartbeats.
 """
 
 from __future__ import annotations
@@ -132,6 +134,10 @@ class FakeDiscordApi:
                 return _json(error, status=status)
         if path == "users/@me":
             return _json(BOT_USER)
+        if request.method == "GET":
+            found = _directory(path)
+            if found is not None:
+                return found
         if path == "oauth2/applications/@me":
             return _json(_app_info())
         if path.startswith("applications/") and path.endswith("/commands"):
@@ -203,6 +209,56 @@ class FakeDiscordApi:
             "flags": body.get("flags", 0),
             "components": [],
         }
+
+
+#: the directory GET /users, /guilds, /guilds/../members and /channels answer from
+#: (ids of their own: the bots' scenarios rely on their users being unknown here)
+USERS: dict[str, dict[str, Any]] = {
+    "1400000000000000010": {"username": "alice", "global_name": "Alice"},
+    "1400000000000000012": {"username": "bob", "global_name": None},
+}
+#: server nicknames: (guild, user) -> nick
+NICKS: dict[tuple[str, str], str] = {("1400000000000000001", "1400000000000000010"): "Ana"}
+GUILDS: dict[str, str] = {"1400000000000000001": "Statebot test"}
+#: text channels: id -> (guild, name)
+CHANNELS: dict[str, tuple[str, str]] = {"1400000000000000002": ("1400000000000000001", "general")}
+
+
+def _directory(path: str) -> web.Response | None:
+    """Users, guilds, members and channels as Discord returns them (404 when unknown)."""
+    parts = path.split("/")
+    unknown = _json({"message": "Unknown", "code": 10013}, status=404)
+    if len(parts) == 2 and parts[0] == "users" and parts[1] != "@me":
+        return _json(_user(parts[1])) if parts[1] in USERS else unknown
+    if len(parts) == 2 and parts[0] == "guilds":
+        if parts[1] not in GUILDS:
+            return unknown
+        guild = {"id": parts[1], "name": GUILDS[parts[1]], "roles": [], "emojis": []}
+        return _json({**guild, "features": []})
+    if len(parts) == 4 and parts[0] == "guilds" and parts[2] == "members":
+        if parts[3] not in USERS:
+            return unknown
+        nick = NICKS.get((parts[1], parts[3]))
+        return _json(
+            {
+                "user": _user(parts[3]),
+                "nick": nick,
+                "roles": [],
+                "joined_at": "2026-01-01T00:00:00.000000+00:00",
+                "deaf": False,
+                "mute": False,
+                "flags": 0,
+            }
+        )
+    if len(parts) == 2 and parts[0] == "channels" and parts[1] in CHANNELS:
+        guild, name = CHANNELS[parts[1]]
+        channel = {"id": parts[1], "type": 0, "guild_id": guild, "name": name, "position": 0}
+        return _json({**channel, "permission_overwrites": [], "nsfw": False, "parent_id": None})
+    return None
+
+
+def _user(user_id: str) -> dict[str, Any]:
+    return {"id": user_id, "discriminator": "0", "avatar": None, **USERS[user_id]}
 
 
 def _json(data: Any, status: int = 200) -> web.Response:

@@ -6,6 +6,7 @@ Serve it on port 0, point ``AsyncWebClient(base_url=fake.base_url)`` at it and r
 so Socket Mode runs end to end (``fake.send_envelope``). ``hold(method)`` keeps a
 method's calls waiting, to show what the app does before they complete.
 ``fail_with(method, error)`` answers ``ok: false`` as Slack does (``msg_too_long``);
+``conversations.info`` knows the channels of ``CHANNEL_NAMES``;
 ``files.uploadV2``'s three steps are served (``fake.uploads`` holds the contents);
 a ``response_url`` accepts five posts, as Slack's does, then answers 404.
 """
@@ -25,6 +26,10 @@ BOT_ID = "B0BOT0001"
 TEAM_ID = "T0TEAM001"
 #: display names users.info answers with (others get an empty display name)
 USER_NAMES: dict[str, str] = {"U0ALICE01": "Ana", "U0BOB0001": "Bo"}
+#: users users.info does not find (``user_not_found``, as for a deleted account)
+GONE_USERS = frozenset({"U0GONE001"})
+#: channel names conversations.info answers with (others: a channel with no name, as a DM)
+CHANNEL_NAMES: dict[str, str] = {"C0GENERAL": "general"}
 #: profile timezones users.info answers with (others get none)
 USER_TZ: dict[str, str] = {"U0ALICE01": "Europe/Madrid"}
 RESPONSE_URL_USES = 5
@@ -198,11 +203,17 @@ class FakeSlackApi:
             return {"ok": True, "files": [{"id": f["id"], "title": f.get("title")} for f in files]}
         if method == "users.info":  # documented shape: user.name, user.profile.display_name
             user = str(params.get("user", ""))
+            if user in GONE_USERS:
+                return {"ok": False, "error": "user_not_found"}
             profile = {"display_name": USER_NAMES.get(user, ""), "real_name": ""}
             info = {"id": user, "name": user.lower(), "profile": profile}
             if user in USER_TZ:
                 info["tz"] = USER_TZ[user]
             return {"ok": True, "user": info}
+        if method == "conversations.info":  # documented shape: channel.name
+            channel = str(params.get("channel", ""))
+            named = {"name": CHANNEL_NAMES[channel]} if channel in CHANNEL_NAMES else {}
+            return {"ok": True, "channel": {"id": channel, **named}}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
         return {"ok": True}
