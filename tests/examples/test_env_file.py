@@ -3,6 +3,7 @@ break their own agent: through the real CLI and ``python examples/my_bot.py``.""
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
@@ -101,3 +102,26 @@ def test_environment_wins_and_is_named_as_the_source(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "source='the environment'" in result.stderr or "source=the environment" in result.stderr
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(
+    ("stderr", "expected"), [(_Terminal(), "console"), (io.StringIO(), "json")]
+)
+def test_copied_env_example_picks_the_log_format_by_the_terminal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, stderr: io.StringIO, expected: str
+) -> None:
+    """The example leaves STATEBOT_LOG_FORMAT unset: readable lines in a terminal, JSON
+    when stderr is a pipe or a file (compose, systemd)."""
+    from bots.settings import Settings
+
+    shutil.copy(ROOT / "deploy" / ".env.example", tmp_path / ".env")
+    monkeypatch.chdir(tmp_path)
+    for name in ("STATEBOT_ENV_FILE", "STATEBOT_LOG_FORMAT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    assert Settings().statebot_log_format == expected
