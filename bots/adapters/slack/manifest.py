@@ -3,7 +3,8 @@
 Slack delivers a slash command only if the app's manifest declares it, so the
 manifest is generated from the agents, not written by hand: one ``/<agent id>`` per
 agent (the chat service answers any case of an id) plus ``/state``, everything else
-as ``statebot slack`` needs it. ``statebot manifest [--app MODULE:ATTR]`` prints it;
+as ``statebot slack`` needs it. ``statebot manifest [--app MODULE:ATTR]`` prints it
+(through ``SlackAdapter.manifest``);
 deploy/slack-app-manifest.yaml is its output for the ready agents (a test keeps them
 equal). Written as text, not through a YAML library, so it keeps its comments; every
 value that could need quoting is a JSON string, which YAML reads as the same string.
@@ -16,10 +17,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bots.adapters.base import AppManifest
 from bots.adapters.slack.settings import SLACK_BOT_SCOPES
 from bots.chat.registry import ChatAgent, tools_of
 
-__all__ = ["DEFAULT_URL", "ManifestResult", "SlashCommand", "slack_manifest", "slash_commands"]
+__all__ = ["DEFAULT_URL", "SlashCommand", "slack_manifest", "slash_commands"]
 
 #: the placeholder a user replaces with the public URL of ``statebot slack``
 DEFAULT_URL = "https://bot.example.com"
@@ -40,14 +42,6 @@ class SlashCommand:
     name: str
     description: str
     usage_hint: str
-
-
-@dataclass(frozen=True, slots=True)
-class ManifestResult:
-    """The manifest text, and the agents that cannot have a Slack command (and why)."""
-
-    text: str
-    skipped: tuple[str, ...]
 
 
 def _usage(agent: ChatAgent, aliases: Mapping[str, str]) -> str:
@@ -86,7 +80,7 @@ def slack_manifest(
     *,
     url: str = DEFAULT_URL,
     socket: bool = False,
-) -> ManifestResult:
+) -> AppManifest:
     """The manifest for ``agents`` served at ``url`` (Socket Mode: ``socket``)."""
     commands, skipped = slash_commands(agents, aliases)
     events_url = url.rstrip("/") + "/slack/events"
@@ -125,7 +119,7 @@ def slack_manifest(
         f"  socket_mode_enabled: {'true' if socket else 'false'}",
         "  token_rotation_enabled: false",
     ]
-    return ManifestResult(text="\n".join(lines) + "\n", skipped=tuple(skipped))
+    return AppManifest(text="\n".join(lines) + "\n", skipped=tuple(skipped))
 
 
 _HEADER = """\
