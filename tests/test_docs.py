@@ -1,23 +1,37 @@
-"""Every shell command in README.md and docs/*.md is real: run offline, or checked.
+"""Every shell command and every Python block in README.md and docs/*.md is real.
 
 Commands come from fenced blocks tagged sh/bash/shell and from untagged blocks whose
 lines start with a known program. Those that need tokens or a network (starting a bot,
 docker compose) are not run; their targets, subcommands, options and files are checked.
+
+Every ```python block runs as a whole program, on its own, in a fresh interpreter in
+an empty directory, without network (proxies point nowhere; only 127.0.0.1 is
+reached): what it uses it imports or defines itself. A block that talks to a model
+gets the fake OpenAI server of ``core.testing`` through OPENAI_BASE_URL, playing the
+turns :data:`MODEL_TURNS` gives it; :data:`PRINTS` says what some blocks must print.
+A block whose first line is ``# some/path.py`` naming a file the repository does not
+have is a file of the example package its page builds (docs/adapters.md's
+``bots/adapters/teams/``): every such block of the page is written to a scratch tree
+that extends its parent package, so the page's other blocks can import it.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from bots.cli.config import settings_classes
 from bots.cli.main import main as cli_main
+from core.testing import FakeOpenAIServer, tool_call
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -141,3 +155,117 @@ def test_statebot_help_and_state_list_run(tmp_path: Path) -> None:
     assert run([STATEBOT, "--help"]).returncode == 0
     result = run([STATEBOT, "state", "--help"])
     assert result.returncode == 0 and "list" in result.stdout
+
+
+PYTHON_FENCE = re.compile(r"^( *)```python\n(.*?)^\1```", re.MULTILINE | re.DOTALL)
+FILE_LINE = re.compile(r"^# ([\w/]+\.py)\n")
+
+
+def python_blocks() -> list[tuple[Path, str, str]]:
+    """(page, id, code) of every ```python block; the id is ``<page stem>_<index>``."""
+    found = []
+    for doc in DOCS:
+        for index, block in enumerate(PYTHON_FENCE.finditer(doc.read_text())):
+            code = textwrap.dedent(block.group(2))
+            found.append((doc, f"{doc.stem}_{index}", code))
+    return found
+
+
+BLOCKS = python_blocks()
+#: what the fake model answers, turn by turn, to the blocks that run a model
+MODEL_TURNS: dict[str, list[Any]] = {
+    "README_0": [
+        [tool_call("add_item", item="milk"), tool_call("add_item", item="eggs")],
+        "Added milk and eggs.",
+    ],
+    "chat_0": ["Hello! Your board is empty."],
+    "runtime_0": [tool_call("delete_tasks"), "The board is clear."] * 2,
+    "teams-and-workflows_1": [
+        tool_call("add_item", item="eggs"),
+        "Eggs are on the list; dinner: an omelette.",
+    ],
+    "toolkits_0": [
+        tool_call("add_task", title="Review the Q2 roadmap", category="work"),
+        "Added task #1: Review the Q2 roadmap (work).",
+    ],
+}
+#: text a block must print (its own check that it did what the page says)
+PRINTS: dict[str, str] = {
+    "README_0": "{'shopping_list': ['milk', 'eggs']}",
+    "chat_0": "Hello! Your board is empty.",
+    "runtime_0": "The board is clear. {'tasks': []}",
+    "teams-and-workflows_1": "tool add_item({'item': 'eggs'})",
+    "teams-and-workflows_2": "Shopping list: milk, eggs ['manage_items', 'view_list']",
+    "teams-and-workflows_3": "'list-flow']",
+    "web-admin_0": "['/admin']",
+    "toolkits_0": "Added task #1: Review the Q2 roadmap (work).",
+    "state-schemas_1": "Added Ship it {'tasks': [{'title': 'Ship it'}]}",
+}
+#: runs a block as __main__ after extending packages with the page's scratch files
+RUNNER = """
+import importlib, runpy, sys
+for package, directory in zip(sys.argv[3::2], sys.argv[4::2]):
+    importlib.import_module(package).__path__.append(directory)
+runpy.run_path(sys.argv[1], run_name="__main__")
+"""
+
+
+def _scratch_files(doc: Path, tmp_path: Path) -> list[str]:
+    """Write the page's new-file blocks under ``tmp_path/pkgs``; the (package, directory)
+    pairs that extend the repository's packages with them."""
+    extend: dict[str, str] = {}
+    for page, _, code in BLOCKS:
+        found = FILE_LINE.match(code)
+        if page != doc or found is None or (ROOT / found.group(1)).exists():
+            continue
+        path = tmp_path / "pkgs" / found.group(1)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(code)
+        parent = path.parent
+        while not (ROOT / parent.relative_to(tmp_path / "pkgs")).exists():
+            (parent / "__init__.py").touch()
+            parent = parent.parent
+        existing = parent.relative_to(tmp_path / "pkgs")
+        extend[".".join(existing.parts)] = str(parent)
+    return [item for pair in extend.items() for item in pair]
+
+
+def _offline_env(base_url: str) -> dict[str, str]:
+    """The environment of a block: no proxy reachable, the fake model, no stray settings."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "STATEBOT_", "REDIS_", "SLACK_", "DISCORD_"))
+        and k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+    }
+    nowhere = "http://127.0.0.1:9"  # discard port: any request off this machine fails
+    env.update(HTTP_PROXY=nowhere, HTTPS_PROXY=nowhere, ALL_PROXY=nowhere)
+    env.update(NO_PROXY="127.0.0.1,localhost", PYTHONPATH=str(ROOT))
+    env.update(OPENAI_BASE_URL=base_url, OPENAI_API_KEY="test", STATEBOT_ENV_FILE="")
+    return env
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("doc", "block_id", "code"), BLOCKS, ids=[b for _, b, _ in BLOCKS])
+def test_python_block_runs_as_a_whole_program(
+    doc: Path, block_id: str, code: str, tmp_path: Path
+) -> None:
+    """The block runs alone (its imports and definitions its own) and exits 0."""
+    program = tmp_path / f"{block_id}.py"
+    program.write_text(code)
+    extend = _scratch_files(doc, tmp_path)
+    turns = MODEL_TURNS.get(block_id, [])
+    with FakeOpenAIServer(turns) as server:
+        result = subprocess.run(
+            [sys.executable, "-c", RUNNER, str(program), "-", *extend],
+            cwd=tmp_path,
+            env=_offline_env(server.base_url),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert result.returncode == 0, f"{block_id}:\n{result.stdout}\n{result.stderr}"
+    assert server.remaining == 0, f"{block_id}: the model was asked less than scripted"
+    assert PRINTS.get(block_id, "") in result.stdout

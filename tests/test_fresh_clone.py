@@ -113,3 +113,19 @@ def test_the_module_make_bench_runs_exists_in_the_clone(clone: Path) -> None:
     result = run(clone, ["python", "-m", "bench.run_all", "--help"])
     assert result.returncode == 0, result.stderr
     assert "--quick" in result.stdout
+
+
+def test_databases_and_their_sqlite_side_files_are_ignored(clone: Path) -> None:
+    """The stores a first run leaves in the clone (the database, SQLite's -wal and -shm
+    files of a process still running or killed) are not offered to `git add`."""
+    names = ["statebot.db", "statebot.db-wal", "statebot.db-shm", "tmp/agents.db-wal"]
+    result = subprocess.run(
+        ["git", "check-ignore", "--verbose", "--non-matching", *names],
+        cwd=clone,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    not_ignored = [line for line in result.stdout.splitlines() if line.startswith("::")]
+    assert not_ignored == [], not_ignored

@@ -16,6 +16,7 @@ from core.team import Team
 from core.workflow import Workflow
 from tools import customers, shopping, taskboard
 from tools.shopping import workflow as shopping_workflow
+from tools.taskboard.index import PREFIX as TASK_INDEX_PREFIX
 
 #: anything the chat router can address: agents, teams and workflows alike
 ChatTarget = Agent | Team | Workflow
@@ -47,6 +48,16 @@ COMMAND_ALIASES: dict[str, dict[str, str]] = {
         "customer": "process_customer_request",
     },
 }
+
+
+#: session ids the ready agents keep for their own bookkeeping, not conversations
+#: (a user's task index); ``statebot state list`` leaves them out unless ``--all``
+INTERNAL_SESSION_PREFIXES: tuple[str, ...] = (TASK_INDEX_PREFIX,)
+
+
+def is_internal_session(session_id: str) -> bool:
+    """Whether ``session_id`` is bookkeeping of a ready agent rather than a conversation."""
+    return session_id.startswith(INTERNAL_SESSION_PREFIXES)
 
 
 def create_agents(model: Model | None = None, db: BaseDb | None = None) -> dict[str, ChatTarget]:

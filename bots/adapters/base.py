@@ -9,6 +9,7 @@ and ``serve``, which runs the platform until it is stopped. Everything else (par
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from bots.web.names import OfferedNames
     from bots.web.sign_in import SignInProvider
 
-__all__ = ["Adapter", "OffersWebNames", "OffersWebSignIn"]
+__all__ = ["Adapter", "AppManifest", "OffersManifest", "OffersWebNames", "OffersWebSignIn"]
 
 
 class Adapter(Protocol):
@@ -77,4 +78,30 @@ class OffersWebNames(Protocol):
     def web_names(self, settings: Settings) -> OfferedNames | None:
         """The console's name lookup for this platform, when the settings give it a
         way to ask (a token); ``bots.web.WebConfigError`` when configured by halves."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class AppManifest:
+    """A platform's app manifest as text, and a sentence per agent it could not declare."""
+
+    text: str
+    skipped: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class OffersManifest(Protocol):
+    """An adapter whose platform delivers only the commands an app manifest declares
+    (Slack); ``statebot manifest`` prints it for the agents served."""
+
+    def manifest(
+        self,
+        agents: Mapping[str, ChatAgent],
+        aliases: Mapping[str, Mapping[str, str]],
+        *,
+        url: str | None,
+        socket: bool,
+    ) -> AppManifest:
+        """The manifest for ``agents`` reached at the public ``url`` (None: the
+        platform's placeholder), or over an outgoing connection with ``socket``."""
         ...

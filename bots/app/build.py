@@ -23,12 +23,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias
 
+import structlog
+
 from bots.app.budgets import apply_budget
 from bots.app.service import chat_service
 from bots.chat.registry import ChatAgent
 from bots.chat.schedules import PlatformSchedules, ScheduledRuns
-from bots.chat.service import ChatService
+from bots.chat.service import ChatService, ConfigError
 from bots.settings import Settings
+from bots.settings.origin import setting_origin
 from core.db.base import BaseDb
 from core.db.cipher import StateCipher
 from core.models.base import Model
@@ -42,6 +45,8 @@ from core.schedule import (
 
 if TYPE_CHECKING:
     from core.governance.retention import RetentionPolicy
+
+log = structlog.get_logger(__name__)
 
 #: what ``build_app(agents=...)`` and ``serve()`` accept
 AgentSource: TypeAlias = Mapping[str, ChatAgent] | ChatAgent | Callable[[], object]
@@ -285,9 +290,29 @@ def _name_of(agent: ChatAgent, where: str) -> str:
 
 
 def _default_agent_among(settings: Settings, agents: Mapping[str, ChatAgent]) -> Settings:
-    """Settings whose default agent is one of ``agents`` (the first, unless one was set)."""
-    if "statebot_default_agent" in settings.model_fields_set or (
-        settings.statebot_default_agent in agents
-    ):
-        return settings  # set explicitly: ChatService says so if it is not among them
-    return settings.model_copy(update={"statebot_default_agent": next(iter(agents))})
+    """Settings whose default agent is one of the app's ``agents``.
+
+    Unset: the app's first agent. Set (often by a ``.env`` copied for the ready agents,
+    ``STATEBOT_DEFAULT_AGENT=taskboard``) to an agent the app does not define: an app of
+    one agent answers with that one, and a warning names where the setting came from;
+    with several, nothing can be guessed, so ConfigError names the file and line.
+    """
+    default = settings.statebot_default_agent
+    if default in agents:
+        return settings
+    if "statebot_default_agent" not in settings.model_fields_set:
+        return settings.model_copy(update={"statebot_default_agent": next(iter(agents))})
+    origin = setting_origin("STATEBOT_DEFAULT_AGENT")
+    if len(agents) == 1:
+        only = next(iter(agents))
+        log.warning(
+            "default_agent_not_in_app",
+            setting=f"STATEBOT_DEFAULT_AGENT={default}",
+            source=origin,
+            using=only,
+        )
+        return settings.model_copy(update={"statebot_default_agent": only})
+    raise ConfigError(
+        f"STATEBOT_DEFAULT_AGENT={default!r} (from {origin}) is not an agent of the app "
+        f"(agents: {', '.join(agents)}); set it to one of them or remove it"
+    )

@@ -52,6 +52,7 @@ def _register() -> None:
     # each platform's command comes from the adapters' registry (`statebot <platform>`).
     from bots.adapters import registry
     from bots.cli.config import config
+    from bots.cli.manifest import manifest
     from bots.cli.snapshotter import snapshotter
     from bots.cli.state import state
     from bots.cli.web import web_command
@@ -61,6 +62,7 @@ def _register() -> None:
     main.add_command(state)
     main.add_command(snapshotter)
     main.add_command(config)
+    main.add_command(manifest)
     main.add_command(web_command)
 
 

@@ -46,6 +46,7 @@ from core.governance.sessions import (
 )
 from core.governance.sessions import health as store_health
 from core.state.audit import AuditEntry
+from tools.catalog import is_internal_session
 
 
 @click.group(context_settings=HELP_OPTIONS)
@@ -96,10 +97,28 @@ def health(ctx: click.Context) -> None:
 @store_options
 @click.option("--owner", default=None, help="Only sessions of this agent/team/workflow id.")
 @click.option("--limit", default=100, show_default=True, help="Show at most this many.")
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Include the agents' internal bookkeeping sessions (taskboard-index:…).",
+)
 @click.pass_context
-def list_cmd(ctx: click.Context, owner: str | None, limit: int) -> None:
+def list_cmd(ctx: click.Context, owner: str | None, limit: int, show_all: bool) -> None:
     """List sessions, most recently updated first."""
-    rows = with_store(ctx, lambda db: list_sessions(db, owner_id=owner, limit=limit))
+
+    async def read(db: BaseDb) -> tuple[list[dict[str, Any]], int]:
+        # internal sessions are left out after reading: ask for more until `limit`
+        # conversations are found or the store has no more
+        asked = limit
+        while True:
+            rows = await list_sessions(db, owner_id=owner, limit=asked)
+            shown = [r for r in rows if show_all or not is_internal_session(r["session_id"])]
+            if len(shown) >= limit or len(rows) < asked:
+                return shown[:limit], len(rows) - len(shown)
+            asked *= 2
+
+    rows, hidden = with_store(ctx, read)
     for row in rows:
         click.echo(
             f"{row['session_id']}\tv{row['version']}\t{row['kind']}:{row['owner_id'] or '-'}"
@@ -107,6 +126,8 @@ def list_cmd(ctx: click.Context, owner: str | None, limit: int) -> None:
         )
     if not rows:
         click.echo("no sessions")
+    if hidden:  # stderr: stdout stays the list
+        click.echo(f"({plural(hidden, 'internal session')} not shown; --all shows them)", err=True)
 
 
 @state.command(context_settings=HELP_OPTIONS)

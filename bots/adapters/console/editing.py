@@ -39,11 +39,12 @@ def line_editing(history: Path | None) -> Iterator[None]:
     saved = _terminal_settings()
     readline.set_history_length(HISTORY_LENGTH)
     if history is not None:
-        with contextlib.suppress(FileNotFoundError):
-            try:
-                readline.read_history_file(history)
-            except OSError as exc:  # unreadable history costs the recall, not the console
-                log.warning("console_history_unreadable", path=str(history), error=str(exc))
+        try:
+            readline.read_history_file(history)
+        except FileNotFoundError:
+            pass  # the first start: the file is written when the console stops
+        except OSError as exc:  # unreadable history costs the recall, not the console
+            log.warning("console_history_unreadable", path=str(history), error=str(exc))
     try:
         yield
     finally:

@@ -176,9 +176,13 @@ async def _dispatch(
                     output.reply("")
                 return
             running.append(asyncio.create_task(console.handle_line(line)))
+            if interactive and console.goes_to_model(line):
+                output.thinking()
             outcome = await _finish(running[-1], stop, grace)
             running.clear()
             if outcome.text:
                 output.reply(outcome.text)
+            else:
+                output.done()
             if outcome.quit or stop.is_set():
                 return

@@ -116,7 +116,7 @@ class ConsoleSession:
         text = line.strip()
         if not text:
             return Outcome(None)
-        if not text.startswith("/"):
+        if self.goes_to_model(text):
             reply = await self.service.handle_message(self._message(text), agent_id=self.agent_id)
             return Outcome(reply.text if reply else None)
         word, _, rest = text[1:].partition(" ")
@@ -141,6 +141,12 @@ class ConsoleSession:
         else:
             reply = await self.service.handle_command(self._command(self.agent_id, text[1:]))
         return Outcome(reply.text)
+
+    @staticmethod
+    def goes_to_model(line: str) -> bool:
+        """Whether :meth:`handle_line` gives ``line`` to the model (free text)."""
+        text = line.strip()
+        return bool(text) and not text.startswith("/")
 
     def help(self) -> str:
         """Agents, the current agent's commands, and the console's own commands."""
@@ -209,13 +215,14 @@ class ConsoleSession:
             for s in await list_sessions(db, limit=_SESSIONS_LIMIT)
             if s["session_id"].startswith(prefix)
         ]
-        if not found:
-            return "No stored sessions yet."
         lines = []
         for summary in found:
             name = unescape(summary["session_id"][len(prefix) :])
             mark = "*" if name == self.session else " "
             lines.append(f"{mark} {name} ({summary['owner_id'] or 'unknown agent'})")
+        if not any(line.startswith("*") for line in lines):
+            # the current session is where the next line runs, stored or not yet
+            lines.insert(0, f"* {self.session} ({self.agent_id}, nothing stored yet)")
         return "Sessions (* current):\n" + "\n".join(lines)
 
     def switch_session(self, name: str) -> str:

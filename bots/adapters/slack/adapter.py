@@ -17,7 +17,7 @@ from bots.platforms import PlatformTraits
 if TYPE_CHECKING:
     import click
 
-    from bots.adapters.base import Adapter
+    from bots.adapters.base import Adapter, AppManifest
     from bots.chat.registry import ChatAgent
     from bots.settings import Settings
     from bots.web.names import OfferedNames
@@ -66,6 +66,19 @@ class SlackAdapter:
         from bots.adapters.slack.web_names import names_for
 
         return names_for(settings, SlackSettings())
+
+    def manifest(
+        self,
+        agents: Mapping[str, ChatAgent],
+        aliases: Mapping[str, Mapping[str, str]],
+        *,
+        url: str | None,
+        socket: bool,
+    ) -> AppManifest:
+        """The Slack app manifest declaring a slash command per agent (``statebot manifest``)."""
+        from bots.adapters.slack.manifest import DEFAULT_URL, slack_manifest
+
+        return slack_manifest(agents, aliases, url=url or DEFAULT_URL, socket=socket)
 
 
 #: the registry's entry (typed, so mypy checks it keeps the Adapter protocol)

@@ -162,10 +162,14 @@ async def test_build_app_routes_to_user_agents(tmp_path: Path) -> None:
 
 
 def test_build_app_keeps_an_explicit_default_agent_honest() -> None:
-    """STATEBOT_DEFAULT_AGENT naming an agent the app does not have is a ConfigError."""
+    """STATEBOT_DEFAULT_AGENT naming an agent the app lacks: an app of one agent uses it,
+    an app of several is a ConfigError naming where the setting came from."""
     settings = Settings(**{**OFFLINE, "statebot_default_agent": "taskboard"})
-    with pytest.raises(ConfigError, match="is not an agent"):
-        build_app(settings, db=InMemoryDb(), agents={"notes": _notes_agent()})
+    app = build_app(settings, db=InMemoryDb(), agents={"notes": _notes_agent()})
+    assert app.settings.statebot_default_agent == "notes"
+    two = {"notes": _notes_agent(), "more": _notes_agent()}
+    with pytest.raises(ConfigError, match=r"from the settings passed in.*agents: notes, more"):
+        build_app(settings, db=InMemoryDb(), agents=two)
 
 
 def test_serve_refuses_unknown_platform_and_misplaced_options() -> None:
