@@ -103,6 +103,9 @@ async def refuse_durable_write(db: BaseDb, choice: StoreChoice) -> None:
     serving it (unless ``--durable-only``): the bots would not see the write."""
     if choice.redis_url is not None or choice.durable_only:
         return
+    path = sqlite_file(choice.db_url.strip())
+    if path is not None and not path.exists():
+        return  # no file yet, so no record: reading would create it before the command
     fronts = await afronts(db)
     if not fronts:
         return
