@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_DB_URL",
     "DURABLE_ONLY_HELP",
     "REDIS_URL_HELP",
+    "BadInvocation",
     "DurableWriteRefused",
     "StoreChoice",
     "open_deployment",
@@ -74,11 +75,14 @@ class StoreChoice:
     durable_only: bool
 
 
-class DurableWriteRefused(click.ClickException):
-    """A write to the durable store alone on a deployment that serves from Redis; bad
-    invocation, so exit status 2."""
+class BadInvocation(click.ClickException):
+    """Store flags that cannot be followed as given: exit status 2, as for bad input."""
 
     exit_code = 2
+
+
+class DurableWriteRefused(BadInvocation):
+    """A write to the durable store alone on a deployment that serves from Redis."""
 
 
 def store_choice(ctx: click.Context) -> StoreChoice:
@@ -91,7 +95,7 @@ def store_choice(ctx: click.Context) -> StoreChoice:
     given_redis = (flags.get("redis_url") or "").strip() or None
     if flags.get("durable_only"):
         if given_redis is not None:
-            raise DurableWriteRefused(
+            raise BadInvocation(
                 "--durable-only and --redis-url contradict each other: pass one of them"
             )
         return StoreChoice(db_url, None, durable_only=True)

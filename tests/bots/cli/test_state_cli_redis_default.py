@@ -15,7 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from bots.cli.main import main
 from bots.ops.startup import check_stores
 from core.db.codec import encode_delta
 from core.db.fronts import afronts
@@ -226,3 +228,15 @@ def test_durable_store_without_redis_is_written_without_a_flag(tmp_path: Path) -
     done = _statebot(tmp_path, "unused:", "state", "delete", SESSION, "--yes")
     assert done.returncode == 0, done.stderr
     assert _durable_view(db_url) is None
+
+
+def test_durable_only_with_a_redis_url_is_a_contradiction(tmp_path: Path) -> None:
+    """--durable-only and --redis-url together: one line saying so, exit 2, nothing opened."""
+    db_url = f"sqlite:///{tmp_path}/never.db"
+    args = ["state", "--durable-only", "--db-url", db_url, "list", "--redis-url", "redis://x"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        "Error: --durable-only and --redis-url contradict each other: pass one of them"
+    ]
+    assert not (tmp_path / "never.db").exists()
