@@ -1,9 +1,11 @@
 """``statebot state …``: inspect and repair stored session state from a terminal.
 
 Every command calls ``core.governance`` (the same functions as chat ``/state``) on the
-same deployment the bots serve from: with ``--redis-url`` / ``REDIS_URL`` the store is
-built by ``bots.app.build.build_store`` (RedisDb snapshotting to ``--db-url``), so a delete
-or restore is what the very next bot run sees; without it, the durable store alone.
+same deployment the bots serve from: with ``--redis-url`` / ``REDIS_URL`` (environment or
+``.env``) the store is built by ``bots.app.build.build_store`` (RedisDb snapshotting to
+the durable store), so a delete or restore is what the very next bot run sees; without
+it, the durable store alone, where a write is refused if Redis serves the deployment
+(``--durable-only`` to write there anyway; ``bots/cli/store.py``).
 
 stdout is the commands' data (JSON, JSON Lines); log lines, the store's included, go
 to stderr while a command runs (``STATEBOT_LOG_FORMAT``; warnings and up unless
@@ -26,7 +28,7 @@ from bots.cli.state_transfer import import_cmd
 from bots.cli.state_usage import usage
 from bots.cli.store import (
     DB_URL_HELP,
-    DEFAULT_DB_URL,
+    DURABLE_ONLY_HELP,
     REDIS_URL_HELP,
     operator,
     print_json,
@@ -50,21 +52,19 @@ from tools.catalog import is_internal_session
 
 
 @click.group(context_settings=HELP_OPTIONS)
-@click.option(
-    "--db-url",
-    envvar="STATEBOT_DB_URL",
-    default=DEFAULT_DB_URL,
-    show_default=True,
-    help=DB_URL_HELP,
-)
-@click.option("--redis-url", envvar="REDIS_URL", default=None, help=REDIS_URL_HELP)
+@click.option("--db-url", default=None, help=DB_URL_HELP)
+@click.option("--redis-url", default=None, help=REDIS_URL_HELP)
+@click.option("--durable-only", is_flag=True, help=DURABLE_ONLY_HELP)
 @click.pass_context
-def state(ctx: click.Context, db_url: str, redis_url: str | None) -> None:
+def state(
+    ctx: click.Context, db_url: str | None, redis_url: str | None, durable_only: bool
+) -> None:
     """Inspect, restore, export and import stored session state.
 
-    --db-url and --redis-url go before or after the subcommand.
+    --db-url, --redis-url and --durable-only go before or after the subcommand.
     """
-    ctx.obj = {"db_url": db_url, "redis_url": redis_url}
+    # the flags as given; bots.cli.store.store_choice fills the rest from the settings
+    ctx.obj = {"db_url": db_url, "redis_url": redis_url, "durable_only": durable_only}
     # unconfigured, structlog prints to stdout: a log line of the store's start-up or
     # close would land in the data (``state export -`` JSON Lines)
     settings = _log_settings()
@@ -210,7 +210,9 @@ def diff(
 def restore(ctx: click.Context, session_id: str, version: int) -> None:
     """Make an old version the current state again (saved as a new version)."""
     actor = operator()
-    new = with_store(ctx, lambda db: restore_version(db, session_id, version, actor=actor))
+    new = with_store(
+        ctx, lambda db: restore_version(db, session_id, version, actor=actor), writes=True
+    )
     click.echo(f"restored {session_id} to version {version} (now version {new})")
 
 
@@ -221,7 +223,7 @@ def restore(ctx: click.Context, session_id: str, version: int) -> None:
 @click.pass_context
 def delete(ctx: click.Context, session_id: str) -> None:
     """Delete a session and its history."""
-    with_store(ctx, lambda db: delete_session(db, session_id))
+    with_store(ctx, lambda db: delete_session(db, session_id), writes=True)
     click.echo(f"deleted {session_id}")
 
 

@@ -81,7 +81,7 @@ def erase_cmd(ctx: click.Context, user_id: str, yes: bool) -> None:
             "runs from shared sessions and pseudonymise their id there?",
             abort=True,
         )
-    report = with_store(ctx, lambda db: erase_user(db, user_id))
+    report = with_store(ctx, lambda db: erase_user(db, user_id), writes=True)
     print_json(report.to_dict())
     if not report.complete:
         raise click.ClickException(
@@ -139,7 +139,9 @@ def expire_cmd(
             "no retention configured: set STATEBOT_RETENTION_DM_DAYS, _THREAD_DAYS or "
             "_CHANNEL_DAYS, or pass --dm-days / --thread-days / --channel-days"
         )
-    report = with_store(ctx, functools.partial(expire, policy=policy, dry_run=dry_run))
+    report = with_store(
+        ctx, functools.partial(expire, policy=policy, dry_run=dry_run), writes=not dry_run
+    )
     print_json(report.to_dict())
     verb = "would expire" if dry_run else "expired"
     click.echo(f"{verb} {plural(len(report.sessions_expired), 'session')}", err=True)

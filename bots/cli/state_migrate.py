@@ -108,7 +108,7 @@ def migrate(
             owner = find_agent(dict(create_agents(None, db)), agent_name)
             return await migrate_sessions(owner, dry_run=dry_run, limit=limit)
 
-        results = with_store(ctx, run)
+        results = with_store(ctx, run, writes=not dry_run)
     if report(results, dry_run=dry_run):
         ctx.exit(1)
 

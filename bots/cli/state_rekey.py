@@ -17,7 +17,7 @@ import click
 
 from bots.app.build import build_store
 from bots.app.cli_format import HELP_OPTIONS, plural
-from bots.cli.store import sqlite_file, store_options
+from bots.cli.store import refuse_durable_write, sqlite_file, store_choice, store_options
 from bots.settings import Settings
 from core.db.base import BaseDb
 from core.db.maintenance import RekeyCounts
@@ -78,8 +78,8 @@ def conclusion(report: RekeyReport, ring: tuple[str, ...]) -> str:
 def rekey_cmd(ctx: click.Context, as_json: bool) -> None:
     """Seal again under the first STATEBOT_STATE_KEYS key every stored value, data text
     and history version still under an older key (or stored before encryption)."""
-    db_url: str = ctx.obj["db_url"]
-    redis_url = (ctx.obj["redis_url"] or "").strip() or None
+    choice = store_choice(ctx)
+    db_url, redis_url = choice.db_url, choice.redis_url
     path = sqlite_file(db_url.strip())
     if path is not None and not path.exists():
         raise click.ClickException(f"no database file {str(path)!r} (from --db-url {db_url})")
@@ -87,6 +87,7 @@ def rekey_cmd(ctx: click.Context, as_json: bool) -> None:
     async def run() -> tuple[RekeyReport, tuple[str, ...]]:
         db = open_sealed_store(db_url, redis_url)
         try:
+            await refuse_durable_write(db, choice)
             cipher = getattr(db, "cipher", None)
             ring: tuple[str, ...] = () if cipher is None else cipher.ring.ids
             return await rekey(db), ring

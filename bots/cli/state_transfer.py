@@ -49,6 +49,6 @@ def import_cmd(ctx: click.Context, file: str, replace: bool) -> None:
     with click.open_file(file, encoding="utf-8") as lines:
         content = list(lines)
     count = with_store(
-        ctx, lambda db: import_jsonl(db, content, replace=replace), create=True
+        ctx, lambda db: import_jsonl(db, content, replace=replace), create=True, writes=True
     )
     click.echo(f"imported {plural(count, 'session')}")

@@ -8,6 +8,7 @@ unreachable (click prints ``Error: …`` and exits 1), not ninety lines of aioht
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
@@ -17,6 +18,7 @@ import click
 from bots.ops import tracing
 from bots.settings import Settings
 from core.db.base import BaseDb
+from core.db.fronts import arecord_front
 from core.exceptions import StoreError
 
 T = TypeVar("T")
@@ -31,8 +33,11 @@ UNREACHABLE: tuple[type[BaseException], ...] = (
 
 
 async def check_stores(db: BaseDb) -> None:
-    """Ping Redis and the durable store behind it; raises StoreError when one is down."""
+    """Ping Redis and the durable store behind it (StoreError when one is down), then
+    record in the durable store that this Redis serves it (``core.db.fronts``):
+    ``statebot state`` run without the Redis URL refuses writes the bots would not see."""
     await db.aping()
+    await arecord_front(db, seen_by=socket.gethostname())
 
 
 def run_process(main: Coroutine[Any, Any, T], *, name: str) -> T:

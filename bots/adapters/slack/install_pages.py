@@ -1,7 +1,8 @@
 """What the installer's browser sees when an install does not complete.
 
-One page per reason bolt reports (expired or reused state, another browser, a code
-Slack refused, a database outage), each saying whether anything was installed and
+One page per reason bolt reports (expired or reused state, another browser, a
+cancelled consent, a database outage; a failed code exchange names its own cause,
+``bots.adapters.slack.exchange``), each saying whether anything was installed and
 linking back to the install page; the state cookie is deleted with it. Success keeps
 bolt's page (it opens the app in Slack).
 """
@@ -32,9 +33,6 @@ FAILURE_PAGES = {
     ),
     "invalid_state": "This install link has expired or was already used. Nothing was installed.",
     "missing_code": "Slack sent no authorization code. Nothing was installed.",
-    "invalid_code": (
-        "Slack refused the authorization code (expired or already used). Nothing was installed."
-    ),
     "storage_error": (
         "Slack approved the install, but this server could not save it (its database is "
         "unavailable), so the bot will not answer in that workspace yet."

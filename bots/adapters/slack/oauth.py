@@ -3,17 +3,20 @@
 With ``SLACK_CLIENT_ID`` and ``SLACK_CLIENT_SECRET`` set, HTTP mode serves
 ``GET /slack/install`` (a one-time state, in a cookie and in the database, then a
 redirect to Slack's consent page) and ``GET /slack/oauth_redirect`` (the state is
-checked and consumed, the code exchanged through ``oauth.v2.access``, the
-installation stored encrypted). Each incoming event is then authorized with its own
-workspace's bot token, looked up in the installation store (bolt's
-``AsyncInstallationStoreAuthorize``), refreshed through ``oauth.v2.access``
-(``grant_type=refresh_token``) when Slack's token rotation is on and the token is
-within ``ROTATE_MINUTES`` of expiring, and the refreshed tokens are saved.
+checked and consumed, the code exchanged through ``oauth.v2.access`` within
+``STATEBOT_SLACK_INSTALL_SECONDS``, the installation stored encrypted; a failed
+exchange gets a page naming Slack's error, its server's failure or the timeout).
+Each incoming event is then authorized with its own workspace's bot token, looked
+up in the installation store (bolt's ``AsyncInstallationStoreAuthorize``),
+refreshed through ``oauth.v2.access`` (``grant_type=refresh_token``) when Slack's
+token rotation is on and the token is within ``ROTATE_MINUTES`` of expiring, and the
+refreshed tokens are saved.
 ``app_uninstalled`` and ``tokens_revoked`` remove what they name.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 
@@ -26,6 +29,7 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.oauth.installation_store import Installation
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bots.adapters.slack.exchange import ExchangeClient, ExchangeFailed, timed_out
 from bots.adapters.slack.install_pages import STATE_UNAVAILABLE, callback_options, failure_page
 from bots.adapters.slack.installation_db import InstallationDb
 from bots.adapters.slack.installations import SqlInstallationStore
@@ -103,7 +107,15 @@ def installation_store(
 
 
 class StatebotOAuthFlow(AsyncOAuthFlow):
-    """bolt's flow; a database outage gets a page saying what it means, never a bare 500."""
+    """bolt's flow; a database outage, or a code exchange Slack failed, refused or did not
+    answer within ``exchange_seconds``, gets a page saying what it means, never a bare
+    500 or an empty 504. The flow's client must be an :class:`ExchangeClient`."""
+
+    def __init__(
+        self, *, client: ExchangeClient, settings: AsyncOAuthSettings, exchange_seconds: float
+    ) -> None:
+        super().__init__(client=client, settings=settings)
+        self.exchange_seconds = exchange_seconds
 
     async def handle_installation(self, request: AsyncBoltRequest) -> BoltResponse:
         try:
@@ -118,6 +130,17 @@ class StatebotOAuthFlow(AsyncOAuthFlow):
         except StoreUnavailableError as exc:  # the state could not be checked: no exchange
             log.error("slack_install_not_checked", error=str(exc))
             return failure_page(self.settings, 503, "state_unavailable", STATE_UNAVAILABLE)
+        except ExchangeFailed as exc:  # nothing was stored: the exchange gave no installation
+            log.warning("slack_install_failed", reason=exc.reason, error=exc.text)
+            return failure_page(self.settings, exc.status, exc.reason, exc.text)
+
+    async def run_installation(self, code: str) -> Installation | None:
+        """bolt's exchange (``oauth.v2.access``, then ``auth.test``) under one deadline."""
+        try:
+            async with asyncio.timeout(self.exchange_seconds):
+                return await super().run_installation(code)
+        except TimeoutError as exc:
+            raise timed_out(self.exchange_seconds) from exc
 
     async def store_installation(
         self, request: AsyncBoltRequest, installation: Installation
@@ -180,7 +203,11 @@ def build_oauth(settings: SlackSettings, db_url: str, *, schema: str | None = No
         client=client,
     )
     oauth_settings.authorize = authorize
-    flow = StatebotOAuthFlow(client=client, settings=oauth_settings)
+    flow = StatebotOAuthFlow(
+        client=ExchangeClient(base_url=settings.slack_api_url),
+        settings=oauth_settings,
+        exchange_seconds=settings.statebot_slack_install_seconds,
+    )
     return SlackOAuth(
         flow=flow,
         authorize=authorize,

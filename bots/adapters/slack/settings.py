@@ -100,6 +100,16 @@ class SlackSettings(EnvSettings):
         default="/slack/oauth_redirect",
         description="path Slack redirects to after an install (OAuth install flow)",
     )
+    statebot_slack_install_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        le=25,
+        description=(
+            "seconds an install waits for Slack to exchange its code (`oauth.v2.access`, "
+            "`auth.test`) before the browser gets a page to start again (at most 25: browsers "
+            "and proxies give up at 30)"
+        ),
+    )
     statebot_encryption_keys: SecretStr | None = Field(
         default=None,
         description=(
