@@ -124,14 +124,19 @@ class RedisDb(BaseDb):
 
     # -- server -----------------------------------------------------------------------
     async def acheck_server(self) -> str | None:
-        """Warn (and return why) when the eviction policy can lose unsnapshotted state."""
+        """Warn (and return why) when the eviction policy can evict keys the store relies
+        on: leases and marks under ``volatile-*``, unsnapshotted state under ``allkeys-*``."""
         with self._clients.unavailable("read the server's eviction policy"):
             return await check_eviction_policy(self._clients.get(), self.location)
 
     async def aping(self) -> None:
-        """Both stores a save may need: Redis, and the durable store behind it."""
+        """Both stores a save may need: Redis, and the durable store behind it.
+
+        The first ping (a process's start-up check) also reads Redis's eviction policy
+        and warns when it can evict keys the store relies on."""
         with self._clients.unavailable("ping"):
             await self._clients.get().ping()
+        await self._check_server_once()
         if self.snapshot_to is not None:
             await self.snapshot_to.aping()
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.db.records import KnownVersion, Lease, SessionMeta, SessionRecord
 from core.db.redis import lease_scripts, scripts
+from core.db.redis.eviction import lease_gone
 from core.db.redis.keys import SessionKeys
 from core.db.redis.loading import UNVERIFIED_SAVE
 from core.db.redis.records import save_args, upsert_args
@@ -23,6 +24,9 @@ if TYPE_CHECKING:
     from core.db.redis.store import RedisDb
 
 __all__ = ["delete", "run_save", "save", "upsert_snapshot"]
+
+#: SAVE's status when the run's lease was held by nobody (expired, or evicted)
+LEASE_GONE = -4
 
 
 async def save(
@@ -85,6 +89,8 @@ async def save(
         raise StaleVersionError(session_id, expected_version, None if value == -1 else value)
     if status == -1:
         raise LeaseLostError(session_id, expected_version)
+    if status == LEASE_GONE:
+        raise await lease_gone(db._clients.get(), session_id, expected_version)
     if status == -2:
         raise StateLimitError(
             f"session {session_id!r}: session_state would be {value:,} bytes of JSON; "
