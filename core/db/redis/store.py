@@ -71,7 +71,7 @@ class RedisDb(BaseDb):
         max_connections: int = 1000,
         max_waiters: int | None = 100,
         cipher: StateCipher | None = None,
-        write_through_timeout: float = 5.0,
+        durable_timeout: float = 5.0,
     ) -> None:
         super().__init__()
         loading.check_same_keys(cipher, snapshot_to)
@@ -80,10 +80,9 @@ class RedisDb(BaseDb):
         if write_through and history_limit < 1:
             # a save the durable store refused is undone from its undo record
             raise ValueError("write_through=True needs history_limit >= 1")
-        if not write_through_timeout > 0:
+        if not durable_timeout > 0:
             raise ValueError(
-                f"write_through_timeout must be a positive number of seconds, not "
-                f"{write_through_timeout!r}"
+                f"durable_timeout must be a positive number of seconds, not {durable_timeout!r}"
             )
         self.db_url = db_url
         self.key_prefix = check_prefix(key_prefix)
@@ -91,9 +90,11 @@ class RedisDb(BaseDb):
         self.snapshot_interval = snapshot_interval
         self.ttl = ttl
         self.write_through = write_through
-        #: seconds a write-through save waits for the durable store (at most half of
-        #: what is left of the run's deadline); past it the save stands in Redis, dirty
-        self.write_through_timeout = write_through_timeout
+        #: seconds a run's path waits for the durable store: a read-back on a miss
+        #: (past it: StoreUnavailableError, nothing written) and a write-through copy
+        #: (at most half of what is left of the run's deadline; past it the save
+        #: stands in Redis, dirty)
+        self.durable_timeout = durable_timeout
         self.lock_timeout = lock_timeout
         self.limits = limits or StateLimits()
         self.history_limit = history_limit

@@ -13,19 +13,18 @@ the dirty set. The caller is told what really happened:
   snapshotter, and an error is logged. The save reports success: it *is* applied.
 * the durable store does not answer within the save's budget (a blackholed network
   answers nothing, and a socket would wait far past any run deadline): the same as
-  unknown. The write is abandoned (it finishes or fails in the background; a late
-  commit of the same version and save id is what the snapshotter would write anyway),
-  the Redis save stands as the live state, stays dirty, and the save reports success.
+  unknown. The write is abandoned (``bounded.py``: it finishes or fails in the
+  background; a late commit of the same version and save id is what the snapshotter
+  would write anyway), the Redis save stands as the live state, stays dirty, and the
+  save reports success.
 
-The budget is ``write_through_timeout``, and never more than half of what is left of
-the run's deadline (``Lease.renew_until``), so the save, and the run, end inside it.
+The budget is ``durable_timeout``, and never more than half of what is left of the
+run's deadline (``Lease.renew_until``), so the save, and the run, end inside it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Awaitable
 
 from tenacity import (
     AsyncRetrying,
@@ -36,6 +35,7 @@ from tenacity import (
 
 from core.db.protocols import SnapshotTarget
 from core.db.records import SessionRecord
+from core.db.redis.bounded import bounded
 from core.db.redis.client import RedisClients
 from core.db.redis.dirty import DirtyQueue
 from core.db.redis.keys import SessionKeys
@@ -85,10 +85,6 @@ _CONFIRM = AsyncRetrying(
 )
 
 
-#: durable writes given up on, kept referenced until they end on their own
-_ABANDONED: set[asyncio.Future[None]] = set()
-
-
 def durable_budget(limit: float, renew_until: float | None) -> float:
     """Seconds the durable write may take: ``limit``, and at most half of what is left
     of the run's deadline (a ``time.monotonic()`` instant), so the save ends inside it."""
@@ -112,7 +108,7 @@ async def copy_through(
     if record is None or record.save_id != save_id:
         return  # moved on already; the newer save (or the snapshotter) copies it
     try:
-        await _within(_upsert(durable, record), budget)
+        await bounded(_upsert(durable, record), budget)
     except TimeoutError:
         log_error(
             "durable write did not answer in time",
@@ -158,25 +154,6 @@ async def _upsert(durable: SnapshotTarget, record: SessionRecord) -> None:
         await durable.aupsert_snapshot(record)
     except OutcomeUnknownError:
         await _CONFIRM(durable.aupsert_snapshot, record)
-
-
-async def _within(write: Awaitable[None], seconds: float) -> None:
-    """``await write``, or TimeoutError after ``seconds`` without waiting for it to stop:
-    cancelling a query on a dead socket may itself wait on that socket."""
-    task = asyncio.ensure_future(write)
-    done, _ = await asyncio.wait({task}, timeout=seconds)
-    if task in done:
-        return task.result()
-    task.cancel()
-    _ABANDONED.add(task)
-    task.add_done_callback(_forget)
-    raise TimeoutError
-
-
-def _forget(task: asyncio.Future[None]) -> None:
-    _ABANDONED.discard(task)
-    if not task.cancelled() and task.exception() is not None:
-        log_warning("an abandoned durable write failed", error=str(task.exception()))
 
 
 async def _undo(clients: RedisClients, keys: SessionKeys, version: int, save_id: str) -> bool:

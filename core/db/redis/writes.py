@@ -98,7 +98,7 @@ async def save(
         )
     if db.write_through:
         budget = durable_budget(
-            db.write_through_timeout, lease.renew_until if lease is not None else None
+            db.durable_timeout, lease.renew_until if lease is not None else None
         )
         await write_through(db, keys, value, save_id, budget)
     if lease is not None:

@@ -1,10 +1,11 @@
-"""Write-through with PostgreSQL blackholed: the run answers inside its deadline, truthfully.
+"""PostgreSQL blackholed behind RedisDb: the run answers inside its deadline, truthfully.
 
 The durable store sits behind the TCP fault proxy, which stops answering (packets
-dropped, no error); Redis is a private server. A run's save stands in Redis (the live
-state) and stays dirty for the snapshotter, so the run is applied and says so; the
-durable write gives up at its own timeout inside the run's deadline, not at a socket
-timeout long after it.
+dropped, no error); Redis is a private server. In write-through mode a run's save
+stands in Redis (the live state) and stays dirty for the snapshotter, so the run is
+applied and says so; the durable write gives up at its own timeout inside the run's
+deadline, not at a socket timeout long after it. A session that must be read back
+from the silent store is refused after ``durable_timeout``, nothing written.
 """
 
 from __future__ import annotations
@@ -110,3 +111,30 @@ async def test_a_durable_store_that_refuses_still_undoes_and_says_nothing_was_wr
     assert record is not None and record.state == {"items": ["bread"]}
     stored = await direct.aload("r")
     assert stored is not None and stored.state == {"items": ["bread"]}
+
+
+async def test_a_session_not_in_redis_is_refused_when_the_durable_store_is_silent(
+    stores: tuple[RedisDb, PostgresDb], proxy: PostgresProxy
+) -> None:
+    """A miss must be read back, and PostgreSQL does not answer: the run is refused after
+    ``durable_timeout``, saying nothing was written, instead of waiting on the socket."""
+    hot, direct = stores
+    hot.durable_timeout = 1.0
+    agent = Agent(
+        ScriptedModel([tool_call("add", item="tea"), "added tea"]),
+        db=hot,
+        tools=[add],
+        run_timeout=DEADLINE,
+        session_id="new",
+    )
+    proxy.blackholed = True
+    with pytest.raises(StoreUnavailableError, match="did not answer within 1 s") as caught:
+        try:
+            await asyncio.wait_for(agent.arun("add tea"), timeout=3 * DEADLINE)
+        except TimeoutError:
+            pytest.fail(f"the run hung past three times its {DEADLINE} s deadline")
+    assert "nothing was written" in str(caught.value)
+    proxy.die()
+    await proxy.start()
+    assert await direct.aload("new") is None
+    assert await hot.dirty.count() == 0
