@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from core.utils.log import log_warning
 
 T = TypeVar("T")
 
 #: calls given up on, kept referenced until they end on their own
-_ABANDONED: set[asyncio.Future[object]] = set()
+_ABANDONED: set[asyncio.Future[Any]] = set()
 
 
 async def bounded(call: Awaitable[T], seconds: float) -> T:
@@ -33,7 +33,7 @@ async def bounded(call: Awaitable[T], seconds: float) -> T:
     raise TimeoutError
 
 
-def _forget(task: asyncio.Future[object]) -> None:
+def _forget(task: asyncio.Future[Any]) -> None:
     _ABANDONED.discard(task)
     if not task.cancelled() and task.exception() is not None:
         log_warning("an abandoned durable store call failed", error=str(task.exception()))
