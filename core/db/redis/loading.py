@@ -103,7 +103,7 @@ async def resolve(db: RedisDb, keys: SessionKeys, loaded: Loaded) -> SessionReco
         if loaded.status == SERVED:
             return loaded.record
         assert db.snapshot_to is not None and loaded.record is not None
-        await check_against_durable(
+        check = check_against_durable(
             db._clients,
             keys,
             loaded.record,
@@ -112,6 +112,14 @@ async def resolve(db: RedisDb, keys: SessionKeys, loaded: Loaded) -> SessionReco
             db._ttl_ms,
             db.cipher,
         )
+        try:  # a late verdict, applied in the background, is guarded like a concurrent one
+            await bounded(check, db.durable_timeout)
+        except TimeoutError:
+            raise StoreUnavailableError(
+                f"session {keys.session_id!r} must be checked against the durable store "
+                f"after a Redis restart, and it did not answer within "
+                f"{db.durable_timeout:g} s; nothing was written"
+            ) from None
         loaded = await load_hot(db, keys)
     raise StoreUnavailableError(
         f"session {keys.session_id!r} kept changing while it was checked against the "

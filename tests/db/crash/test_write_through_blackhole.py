@@ -138,3 +138,32 @@ async def test_a_session_not_in_redis_is_refused_when_the_durable_store_is_silen
     await proxy.start()
     assert await direct.aload("new") is None
     assert await hot.dirty.count() == 0
+
+
+async def test_a_session_to_check_after_a_redis_restart_is_refused_when_the_store_is_silent(
+    stores: tuple[RedisDb, PostgresDb], proxy: PostgresProxy, own_redis: RedisServer
+) -> None:
+    """Redis restarted from its RDB must check the session against PostgreSQL, which does
+    not answer: the run is refused after ``durable_timeout``, nothing written; once the
+    database is back the next run goes on from the state kept."""
+    hot, direct = stores
+    hot.durable_timeout = 1.0
+    model = ScriptedModel([tool_call("add", item="bread"), "added bread"])
+    model.extend([tool_call("add", item="tea"), "added tea"] * 2)
+    agent = Agent(model, db=hot, tools=[add], run_timeout=DEADLINE, session_id="old")
+    await agent.arun("add bread")
+    own_redis.save_rdb()
+    own_redis.restart()  # the same data, another incarnation: checked before it serves
+    proxy.blackholed = True
+    with pytest.raises(StoreUnavailableError, match="did not answer within 1 s") as caught:
+        try:
+            await asyncio.wait_for(agent.arun("add tea"), timeout=3 * DEADLINE)
+        except TimeoutError:
+            pytest.fail(f"the run hung past three times its {DEADLINE} s deadline")
+    assert "nothing was written" in str(caught.value)
+    proxy.die()
+    await proxy.start()
+    output = await asyncio.wait_for(agent.arun("add tea"), timeout=3 * DEADLINE)
+    assert output.session_state == {"items": ["bread", "tea"]}
+    copy = await direct.aload("old")  # written through
+    assert copy is not None and copy.state == {"items": ["bread", "tea"]}
