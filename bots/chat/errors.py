@@ -14,6 +14,7 @@ import structlog
 from bots.chat.replies import Reply
 from core.exceptions import (
     BudgetExceededError,
+    LeaseGoneError,
     LockTimeoutError,
     ModelError,
     ModelTimeoutError,
@@ -24,6 +25,7 @@ from core.exceptions import (
     StateLimitError,
     StateValueError,
     StoreError,
+    StoreFullError,
     StoreUnavailableError,
     ToolArgumentError,
     ToolCallLimitError,
@@ -55,6 +57,14 @@ RUN_TIMEOUT_NOTHING = (
 )
 STORE_BUSY = "This conversation is busy with another request. Please try again in a moment."
 STORE_DOWN = "Storage is unavailable right now, so nothing was changed. Please try again shortly."
+STORE_FULL = (
+    "Redis is out of memory: nothing was written from the step that hit it, so your "
+    "message was not applied (any step saved before it is kept). Please try again later."
+)
+LEASE_EXPIRED = (
+    "Your message was not applied: its hold on this conversation expired before it could "
+    "save, and nothing was written. Please resend it."
+)
 STORE_LIMIT = "That would make this conversation's state too large ({detail}); nothing was changed."
 STORE_STALE = (
     "Your message was not applied: another change to this conversation was saved first. "
@@ -128,10 +138,14 @@ def _store_reply(exc: StoreError, agent_id: str) -> Reply:
     log.error("store_failed", agent=agent_id, error=repr(exc))
     if isinstance(exc, LockTimeoutError):
         return Reply(STORE_BUSY)
+    if isinstance(exc, StoreFullError) or (isinstance(exc, LeaseGoneError) and exc.evicted):
+        return Reply(STORE_FULL)  # a lease evicted by a full Redis: the same cause
     if isinstance(exc, StoreUnavailableError):
         return Reply(STORE_DOWN)
     if isinstance(exc, StateLimitError):
         return Reply(STORE_LIMIT.format(detail=exc))
+    if isinstance(exc, LeaseGoneError):
+        return Reply(LEASE_EXPIRED)
     if isinstance(exc, StaleVersionError):  # also LeaseLostError: the save was refused
         return Reply(STORE_STALE)
     return Reply(STORE_OTHER)

@@ -17,9 +17,11 @@ The hierarchy::
     │   └── StateMigrationError           a state migration raised or gave an invalid state
     ├── StoreError                        every storage error
     │   ├── StoreUnavailableError         Redis / the database cannot be reached
+    │   │   ├── StoreFullError            Redis is out of memory: the write was refused
     │   │   └── OutcomeUnknownError       failed while committing: applied or not, unknown
     │   ├── StaleVersionError             saved on an old version; nothing written
     │   │   └── LeaseLostError            the run lease expired before the save
+    │   │       └── LeaseGoneError        ... and no run held it: expired, or evicted
     │   ├── LockTimeoutError              waited too long for a session's run lease
     │   │   └── SessionBusyError          too many runs already wait for the session
     │   ├── StateLimitError               a state over a configured size limit
@@ -104,6 +106,7 @@ from core.exceptions._state import (
 )
 from core.exceptions._storage import (
     InvalidIdError,
+    LeaseGoneError,
     LeaseLostError,
     LockTimeoutError,
     OutcomeUnknownError,
@@ -111,6 +114,7 @@ from core.exceptions._storage import (
     StaleVersionError,
     StateLimitError,
     StoreError,
+    StoreFullError,
     StoreUnavailableError,
     VersionConflictError,
 )
@@ -123,6 +127,7 @@ __all__ = [
     "ImportFileError",
     "ImportWriteError",
     "InvalidIdError",
+    "LeaseGoneError",
     "LeaseLostError",
     "LockTimeoutError",
     "ModelError",
@@ -150,6 +155,7 @@ __all__ = [
     "StateValueError",
     "StopAgentRun",
     "StoreError",
+    "StoreFullError",
     "StoreUnavailableError",
     "ToolArgumentError",
     "ToolCallLimitError",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = [
     "InvalidIdError",
+    "LeaseGoneError",
     "LeaseLostError",
     "LockTimeoutError",
     "OutcomeUnknownError",
@@ -11,6 +12,7 @@ __all__ = [
     "StaleVersionError",
     "StateLimitError",
     "StoreError",
+    "StoreFullError",
     "StoreUnavailableError",
     "VersionConflictError",
 ]
@@ -22,6 +24,10 @@ class StoreError(Exception):
 
 class StoreUnavailableError(StoreError):
     """The backing service (Redis, the database) cannot be reached."""
+
+
+class StoreFullError(StoreUnavailableError):
+    """Redis refused a write because it is out of memory (``maxmemory``); nothing was written."""
 
 
 class OutcomeUnknownError(StoreUnavailableError):
@@ -57,6 +63,22 @@ class LeaseLostError(StaleVersionError):
         self.session_id = session_id
         self.expected = version
         self.actual = version
+
+
+class LeaseGoneError(LeaseLostError):
+    """The run's lease was no longer in Redis at the save, and no other run held it.
+
+    ``evicted``: Redis was out of memory and evicting keys (a ``maxmemory-policy`` other
+    than ``noeviction``), which is how a lease vanishes before its time; otherwise it
+    expired. Either way nothing was written.
+    """
+
+    def __init__(self, session_id: str, version: int, *, evicted: bool, why: str) -> None:
+        StoreError.__init__(self, f"session {session_id!r}: {why}; nothing was written")
+        self.session_id = session_id
+        self.expected = version
+        self.actual = version
+        self.evicted = evicted
 
 
 class LockTimeoutError(StoreError):

@@ -3,6 +3,8 @@
 The database "dies" through a TCP proxy in front of the real PostgreSQL that cuts every
 connection at a chosen point (mid-COPY, or right after COMMIT left the client) and
 then refuses new ones, as a crashed server would; restarting the proxy brings it back.
+The proxy can also *blackhole* the database: connections stay open and nothing
+answers, as when a network drops packets (``blackholed``).
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ class PostgresProxy:
         self.port = 0
         self.cut_after_bytes: int | None = None  # client bytes, counted once armed
         self.cut_at_commit = False
+        #: drop every byte both ways, new connections too (no error, no answer)
+        self.blackholed = False
         self._sent = 0
         self._server: asyncio.Server | None = None
         self._links: set[asyncio.StreamWriter] = set()
@@ -51,6 +55,7 @@ class PostgresProxy:
         """Accept connections (again, on the same port after a death)."""
         self._sent = 0
         self.cut_after_bytes, self.cut_at_commit = None, False
+        self.blackholed = False
         self._server = await asyncio.start_server(self._link, "127.0.0.1", self.port)
         self.port = self._server.sockets[0].getsockname()[1]
 
@@ -64,11 +69,18 @@ class PostgresProxy:
         self._links.clear()
 
     async def _link(self, client_r: asyncio.StreamReader, client_w: asyncio.StreamWriter) -> None:
-        server_r, server_w = await asyncio.open_connection("127.0.0.1", 5432)
         self._links.add(client_w)
+        if self.blackholed:  # the connection opens, then nothing ever answers
+            while await client_r.read(65536):
+                pass
+            self._links.discard(client_w)
+            return
+        server_r, server_w = await asyncio.open_connection("127.0.0.1", 5432)
 
         async def upstream() -> None:
             while data := await client_r.read(65536):
+                if self.blackholed:
+                    continue
                 self._sent += len(data)
                 if self.cut_after_bytes is not None and self._sent >= self.cut_after_bytes:
                     self.die()  # mid-statement: the server sees the client vanish
@@ -83,6 +95,8 @@ class PostgresProxy:
 
         async def downstream() -> None:
             while data := await server_r.read(65536):
+                if self.blackholed:
+                    continue
                 client_w.write(data)
                 await client_w.drain()
             client_w.close()

@@ -32,7 +32,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from core.db.redis.cluster import cluster_client, is_cluster_url, parse_cluster_url
-from core.exceptions import StoreUnavailableError
+from core.exceptions import StoreFullError, StoreUnavailableError
 
 #: what the stores talk to: one server, or a cluster (the same command surface)
 RedisClient: TypeAlias = Redis | RedisCluster
@@ -201,7 +201,7 @@ class RedisClients:
         try:
             yield
         except OutOfMemoryError as exc:
-            raise StoreUnavailableError(
+            raise StoreFullError(
                 f"Redis at {self.location} is out of memory (maxmemory reached) while trying "
                 f"to {action}; nothing was written"
             ) from exc

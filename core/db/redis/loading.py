@@ -15,6 +15,7 @@ from core.db.base import BaseDb
 from core.db.cipher import StateCipher, refuse_sealed
 from core.db.records import HistoryEntry, SessionRecord
 from core.db.redis import scripts
+from core.db.redis.bounded import bounded
 from core.db.redis.keys import SessionKeys
 from core.db.redis.records import history_from_undo, record_from_hashes, seed_args
 from core.db.redis.repair import check_against_durable
@@ -102,7 +103,7 @@ async def resolve(db: RedisDb, keys: SessionKeys, loaded: Loaded) -> SessionReco
         if loaded.status == SERVED:
             return loaded.record
         assert db.snapshot_to is not None and loaded.record is not None
-        await check_against_durable(
+        check = check_against_durable(
             db._clients,
             keys,
             loaded.record,
@@ -111,6 +112,14 @@ async def resolve(db: RedisDb, keys: SessionKeys, loaded: Loaded) -> SessionReco
             db._ttl_ms,
             db.cipher,
         )
+        try:  # a late verdict, applied in the background, is guarded like a concurrent one
+            await bounded(check, db.durable_timeout)
+        except TimeoutError:
+            raise StoreUnavailableError(
+                f"session {keys.session_id!r} must be checked against the durable store "
+                f"after a Redis restart, and it did not answer within "
+                f"{db.durable_timeout:g} s; nothing was written"
+            ) from None
         loaded = await load_hot(db, keys)
     raise StoreUnavailableError(
         f"session {keys.session_id!r} kept changing while it was checked against the "
@@ -134,9 +143,18 @@ def verify(db: RedisDb) -> str:
 
 
 async def read_back(db: RedisDb, session_id: str) -> SessionRecord | None:
-    """Copy a session from the durable store into Redis; Redis wins if it has one."""
+    """Copy a session from the durable store into Redis; Redis wins if it has one.
+    The durable read is bounded by ``durable_timeout`` (``bounded.py``)."""
     assert db.snapshot_to is not None
-    durable = await db.snapshot_to.aload(session_id)
+    try:
+        durable = await bounded(db.snapshot_to.aload(session_id), db.durable_timeout)
+    except TimeoutError:
+        # whether the durable store holds it is unknown, and an empty Redis must never
+        # start a session over a durable snapshot: refuse, having written nothing
+        raise StoreUnavailableError(
+            f"session {session_id!r} is not in Redis and the durable store did not answer "
+            f"within {db.durable_timeout:g} s to read it back; nothing was written"
+        ) from None
     if durable is None:
         return None
     if db.cipher is not None:  # read opened through the durable store's API

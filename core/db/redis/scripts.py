@@ -71,7 +71,8 @@ LOAD = LuaScript(
 #       16 verify 17 has_data 18 data 19 n_changed, then (key, json, key_bytes) * n_changed,
 #       then (key, key_bytes) * removed
 # Returns {1, version, ep} (``ep``: the run id of the Redis that holds the save) |
-# {0, actual or -1} stale | {-1, version} lease lost | {-2, bytes}
+# {0, actual or -1} stale | {-1, version} lease held by another run | {-2, bytes}
+# | {-4, version} lease gone (expired, or evicted by a full Redis), held by nobody
 # | {-3, version} written by another Redis incarnation: verify it first (``repair.py``).
 # A new session after a delete continues from the deleted version (kept in ``gone``), so
 # a version number never names two different contents.
@@ -89,7 +90,11 @@ local ep = run_id()
 if cur and ARGV[16] == '1' and redis.call('HGET', meta, 'ep') ~= ep then
   return {-3, version}
 end
-if ARGV[2] ~= '' and redis.call('GET', KEYS[6]) ~= ARGV[2] then return {-1, version} end
+if ARGV[2] ~= '' then
+  local holder = redis.call('GET', KEYS[6])
+  if not holder then return {-4, version} end
+  if holder ~= ARGV[2] then return {-1, version} end
+end
 local n = tonumber(ARGV[19])
 local prev_sum = redis.call('HGET', meta, 'sum') or '0'
 local sum = tonumber(prev_sum)

@@ -71,6 +71,7 @@ class RedisDb(BaseDb):
         max_connections: int = 1000,
         max_waiters: int | None = 100,
         cipher: StateCipher | None = None,
+        durable_timeout: float = 5.0,
     ) -> None:
         super().__init__()
         loading.check_same_keys(cipher, snapshot_to)
@@ -79,12 +80,21 @@ class RedisDb(BaseDb):
         if write_through and history_limit < 1:
             # a save the durable store refused is undone from its undo record
             raise ValueError("write_through=True needs history_limit >= 1")
+        if not durable_timeout > 0:
+            raise ValueError(
+                f"durable_timeout must be a positive number of seconds, not {durable_timeout!r}"
+            )
         self.db_url = db_url
         self.key_prefix = check_prefix(key_prefix)
         self.snapshot_to = snapshot_to
         self.snapshot_interval = snapshot_interval
         self.ttl = ttl
         self.write_through = write_through
+        #: seconds a run's path waits for the durable store: a read-back on a miss
+        #: (past it: StoreUnavailableError, nothing written) and a write-through copy
+        #: (at most half of what is left of the run's deadline; past it the save
+        #: stands in Redis, dirty)
+        self.durable_timeout = durable_timeout
         self.lock_timeout = lock_timeout
         self.limits = limits or StateLimits()
         self.history_limit = history_limit
@@ -115,14 +125,19 @@ class RedisDb(BaseDb):
 
     # -- server -----------------------------------------------------------------------
     async def acheck_server(self) -> str | None:
-        """Warn (and return why) when the eviction policy can lose unsnapshotted state."""
+        """Warn (and return why) when the eviction policy can evict keys the store relies
+        on: leases and marks under ``volatile-*``, unsnapshotted state under ``allkeys-*``."""
         with self._clients.unavailable("read the server's eviction policy"):
             return await check_eviction_policy(self._clients.get(), self.location)
 
     async def aping(self) -> None:
-        """Both stores a save may need: Redis, and the durable store behind it."""
+        """Both stores a save may need: Redis, and the durable store behind it.
+
+        The first ping (a process's start-up check) also reads Redis's eviction policy
+        and warns when it can evict keys the store relies on."""
         with self._clients.unavailable("ping"):
             await self._clients.get().ping()
+        await self._check_server_once()
         if self.snapshot_to is not None:
             await self.snapshot_to.aping()
 

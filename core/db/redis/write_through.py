@@ -11,9 +11,20 @@ the dirty set. The caller is told what really happened:
   retried, which is idempotent (same version and save id is a no-op); if it still
   cannot be confirmed, the change is applied in Redis and stays dirty for the
   snapshotter, and an error is logged. The save reports success: it *is* applied.
+* the durable store does not answer within the save's budget (a blackholed network
+  answers nothing, and a socket would wait far past any run deadline): the same as
+  unknown. The write is abandoned (``bounded.py``: it finishes or fails in the
+  background; a late commit of the same version and save id is what the snapshotter
+  would write anyway), the Redis save stands as the live state, stays dirty, and the
+  save reports success.
+
+The budget is ``durable_timeout``, and never more than half of what is left of the
+run's deadline (``Lease.renew_until``), so the save, and the run, end inside it.
 """
 
 from __future__ import annotations
+
+import time
 
 from tenacity import (
     AsyncRetrying,
@@ -23,6 +34,8 @@ from tenacity import (
 )
 
 from core.db.protocols import SnapshotTarget
+from core.db.records import SessionRecord
+from core.db.redis.bounded import bounded
 from core.db.redis.client import RedisClients
 from core.db.redis.dirty import DirtyQueue
 from core.db.redis.keys import SessionKeys
@@ -72,6 +85,14 @@ _CONFIRM = AsyncRetrying(
 )
 
 
+def durable_budget(limit: float, renew_until: float | None) -> float:
+    """Seconds the durable write may take: ``limit``, and at most half of what is left
+    of the run's deadline (a ``time.monotonic()`` instant), so the save ends inside it."""
+    if renew_until is None:
+        return limit
+    return max(0.0, min(limit, (renew_until - time.monotonic()) / 2))
+
+
 async def copy_through(
     clients: RedisClients,
     dirty: DirtyQueue,
@@ -79,25 +100,34 @@ async def copy_through(
     keys: SessionKeys,
     version: int,
     save_id: str,
+    budget: float,
 ) -> None:
-    """Copy the save ``(version, save_id)`` to ``durable``; raise only if it was undone."""
+    """Copy the save ``(version, save_id)`` to ``durable`` within ``budget`` seconds;
+    raise only if it was undone."""
     record = (await dirty.read([keys.hashed], keys.bucket.bucket)).get(keys.hashed)
     if record is None or record.save_id != save_id:
         return  # moved on already; the newer save (or the snapshotter) copies it
     try:
-        await durable.aupsert_snapshot(record)
-    except OutcomeUnknownError:
-        try:
-            await _CONFIRM(durable.aupsert_snapshot, record)
-        except Exception as exc:
-            log_error(
-                "durable write not confirmed; the change is applied in Redis and stays "
-                "dirty for the snapshotter",
-                session_id=keys.session_id,
-                version=version,
-                error=str(exc),
-            )
-            return
+        await bounded(_upsert(durable, record), budget)
+    except TimeoutError:
+        log_error(
+            "durable write did not answer in time",
+            session_id=keys.session_id,
+            version=version,
+            seconds=round(budget, 3),
+            outcome="applied: the change is the live state in Redis and stays dirty; the "
+            "snapshotter copies it once the durable store answers",
+        )
+        return
+    except OutcomeUnknownError as exc:
+        log_error(
+            "durable write not confirmed; the change is applied in Redis and stays "
+            "dirty for the snapshotter",
+            session_id=keys.session_id,
+            version=version,
+            error=str(exc),
+        )
+        return
     except Exception as exc:
         if await _undo(clients, keys, version, save_id):
             raise StoreUnavailableError(
@@ -116,6 +146,14 @@ async def copy_through(
         await dirty.amark_clean([record])
     except Exception as exc:  # durable already: the snapshotter retires it later
         log_warning("could not retire a written-through session", error=str(exc))
+
+
+async def _upsert(durable: SnapshotTarget, record: SessionRecord) -> None:
+    """The upsert; an unknown commit is retried (idempotent) before it counts as unknown."""
+    try:
+        await durable.aupsert_snapshot(record)
+    except OutcomeUnknownError:
+        await _CONFIRM(durable.aupsert_snapshot, record)
 
 
 async def _undo(clients: RedisClients, keys: SessionKeys, version: int, save_id: str) -> bool:

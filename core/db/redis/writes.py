@@ -13,16 +13,20 @@ from typing import TYPE_CHECKING, Any
 
 from core.db.records import KnownVersion, Lease, SessionMeta, SessionRecord
 from core.db.redis import lease_scripts, scripts
+from core.db.redis.eviction import lease_gone
 from core.db.redis.keys import SessionKeys
 from core.db.redis.loading import UNVERIFIED_SAVE
 from core.db.redis.records import save_args, upsert_args
-from core.db.redis.write_through import copy_through
+from core.db.redis.write_through import copy_through, durable_budget
 from core.exceptions import LeaseLostError, StaleVersionError, StateLimitError
 
 if TYPE_CHECKING:
     from core.db.redis.store import RedisDb
 
 __all__ = ["delete", "run_save", "save", "upsert_snapshot"]
+
+#: SAVE's status when the run's lease was held by nobody (expired, or evicted)
+LEASE_GONE = -4
 
 
 async def save(
@@ -85,13 +89,18 @@ async def save(
         raise StaleVersionError(session_id, expected_version, None if value == -1 else value)
     if status == -1:
         raise LeaseLostError(session_id, expected_version)
+    if status == LEASE_GONE:
+        raise await lease_gone(db._clients.get(), session_id, expected_version)
     if status == -2:
         raise StateLimitError(
             f"session {session_id!r}: session_state would be {value:,} bytes of JSON; "
             f"the limit is {db.limits.max_state_bytes:,}. Nothing was written."
         )
     if db.write_through:
-        await write_through(db, keys, value, save_id)
+        budget = durable_budget(
+            db.durable_timeout, lease.renew_until if lease is not None else None
+        )
+        await write_through(db, keys, value, save_id, budget)
     if lease is not None:
         lease.saved = KnownVersion(value, save_id, epoch)
         lease.released = lease.released or released
@@ -125,10 +134,13 @@ async def run_save(
     return int(reply[0]), int(reply[1]), epoch, len(reply) > 3 and int(reply[3]) == 1
 
 
-async def write_through(db: RedisDb, keys: SessionKeys, version: int, save_id: str) -> None:
+async def write_through(
+    db: RedisDb, keys: SessionKeys, version: int, save_id: str, budget: float
+) -> None:
     assert db.snapshot_to is not None
-    # what this leaves dirty (the durable store failed) the snapshotter copies later
-    await copy_through(db._clients, db.dirty, db.snapshot_to, keys, version, save_id)
+    # what this leaves dirty (the durable store failed or was silent) the snapshotter
+    # copies later
+    await copy_through(db._clients, db.dirty, db.snapshot_to, keys, version, save_id, budget)
 
 
 async def upsert_snapshot(db: RedisDb, record: SessionRecord) -> bool:
