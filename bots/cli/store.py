@@ -20,13 +20,14 @@ import click
 from sqlalchemy.engine import make_url
 
 from core.db.base import BaseDb
-from core.exceptions import StoreError
+from core.exceptions import InvalidIdError, StoreError
 from core.redaction import redact_text
 
 __all__ = [
     "DB_URL_HELP",
     "DEFAULT_DB_URL",
     "REDIS_URL_HELP",
+    "BadInput",
     "open_deployment",
     "operator",
     "print_json",
@@ -39,6 +40,12 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_DB_URL = "sqlite:///statebot.db"
+
+
+class BadInput(click.ClickException):
+    """Bad input: exit 2 with one line (no usage text), nothing done."""
+
+    exit_code = 2
 
 
 def open_deployment(db_url: str, redis_url: str | None) -> BaseDb:
@@ -94,6 +101,8 @@ def with_store(
 
     try:
         return asyncio.run(run())
+    except InvalidIdError as exc:  # an id no store can hold: refused before any saw it
+        raise BadInput(redact_text(str(exc))) from exc
     except (StoreError, ValueError) as exc:
         raise click.ClickException(redact_text(str(exc))) from exc
 

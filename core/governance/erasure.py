@@ -47,6 +47,7 @@ from core.governance.pseudonym import (
     user_rewrite,
     user_runs,
 )
+from core.governance.save import check_user_id
 from core.redaction import redact_text
 from core.schedule.stores import schedule_store
 
@@ -152,7 +153,7 @@ async def erase_user(db: BaseDb, user_id: str, *, pseudonym: str | None = None) 
     """
     if not isinstance(user_id, str) or not user_id.strip():
         raise ValueError("user_id must be a non-empty user key (platform:workspace:user)")
-    db.limits.check_id("user id", user_id)
+    check_user_id(db, user_id)
     report = ErasureReport(user_id, pseudonym or new_pseudonym())
     try:
         async with db.user_block(user_id):

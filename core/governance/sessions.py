@@ -31,7 +31,13 @@ from core.exceptions import (
     VersionNotFoundError,
 )
 from core.governance.audit import audit_entries
-from core.governance.save import HISTORY_SCAN, check_expected, load_session, save_change
+from core.governance.save import (
+    HISTORY_SCAN,
+    check_expected,
+    check_session_id,
+    load_session,
+    save_change,
+)
 from core.governance.undo import migration_since
 from core.redaction import redact, redact_text
 from core.run.history import SessionData
@@ -114,6 +120,7 @@ async def dump_session(
     extra: Sequence[str] = (),
 ) -> dict[str, Any]:
     """State, meta and the most recent versions of one session (redacted by default)."""
+    check_session_id(db, session_id)
     record = await load_session(db, session_id)
     dump = summary(record)
     del dump["keys"]
@@ -135,6 +142,7 @@ async def session_history(
     extra: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """Saved versions, newest first, states redacted unless ``reveal``."""
+    check_session_id(db, session_id)
     return [
         {
             "version": e.version,
@@ -163,6 +171,7 @@ async def restore_version(
     is still at it. A typed session's state keeps the schema version ``version`` was
     saved in (:func:`_restored_schema`), so the next run migrates it if it is older.
     """
+    check_session_id(db, session_id)
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
         check_expected(current, expected_version)
@@ -218,6 +227,7 @@ async def reset_session(
     from it); a reset keeps the session, its run history and its older versions.
     Audited as ``reset`` by ``actor``.
     """
+    check_session_id(db, session_id)
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
         saved, _ = await save_change(
@@ -237,6 +247,7 @@ async def replace_state(
 ) -> int:
     """Save ``state`` as the session's next version under its lease, audited as ``kind``
     ("migrate", …); the new version. StateValueError names a value that is not JSON."""
+    check_session_id(db, session_id)
     texts = encode_delta(state)
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
@@ -262,6 +273,7 @@ async def delete_session(
     ``expected_version``: refuse (StaleVersionError, nothing deleted) unless the session
     is still at that version (a run landed since the caller looked at it).
     """
+    check_session_id(db, session_id)
     async with db.session_lock(session_id):
         if expected_version is not None:
             check_expected(await load_session(db, session_id), expected_version)
