@@ -35,16 +35,20 @@ async def wait_for_runs_in_flight(db: BaseDb, timeout: float | None = None) -> i
     ``lock_timeout``): a run that hangs holds its lease no longer than its deadline.
     """
     wait = timeout if timeout is not None else (db.lock_timeout or DEFAULT_WAIT)
+    started = time.monotonic()
     held = await db.aheld_leases()
     count = len(held)
-    deadline = time.monotonic() + wait
+    # a listing may be a SCAN of a large Redis: never spend more than a third of the
+    # wait listing
+    pause = max(_POLL, 2 * (time.monotonic() - started))
+    deadline = started + wait
     while held:
         if time.monotonic() > deadline:
             raise LockTimeoutError(
                 f"{len(held)} run(s) in flight still held their sessions after {wait:g} s, "
                 "so their saves may land after this erasure"
             )
-        await asyncio.sleep(_POLL)
+        await asyncio.sleep(pause)
         now = await db.aheld_leases()
         # a lease that changed hands was let go by the run in flight
         held = {name: token for name, token in held.items() if now.get(name) == token}
