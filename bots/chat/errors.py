@@ -14,6 +14,7 @@ import structlog
 from bots.chat.replies import Reply
 from core.exceptions import (
     BudgetExceededError,
+    InvalidIdError,
     LeaseGoneError,
     LockTimeoutError,
     ModelError,
@@ -142,6 +143,8 @@ def _store_reply(exc: StoreError, agent_id: str) -> Reply:
         return Reply(STORE_FULL)  # a lease evicted by a full Redis: the same cause
     if isinstance(exc, StoreUnavailableError):
         return Reply(STORE_DOWN)
+    if isinstance(exc, InvalidIdError):  # refused before any store saw it
+        return Reply(str(exc))
     if isinstance(exc, StateLimitError):
         return Reply(STORE_LIMIT.format(detail=exc))
     if isinstance(exc, LeaseGoneError):

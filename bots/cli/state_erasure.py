@@ -19,8 +19,10 @@ import click
 from bots.app.cli_format import HELP_OPTIONS, plural
 from bots.app.retention import policy_from_settings, retention_policy
 from bots.cli.state_transfer import export_cmd
-from bots.cli.store import print_json, store_options, with_store
+from bots.cli.store import BadInput, print_json, store_options, with_store
 from bots.keys import parse_user_key
+from core.db.limits import StateLimits
+from core.exceptions import InvalidIdError
 from core.governance.erasure import erase_user, known_users
 from core.governance.retention import expire
 from core.governance.user_export import export_user
@@ -33,16 +35,14 @@ _DAYS = click.FloatRange(min=0, min_open=True)
 _SHOWN = 10
 
 
-class BadInput(click.ClickException):
-    """Bad input: exit 2 with one line (no usage text), nothing done."""
-
-    exit_code = 2
-
-
 def full_user_key(ctx: click.Context, user_id: str) -> str:
     """``user_id`` if it is a full key (platform:workspace:user); else BadInput naming
     the stored user keys it could mean, so a bare platform id never erases nothing
     while reporting success."""
+    try:  # an id no store can hold is refused as such, before the stores are read
+        StateLimits().check_id("user id", user_id)
+    except InvalidIdError as exc:
+        raise BadInput(str(exc)) from None
     try:
         parse_user_key(user_id)
         return user_id

@@ -29,7 +29,7 @@ from sqlalchemy.engine import make_url
 from bots.app.cli_format import iso_time
 from core.db.base import BaseDb
 from core.db.fronts import afronts
-from core.exceptions import StoreError
+from core.exceptions import InvalidIdError, StoreError
 from core.redaction import redact_text
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_DB_URL",
     "DURABLE_ONLY_HELP",
     "REDIS_URL_HELP",
+    "BadInput",
     "BadInvocation",
     "DurableWriteRefused",
     "StoreChoice",
@@ -54,6 +55,12 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_DB_URL = "sqlite:///statebot.db"
+
+
+class BadInput(click.ClickException):
+    """Bad input: exit 2 with one line (no usage text), nothing done."""
+
+    exit_code = 2
 
 
 def open_deployment(db_url: str, redis_url: str | None) -> BaseDb:
@@ -176,6 +183,8 @@ def with_store(
 
     try:
         return asyncio.run(run())
+    except InvalidIdError as exc:  # an id no store can hold: refused before any saw it
+        raise BadInput(redact_text(str(exc))) from exc
     except (StoreError, ValueError) as exc:
         raise click.ClickException(redact_text(str(exc))) from exc
 

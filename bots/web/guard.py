@@ -10,7 +10,8 @@ from aiohttp import web
 from bots.admin.policy import allows
 from bots.web.access import Viewer
 from bots.web.render import page
-from core.exceptions import StoreError
+from core.db.limits import StateLimits
+from core.exceptions import InvalidIdError, StoreError
 from core.redaction import redact_text
 
 log = structlog.get_logger("bots.web")
@@ -36,6 +37,8 @@ def session_id_of(request: web.Request, value: object) -> str:
                 message="This page needs a session id (?id=…).",
             )
         )
+    # an id no store can hold: InvalidIdError, a 400 page (refusal_middleware)
+    StateLimits().check_id("session id", value)
     return value
 
 
@@ -68,6 +71,8 @@ async def refusal_middleware(request: web.Request, handler: Any) -> web.StreamRe
         response: web.StreamResponse = await handler(request)
     except Refusal as refused:
         return refused.response
+    except InvalidIdError as exc:  # refused before any store saw it
+        return page(request, "message.html", status=400, title="Not a valid id", message=str(exc))
     except StoreError as exc:
         reason = redact_text(str(exc))
         log.error("web_store_error", path=request.path, method=request.method, error=reason)

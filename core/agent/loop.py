@@ -10,6 +10,7 @@ model that answers within the grace period a turn costs that one save.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import time
@@ -20,6 +21,7 @@ from typing import Any
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.agent.prompt import PromptSpec, build_system_message
 from core.agent.tool_calls import execute_tool_call, prepare_run, signal_messages
+from core.db.text_checks import sanitised
 from core.exceptions import AgentRunException, NoModelError, ToolCallLimitError
 from core.governance.budgets.gate import meter_model_call, meter_tool_call
 from core.models.base import Message, Model, ModelResponse, ToolCall
@@ -166,9 +168,10 @@ async def _run_loop(
         output.metrics.output_tokens += response.usage.output_tokens
         # counted as it happens, so a run that fails later is still charged (budgets)
         meter_model_call(response.usage.input_tokens, response.usage.output_tokens)
-        history.append(Message("assistant", response.content, list(response.tool_calls)))
+        said = _storable(response)
+        history.append(said)
         if not response.tool_calls:
-            output.content = _with_shown_results(batch.shown, response.content)
+            output.content = _with_shown_results(batch.shown, said.content)
             break
         if round_number == spec.tool_call_limit:
             raise ToolCallLimitError(spec.tool_call_limit)
@@ -190,6 +193,15 @@ async def _run_loop(
     output.keep_state(handle.final_state())
     output.metrics.duration_s = time.perf_counter() - started
     return output
+
+
+def _storable(response: ModelResponse) -> Message:
+    """The model's turn as kept (sent back to it, stored in the run history): text that
+    is not valid Unicode (a lone surrogate) becomes U+FFFD; tool calls still run from
+    the raw arguments, which refuse such text with an error to the model."""
+    calls = [dataclasses.replace(c, arguments=sanitised(c.arguments)) for c in response.tool_calls]
+    content = None if response.content is None else sanitised(response.content)
+    return Message("assistant", content, calls)
 
 
 class _Batch:

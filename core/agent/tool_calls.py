@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, ParamSpec
 
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
+from core.db.text_checks import MAX_DEPTH, sanitised, text_problem
 from core.db.values import TRANSIENT_KEYS, StateValueError
 from core.exceptions import AgentRunException, ToolArgumentError, ToolRefusedError
 from core.models.base import Message
@@ -92,8 +93,13 @@ async def prepare_run(
     return run_context, injected
 
 
+#: re-encodes decoded arguments for the storability checks
+_ARGUMENTS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def parse_arguments(function: Function, raw: str | Mapping[str, Any]) -> dict[str, Any]:
     """Raw model arguments -> validated kwargs, or ToolArgumentError."""
+    nested = f"it is nested more than {MAX_DEPTH} levels deep"
     if isinstance(raw, str):
         try:
             decoded = json.loads(raw) if raw.strip() else {}
@@ -101,21 +107,42 @@ def parse_arguments(function: Function, raw: str | Mapping[str, Any]) -> dict[st
             raise ToolArgumentError(
                 f"{function.name}: arguments are not valid JSON ({exc})"
             ) from None
+        except RecursionError:
+            raise ToolArgumentError(f"{function.name}: arguments refused: {nested}") from None
     else:
         decoded = dict(raw)
+    # what enters the run (and its stored history) must be storable: no value nested
+    # too deep, no lone surrogate (core/db/text_checks.py)
+    try:
+        problem = text_problem(_ARGUMENTS.encode(decoded))
+    except RecursionError:
+        problem = nested
+    except (TypeError, ValueError):
+        problem = None  # not JSON data (a direct call's objects): validation says why
+    if problem is not None:
+        raise ToolArgumentError(f"{function.name}: arguments refused: {problem}")
     return function.validate(decoded)
 
 
 def result_text(result: object) -> str:
     """How a tool's return value is shown to the model."""
-    if isinstance(result, str):
-        return result
     if result is None:
         return "OK"
+    if isinstance(result, str):
+        text = result
+    else:
+        try:
+            text = json.dumps(result, ensure_ascii=False)
+        except (TypeError, ValueError, RecursionError):
+            text = _shown(result)
+    return sanitised(text)  # kept in the run history, which must encode as UTF-8
+
+
+def _shown(result: object) -> str:
     try:
-        return json.dumps(result, ensure_ascii=False)
-    except (TypeError, ValueError):
         return str(result)
+    except RecursionError:
+        return f"<{type(result).__name__} nested too deep to show>"
 
 
 def _adopt_reassigned_state(handle: SessionHandle, run_context: RunContext) -> None:

@@ -30,8 +30,10 @@ from core.db.records import (
     SnapshotStatus,
     UserMemory,
 )
+from core.db.user_blocks import LeaseView, UserBlocks, is_marker, marker_id
 
 # errors live in core.exceptions; these names stay importable from here (older code)
+from core.exceptions import ErasureInProgressError
 from core.exceptions import InvalidIdError as InvalidIdError
 from core.exceptions import LeaseLostError as LeaseLostError
 from core.exceptions import LockTimeoutError as LockTimeoutError
@@ -64,6 +66,10 @@ class BaseDb(abc.ABC):
         self._locks = FifoLocks()
         #: what every store refuses before it sees a value (a backend sets its own)
         self.limits = StateLimits()
+        #: what the run leases tell without taking one (a backend with leases of its own sets it)
+        self.lease_view: LeaseView = self._locks
+        #: erasure markers kept apart from the run leases (None: they are run leases)
+        self.user_blocks: UserBlocks | None = None
 
     # -- sessions -------------------------------------------------------------------
     @abc.abstractmethod
@@ -158,6 +164,7 @@ class BaseDb(abc.ABC):
         *,
         timeout: float | None = None,
         known: KnownVersion | None = None,
+        user_id: str | None = None,
     ) -> contextlib.AbstractAsyncContextManager[OpenedRun]:
         """Hold the session's run lock for the block and yield it with the stored session.
 
@@ -165,16 +172,25 @@ class BaseDb(abc.ABC):
         ``unchanged=True`` without the state when the stored session is exactly that
         version. Same errors as :meth:`session_lock` and :meth:`aload`. This default
         takes the lock, then loads; RedisDb does both in one round trip. An id no store
-        can hold is an InvalidIdError before any store sees it.
+        can hold is an InvalidIdError before any store sees it. A run of ``user_id``
+        while their data is being erased is refused with ErasureInProgressError once
+        the lock is held (so a run queued before the erasure began is refused too).
         """
         self.limits.check_ids(session_id)
-        return self._open_run(session_id, timeout, known)
+        self.limits.check_id("user id", user_id)
+        return self._open_run(session_id, timeout, known, user_id)
 
     @contextlib.asynccontextmanager
     async def _open_run(
-        self, session_id: str, timeout: float | None, known: KnownVersion | None
+        self,
+        session_id: str,
+        timeout: float | None,
+        known: KnownVersion | None,
+        user_id: str | None = None,
     ) -> AsyncIterator[OpenedRun]:
         async with self.session_lock(session_id, timeout) as lease:
+            if user_id is not None and await self.auser_blocked(user_id):
+                raise ErasureInProgressError(user_id)
             record = await self.aload(session_id)
             unchanged = known is not None and known.matches(record)
             yield OpenedRun(lease, record, unchanged)
@@ -193,6 +209,25 @@ class BaseDb(abc.ABC):
             self.lock_timeout if timeout is None else timeout,
             max_waiters=self.max_waiters,
         )
+
+    # -- a user's runs blocked during their erasure (core/db/user_blocks.py) ------------
+    def user_block(
+        self, user_id: str, timeout: float | None = None
+    ) -> contextlib.AbstractAsyncContextManager[Lease]:
+        """Hold the marker that refuses ``user_id``'s runs (it expires if we die)."""
+        if self.user_blocks is not None:
+            return self.user_blocks.hold(marker_id(user_id))  # taken at once, never waits
+        return self.session_lock(marker_id(user_id), timeout)
+
+    async def auser_blocked(self, user_id: str) -> bool:
+        """Whether an erasure of ``user_id`` is under way (a run checks, under its lease)."""
+        view = self.user_blocks or self.lease_view
+        return await view.held(marker_id(user_id))
+
+    async def aheld_leases(self) -> dict[str, str]:
+        """Every run lease held now (markers left out): lease name -> holder token."""
+        held = await self.lease_view.held_all()
+        return {name: token for name, token in held.items() if not is_marker(name)}
 
     # -- user memory ------------------------------------------------------------------
     @abc.abstractmethod

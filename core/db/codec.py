@@ -7,7 +7,8 @@ untouched, so nothing is decoded or re-encoded on the way. The rules:
 
 * values must be JSON: NaN and Infinity are refused (they are not JSON, and an encoder
   that writes them as ``null`` would change the data silently), as are top-level keys
-  that are not strings; the error names the key;
+  that are not strings, values nested more than ``MAX_DEPTH`` levels and text with a
+  lone surrogate (``core/db/text_checks.py``); the error names the key;
 * compact separators, non-ASCII kept as UTF-8;
 * sizes are UTF-8 bytes of the compact JSON text of the whole state, the same number
   whatever backend holds it (:func:`state_bytes` counts it from the key texts).
@@ -23,6 +24,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from core.db.text_checks import MAX_DEPTH, text_problem
 from core.db.values import TRANSIENT_KEYS
 from core.exceptions import StateValueError
 
@@ -56,9 +58,15 @@ def encode_value(key: str, value: Any) -> str:
     if not isinstance(key, str):
         raise StateValueError(str(key), "top-level keys must be strings")
     try:
-        return _encode(value)
+        text = _encode(value)
     except (TypeError, ValueError) as exc:
         raise StateValueError(key, str(exc)) from None
+    except RecursionError:  # nested deeper than the C encoder goes
+        raise StateValueError(key, f"it is nested more than {MAX_DEPTH} levels deep") from None
+    problem = text_problem(text)
+    if problem is not None:
+        raise StateValueError(key, problem)
+    return text
 
 
 def encode_state(state: Mapping[str, Any]) -> dict[str, str]:

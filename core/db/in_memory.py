@@ -216,7 +216,10 @@ class InMemoryDb(BaseDb):
     async def adelete_memory(self, user_id: str, memory_id: str) -> bool:
         memories = self._memories.get(user_id, [])
         kept = [m for m in memories if m.memory_id != memory_id]
-        self._memories[user_id] = kept
+        if kept:
+            self._memories[user_id] = kept
+        else:  # no empty entry keyed by the user's id is left (erasure)
+            self._memories.pop(user_id, None)
         return len(kept) != len(memories)
 
     async def ascrub_versions(self, session_id: str, rewrite: UserRewrite) -> int:

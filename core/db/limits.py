@@ -62,30 +62,35 @@ class StateLimits:
 
     def check_ids(self, session_id: str, *others: str | None) -> None:
         """InvalidIdError for an id no durable store can hold (too long, NUL, not text)."""
-        for name, value in (("session id", session_id), *(("id", o) for o in others)):
-            if value is None:
-                continue
-            if not isinstance(value, str):
-                raise InvalidIdError(f"{name} must be a string, not {type(value).__name__}")
-            if not value.isascii():
-                try:
-                    value.encode()
-                except UnicodeEncodeError:
-                    raise InvalidIdError(
-                        f"{name} {value[:40]!r} is not valid text (it holds a lone "
-                        "surrogate, which no store can encode). Nothing was written."
-                    ) from None
-            if "\x00" in value:
+        self.check_id("session id", session_id)
+        for other in others:
+            self.check_id("id", other)
+
+    def check_id(self, name: str, value: str | None) -> None:
+        """InvalidIdError, naming the id as ``name``, when no durable store can hold it."""
+        if value is None:
+            return
+        if not isinstance(value, str):
+            raise InvalidIdError(f"{name} must be a string, not {type(value).__name__}")
+        if not value.isascii():
+            try:
+                value.encode()
+            except UnicodeEncodeError:
                 raise InvalidIdError(
-                    f"{name} {value[:40]!r} contains a NUL character, which PostgreSQL "
-                    "cannot store. Nothing was written."
-                )
-            size = utf8_len(value)
-            if size > self.max_id_bytes:
-                raise InvalidIdError(
-                    f"{name} {value[:40]!r}... is {size:,} bytes long; the limit is "
-                    f"{self.max_id_bytes:,}. Nothing was written."
-                )
+                    f"{name} {value[:40]!r} is not valid text (it holds a lone "
+                    "surrogate, which no store can encode). Nothing was written."
+                ) from None
+        if "\x00" in value:
+            raise InvalidIdError(
+                f"{name} {value[:40]!r} contains a NUL character, which PostgreSQL "
+                "cannot store. Nothing was written."
+            )
+        size = utf8_len(value)
+        if size > self.max_id_bytes:
+            raise InvalidIdError(
+                f"{name} {value[:40]!r}... is {size:,} bytes long; the limit is "
+                f"{self.max_id_bytes:,}. Nothing was written."
+            )
 
     def check_keys(self, session_id: str, keys: Iterable[str]) -> None:
         """StateLimitError naming the first top-level key that is too long."""

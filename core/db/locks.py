@@ -32,6 +32,14 @@ class FifoLocks:
         # the lease each held lock was handed out as, so a save can release it early
         self._holders: dict[int, tuple[Lease, asyncio.Lock]] = {}
 
+    async def held(self, session_id: str) -> bool:
+        """Whether a run (of any event loop of this process) holds the session's lock."""
+        return any(lease.session_id == session_id for lease, _ in self._holders.values())
+
+    async def held_all(self) -> dict[str, str]:
+        """Every lock held now: session id -> a name of its holder (for waiting it out)."""
+        return {lease.session_id: str(key) for key, (lease, _) in self._holders.items()}
+
     def release(self, lease: Lease) -> bool:
         """Give a held lock back before its block ends (a save with ``release=True``)."""
         held = self._holders.get(id(lease))

@@ -77,8 +77,10 @@ class SessionStore(Protocol):
         *,
         timeout: float | None = None,
         known: KnownVersion | None = None,
+        user_id: str | None = None,
     ) -> contextlib.AbstractAsyncContextManager[OpenedRun]:
-        """The session's lease for the block, with the stored session (or "unchanged")."""
+        """The session's lease for the block, with the stored session (or "unchanged");
+        ErasureInProgressError when ``user_id``'s data is being erased."""
         ...
 
 

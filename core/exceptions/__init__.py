@@ -6,6 +6,7 @@ The hierarchy::
     ├── RunError                          a run could not complete
     │   ├── NoModelError                  free text, but no model configured
     │   ├── BudgetExceededError           a daily token or tool-call budget is used up
+    │   ├── ErasureInProgressError        a run of a user whose data is being erased
     │   ├── ToolCallLimitError            too many tool-call rounds in one run
     │   ├── UnknownToolError (LookupError)    a tool name the agent does not have
     │   ├── ToolArgumentError (ValueError)    arguments that do not fit a tool
@@ -67,6 +68,7 @@ from core.exceptions._crypto import (
 )
 from core.exceptions._governance import (
     BudgetExceededError,
+    ErasureInProgressError,
     ImportFileError,
     ImportWriteError,
     NothingToUndoError,
@@ -124,6 +126,7 @@ __all__ = [
     "BudgetExceededError",
     "DependencyError",
     "EncryptionKeyError",
+    "ErasureInProgressError",
     "ImportFileError",
     "ImportWriteError",
     "InvalidIdError",

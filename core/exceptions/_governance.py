@@ -9,6 +9,7 @@ from core.exceptions._storage import StoreError
 
 __all__ = [
     "BudgetExceededError",
+    "ErasureInProgressError",
     "ImportFileError",
     "ImportWriteError",
     "NothingToUndoError",
@@ -97,6 +98,18 @@ class RestoreSchemaError(StoreError):
         )
         self.session_id = session_id
         self.version = version
+
+
+class ErasureInProgressError(RunError):
+    """The user's data is being erased: their runs are refused until it ends, before
+    anything of the run happens (``core/db/user_blocks.py``)."""
+
+    def __init__(self, user_id: str) -> None:
+        super().__init__(
+            f"the data of user {user_id!r} is being erased right now, so their messages "
+            "are not taken until the erasure ends. Nothing was run and nothing was saved"
+        )
+        self.user_id = user_id
 
 
 class BudgetExceededError(RunError):

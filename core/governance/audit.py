@@ -15,7 +15,13 @@ from typing import Any
 from core.db.base import BaseDb
 from core.db.records import SessionRecord
 from core.exceptions import UndoConflictError, UndoMigratedError, VersionNotFoundError
-from core.governance.save import HISTORY_SCAN, load_session, save_change
+from core.governance.save import (
+    HISTORY_SCAN,
+    check_session_id,
+    check_user_id,
+    load_session,
+    save_change,
+)
 from core.governance.undo import apply_undo, change_to_undo, find_conflict, migration_since
 from core.run.history import SessionData
 from core.state.audit import AuditEntry, diff
@@ -53,6 +59,7 @@ async def diff_versions(db: BaseDb, session_id: str, v1: int, v2: int) -> list[d
 
     VersionNotFoundError names the versions kept when one is missing.
     """
+    check_session_id(db, session_id)
     entries = await db.ahistory(session_id, limit=HISTORY_SCAN)
     if not entries:
         await load_session(db, session_id)  # SessionNotFoundError for no session at all
@@ -77,6 +84,8 @@ async def undo_last(
     what the undo would revert, UndoMigratedError when the state was migrated since.
     Either way nothing is saved. Rules: core.governance.undo.
     """
+    check_session_id(db, session_id)
+    check_user_id(db, user_id)
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
         entries = audit_entries(current)

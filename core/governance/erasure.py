@@ -1,6 +1,8 @@
 """Erase one user from every store: the one path (``statebot state erase``, chat
 ``/state erase`` both call :func:`erase_user`). docs/erasure.md is the user's guide.
 
+0. **Runs of the user are kept out** (``erasure_fence``): a marker refuses them for
+   the whole erasure, and the runs in flight when it began are waited for.
 1. **Memories**: every memory of the user is deleted (``adelete_memory``); so are
    their usage-budget counters and those of their deleted sessions (``erase_usage``).
 2. **Finding sessions**: every session that may name the user, in every store the
@@ -19,7 +21,8 @@
    (durable history rows; Redis undo records, conflict copy, quarantine entry) are
    rewritten the same way, and the user's schedules there are cancelled.
 
-Each session is handled on its own: a failure is recorded in the report with what
+Steps 1-4 are repeated until a pass finds nothing (``complete`` needs that final,
+clean scan). Each session is handled on its own: a failure is recorded in the report with what
 was done so far, and the others go on. Re-running is safe: what was erased is no
 longer found, what failed is found again.
 """
@@ -36,6 +39,7 @@ from core.db.records import SessionMeta
 from core.exceptions import SessionNotFoundError, StaleVersionError, StoreError
 from core.governance import sessions
 from core.governance.budgets.stores import erase_usage
+from core.governance.erasure_fence import wait_for_runs_in_flight
 from core.governance.pseudonym import (
     new_pseudonym,
     participants,
@@ -43,6 +47,7 @@ from core.governance.pseudonym import (
     user_rewrite,
     user_runs,
 )
+from core.governance.save import check_user_id
 from core.redaction import redact_text
 from core.schedule.stores import schedule_store
 
@@ -61,6 +66,8 @@ ERASURE_ACTOR = "erasure"
 _HISTORY_SCAN = 10_000
 #: how often an own session is classified again when runs keep landing before its delete
 _CLASSIFY_TRIES = 3
+#: passes over the stores; the last must find nothing (the "final scan")
+_PASSES = 3
 
 
 @dataclass(slots=True)
@@ -138,30 +145,56 @@ async def _sessions_naming(db: BaseDb, rewrite: UserRewrite) -> set[str]:
 
 # -- erasing ---------------------------------------------------------------------------
 async def erase_user(db: BaseDb, user_id: str, *, pseudonym: str | None = None) -> ErasureReport:
-    """Erase ``user_id`` from every store behind ``db``; the report says what was done."""
+    """Erase ``user_id`` from every store behind ``db``; the report says what was done.
+
+    The user's runs are refused for the whole erasure, and the runs in flight when it
+    began are waited for (``core.governance.erasure_fence``); ``complete`` is true only
+    when a last pass over the stores found nothing left to erase.
+    """
     if not isinstance(user_id, str) or not user_id.strip():
         raise ValueError("user_id must be a non-empty user key (platform:workspace:user)")
+    check_user_id(db, user_id)
     report = ErasureReport(user_id, pseudonym or new_pseudonym())
-    rewrite = user_rewrite(user_id, report.pseudonym)
-    await _erase_memories(db, report)
+    try:
+        async with db.user_block(user_id):
+            await _erase_fenced(db, report)
+            if not await db.auser_blocked(user_id):  # the marker expired under us
+                report.errors["blocking runs"] = (
+                    "the block on the user's runs was lost during the erasure (the store "
+                    "was unreachable too long); their runs may have saved since. Run it again"
+                )
+    except StoreError as exc:  # the marker could not be taken: nothing was done
+        report.fail("blocking runs", exc)
+    return report
+
+
+async def _erase_fenced(db: BaseDb, report: ErasureReport) -> None:
+    """The erasure proper, with the user's runs kept out."""
+    rewrite = user_rewrite(report.user_id, report.pseudonym)
+    try:
+        await wait_for_runs_in_flight(db)
+    except StoreError as exc:
+        report.fail("runs in flight", exc)
     if db.durable is not None:
         try:  # the durable rows then hold the versions the erasure rewrites
             await db.aflush()
         except StoreError as exc:
             report.fail("snapshot before erasure", exc)
-    try:
-        found = await _sessions_naming(db, rewrite)
-    except StoreError as exc:
-        report.fail("finding sessions", exc)
-        return report
-    for session_id in sorted(found):
+    for _ in range(_PASSES):
         try:
-            await _erase_in_session(db, session_id, rewrite, report)
+            if not await _erase_pass(db, rewrite, report):
+                break  # this pass found nothing left: the final scan is clean
         except StoreError as exc:
-            report.fail(session_id, exc)
+            report.fail("finding sessions", exc)
+            return
+    else:
+        report.errors["final scan"] = (
+            f"the user's data was still found after {_PASSES} passes (something kept "
+            "writing it); run the erasure again"
+        )
     try:
         report.usage_counters_deleted = await erase_usage(
-            db, user_id=user_id, session_ids=report.sessions_deleted
+            db, user_id=report.user_id, session_ids=report.sessions_deleted
         )
     except StoreError as exc:
         report.fail("usage counters", exc)
@@ -170,28 +203,47 @@ async def erase_user(db: BaseDb, user_id: str, *, pseudonym: str | None = None) 
             await db.aflush()
         except StoreError as exc:
             report.fail("snapshot of scrubbed sessions", exc)
-    return report
 
 
-async def _erase_memories(db: BaseDb, report: ErasureReport) -> None:
+async def _erase_pass(db: BaseDb, rewrite: UserRewrite, report: ErasureReport) -> bool:
+    """One pass over every store; whether it erased anything (what failed is in the
+    report's errors, and leaves them if a later pass erases it)."""
+    changed = await _erase_memories(db, report)
+    for session_id in sorted(await _sessions_naming(db, rewrite)):
+        try:
+            changed = await _erase_in_session(db, session_id, rewrite, report) or changed
+        except StoreError as exc:  # reported; a pass runs again only for new findings
+            report.fail(session_id, exc)
+        else:
+            report.errors.pop(session_id, None)
+    return changed
+
+
+async def _erase_memories(db: BaseDb, report: ErasureReport) -> bool:
+    before = report.memories_deleted
     try:
         for memory in await db.aget_memories(report.user_id):
             if await db.adelete_memory(report.user_id, memory.memory_id):
                 report.memories_deleted += 1
     except StoreError as exc:
         report.fail("memories", exc)
+        return False
+    report.errors.pop("memories", None)
+    return report.memories_deleted > before
 
 
 async def _erase_in_session(
     db: BaseDb, session_id: str, rewrite: UserRewrite, report: ErasureReport
-) -> None:
+) -> bool:
+    """Delete or scrub one session; whether anything of the user was found there."""
     if await _delete_if_own(db, session_id, report):
-        return
+        return True
     changed = await _scrub_session(db, session_id, rewrite, report)
     changed = await _scrub_versions(db, session_id, rewrite, report) or changed
     changed = await _cancel_schedules(db, session_id, report) or changed
-    if changed:
+    if changed and session_id not in report.sessions_scrubbed:
         report.sessions_scrubbed.append(session_id)
+    return changed
 
 
 async def _delete_if_own(db: BaseDb, session_id: str, report: ErasureReport) -> bool:

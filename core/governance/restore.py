@@ -26,7 +26,13 @@ from core.db.codec import encode_delta
 from core.db.records import HistoryEntry, SessionRecord
 from core.exceptions import RestoreSchemaError, VersionNotFoundError
 from core.governance.audit import audit_entries
-from core.governance.save import HISTORY_SCAN, check_expected, load_session, save_change
+from core.governance.save import (
+    HISTORY_SCAN,
+    check_expected,
+    check_session_id,
+    load_session,
+    save_change,
+)
 from core.governance.undo import migration_since
 from core.run.history import SessionData
 from core.state.audit import AuditEntry
@@ -63,6 +69,7 @@ async def restore_plan(db: BaseDb, session_id: str, version: int) -> RestorePlan
 
     SessionNotFoundError, VersionNotFoundError and RestoreSchemaError as the restore.
     """
+    check_session_id(db, session_id)
     current = await load_session(db, session_id)
     return _plan(current, await _find_version(db, session_id, version))
 
@@ -99,6 +106,7 @@ async def restore(
     expected_version: int | None = None,
 ) -> RestoreResult:
     """:func:`restore_version`, answering with the new version and the plan it saved."""
+    check_session_id(db, session_id)
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
         check_expected(current, expected_version)

@@ -26,8 +26,20 @@ __all__ = ["HISTORY_SCAN", "check_expected", "limits_of", "load_session", "save_
 HISTORY_SCAN = 10_000
 
 
+def check_session_id(db: BaseDb, session_id: str) -> None:
+    """InvalidIdError, before any store sees it, for a session id no store can hold
+    (NUL, over 1,024 bytes, a lone surrogate): every admin entry point calls it."""
+    limits_of(db).check_id("session id", session_id)
+
+
+def check_user_id(db: BaseDb, user_id: str) -> None:
+    """InvalidIdError, before any store sees it, for a user id no store can hold."""
+    limits_of(db).check_id("user id", user_id)
+
+
 async def load_session(db: BaseDb, session_id: str) -> SessionRecord:
     """The session as stored; SessionNotFoundError when there is none."""
+    check_session_id(db, session_id)
     record = await db.aload(session_id)
     if record is None:
         raise SessionNotFoundError(session_id)

@@ -23,9 +23,17 @@ from typing import Any
 from core.db.base import BaseDb
 from core.db.codec import encode_delta
 from core.db.records import SessionRecord
-from core.exceptions import SessionNotFoundError, StoreError
+from core.exceptions import (
+    SessionNotFoundError,
+    StoreError,
+)
 from core.governance.restore import restore_version
-from core.governance.save import check_expected, load_session, save_change
+from core.governance.save import (
+    check_expected,
+    check_session_id,
+    load_session,
+    save_change,
+)
 from core.redaction import redact, redact_text
 from core.schedule.stores import erase_session_schedules
 
@@ -105,6 +113,7 @@ async def dump_session(
     extra: Sequence[str] = (),
 ) -> dict[str, Any]:
     """State, meta and the most recent versions of one session (redacted by default)."""
+    check_session_id(db, session_id)
     record = await load_session(db, session_id)
     dump = summary(record)
     del dump["keys"]
@@ -126,6 +135,7 @@ async def session_history(
     extra: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """Saved versions, newest first, states redacted unless ``reveal``."""
+    check_session_id(db, session_id)
     return [
         {
             "version": e.version,
@@ -151,6 +161,7 @@ async def reset_session(
     from it); a reset keeps the session, its run history and its older versions.
     Audited as ``reset`` by ``actor``.
     """
+    check_session_id(db, session_id)
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
         saved, _ = await save_change(
@@ -170,6 +181,7 @@ async def replace_state(
 ) -> int:
     """Save ``state`` as the session's next version under its lease, audited as ``kind``
     ("migrate", …); the new version. StateValueError names a value that is not JSON."""
+    check_session_id(db, session_id)
     texts = encode_delta(state)
     async with db.session_lock(session_id) as lease:
         current = await load_session(db, session_id)
@@ -187,6 +199,7 @@ async def delete_session(
     ``expected_version``: refuse (StaleVersionError, nothing deleted) unless the session
     is still at that version (a run landed since the caller looked at it).
     """
+    check_session_id(db, session_id)
     async with db.session_lock(session_id):
         if expected_version is not None:
             check_expected(await load_session(db, session_id), expected_version)

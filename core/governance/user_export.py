@@ -23,6 +23,7 @@ from typing import Any
 from core.db.base import BaseDb
 from core.governance.erasure import participants, sessions_naming
 from core.governance.pseudonym import audit_entries, replace_user, user_runs
+from core.governance.save import check_user_id
 from core.schedule.model import Schedule
 from core.schedule.stores import schedule_store
 
@@ -35,6 +36,7 @@ async def export_user(db: BaseDb, user_id: str) -> dict[str, Any]:
     """Everything stored about ``user_id``, as JSON data."""
     if not isinstance(user_id, str) or not user_id.strip():
         raise ValueError("user_id must be a non-empty user key (platform:workspace:user)")
+    check_user_id(db, user_id)
     own: list[dict[str, Any]] = []
     shared: list[dict[str, Any]] = []
     schedules: list[dict[str, Any]] = []

@@ -84,6 +84,7 @@ async def test_runs_that_keep_landing_leave_the_session_reported(
     monkeypatch.setattr("core.governance.erasure.participants", lambda record, history: {ANA})
     report = await erase_user(deployment, ANA, pseudonym="erased-user-x")
 
-    assert len(landed) == 3 and OWN in report.errors and "StaleVersionError" in report.errors[OWN]
+    # three tries in the first pass, three more in the final scan, which finds it again
+    assert len(landed) == 6 and OWN in report.errors and "StaleVersionError" in report.errors[OWN]
     assert OWN not in report.sessions_deleted
     assert await deployment.aload(OWN) is not None

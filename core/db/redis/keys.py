@@ -19,6 +19,7 @@ live in the same slot and one Lua script may touch them all::
     {prefix}{b<bucket>}:dirty            set    hashes of sessions not yet snapshotted
     {prefix}{b<bucket>}:index            zset   hashes by last update (listing)
     {prefix}{b<bucket>}:quarantine       hash   hash -> why the durable store refused it
+    {prefix}{b<bucket>}:erasing          hash   erasure marker -> until (ms, Redis clock)
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ def bucket_of(hashed: str) -> int:
 class BucketKeys:
     """Keys shared by every session of one bucket."""
 
-    __slots__ = ("bucket", "dirty", "index", "quarantine", "tag")
+    __slots__ = ("bucket", "dirty", "erasing", "index", "quarantine", "tag")
 
     def __init__(self, prefix: str, bucket: int) -> None:
         self.bucket = bucket
@@ -59,6 +60,8 @@ class BucketKeys:
         self.dirty = f"{self.tag}:dirty"
         self.index = f"{self.tag}:index"
         self.quarantine = f"{self.tag}:quarantine"
+        # the same erasure markers in every bucket, so OPEN reads them in its own slot
+        self.erasing = f"{self.tag}:erasing"
 
 
 class SessionKeys:

@@ -221,6 +221,25 @@ class LeaseManager:
             )
         return bool(result)
 
+    async def held(self, session_id: str) -> bool:
+        """Whether the session's lease is held now, by any process."""
+        keys = SessionKeys(self._prefix, session_id)
+        with self._clients.unavailable(f"read the lease of session {session_id!r}"):
+            return bool(await self._clients.get().exists(keys.lease))
+
+    async def held_all(self) -> dict[str, str]:
+        """Every lease held now, by any process: lease key -> holder token (the keys
+        hold hashed session ids, which is enough to wait for a holder to let go)."""
+        pattern = _glob_escape(self._prefix) + "{b*}:s:*:lease"
+        client = self._clients.get()
+        held: dict[str, str] = {}
+        with self._clients.unavailable("list the held leases"):
+            async for key in client.scan_iter(match=pattern, count=1000):
+                token = await client.get(key)
+                if token is not None:
+                    held[_text(key)] = _text(token)
+        return held
+
     async def waiting(self, session_id: str) -> int:
         """How many tickets are queued for a session (for tests and admin)."""
         keys = SessionKeys(self._prefix, session_id)
@@ -233,6 +252,15 @@ class LeaseManager:
         lease = await self.acquire(session_id, timeout)
         async with holding(self, lease) as held:
             yield held
+
+
+def _glob_escape(text: str) -> str:
+    """``text`` matched literally by a SCAN pattern."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 class _WaitRoom:

@@ -73,10 +73,12 @@ ACQUIRE = LuaScript(_HANDOFF + _ACQUIRE_FUNCTION + "return acquire()\n")
 # A run's first step: take the lease (as ACQUIRE) and, once held, in the same script
 # load the session (as LOAD) or, when it is exactly the version the caller knows
 # (version, save id and Redis incarnation), say so without reading the state.
-# KEYS: lease queue alive seq state meta dirty data
+# KEYS: lease queue alive seq state meta dirty data erasing
 # ARGV: ACQUIRE's four, then hash verify known_version known_save known_epoch
-# ('' when nothing is known). Returns {0} queued | {-1} refused | {1, 3} held and
-# unchanged | {1, LOAD's reply...} held and loaded.
+# ('' when nothing is known) and the run's user's erasure marker ('' without a user).
+# Returns {0} queued | {-1} refused | {1, 4} held, but the user's data is being erased
+# (core/db/user_blocks.py) | {1, 3} held and unchanged | {1, LOAD's reply...} held and
+# loaded.
 OPEN = LuaScript(
     RUN_ID
     + _HANDOFF
@@ -85,6 +87,10 @@ OPEN = LuaScript(
     + r"""
 local got = acquire()
 if got ~= 1 then return {got} end
+if ARGV[10] ~= '' then
+  local until_ms = redis.call('HGET', KEYS[9], ARGV[10])
+  if until_ms and tonumber(until_ms) > now_ms() then return {1, 4} end
+end
 local meta = KEYS[6]
 if ARGV[7] ~= '' and ARGV[9] == run_id() then
   local known = redis.call('HMGET', meta, 'v', 'save', 'ep')

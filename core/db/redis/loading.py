@@ -40,6 +40,8 @@ __all__ = [
 ABSENT, SERVED, UNVERIFIED = 0, 1, 2
 #: OPEN's status for a session that is exactly the version the caller knows
 UNCHANGED = 3
+#: OPEN's reply when the lease is held but the run's user is being erased
+ERASING = 4
 UNVERIFIED_SAVE = -3
 #: checks of one session against the durable store before giving up (it kept changing)
 MAX_CHECKS = 5

@@ -45,8 +45,10 @@ from core.db.redis.keys import SessionKeys, check_prefix
 from core.db.redis.lease import LeaseManager
 from core.db.redis.memories import RedisMemories
 from core.db.redis.rekey import rekey_redis
+from core.db.redis.user_blocks import RedisUserBlocks
 from core.db.snapshot import DEFAULT_RETENTION_INTERVAL, RetentionPass, Snapshotter
-from core.exceptions import StoreError, StoreUnavailableError
+from core.db.user_blocks import marker_id
+from core.exceptions import ErasureInProgressError, StoreError, StoreUnavailableError
 
 
 class RedisDb(BaseDb):
@@ -104,6 +106,8 @@ class RedisDb(BaseDb):
         self.leases = LeaseManager(
             self._clients, self.key_prefix, lock_ttl=lock_ttl, max_waiters=max_waiters
         )
+        self.lease_view = self.leases
+        self.user_blocks = RedisUserBlocks(self._clients, self.key_prefix, lock_ttl=lock_ttl)
         self.dirty = DirtyQueue(self._clients, self.key_prefix)
         self._memories = RedisMemories(self._clients, self.key_prefix)
         self._server_checked = False
@@ -177,15 +181,19 @@ class RedisDb(BaseDb):
         *,
         timeout: float | None = None,
         known: KnownVersion | None = None,
+        user_id: str | None = None,
     ) -> contextlib.AbstractAsyncContextManager[OpenedRun]:
-        """Take the lease and load the session in one round trip (the OPEN script), or
-        learn that it is still exactly ``known`` without reading the state."""
-        self.limits.check_ids(session_id)  # before Redis or the durable store sees it
-        return self._open(session_id, self.lock_timeout if timeout is None else timeout, known)
+        """Take the lease and load the session in one round trip (the OPEN script, which
+        also reads the erasure marker of ``user_id``), or learn that it is still exactly
+        ``known`` without reading the state."""
+        self.limits.check_ids(session_id)
+        self.limits.check_id("user id", user_id)  # before Redis or the durable store sees it
+        wait = self.lock_timeout if timeout is None else timeout
+        return self._open(session_id, wait, known, user_id)
 
     @contextlib.asynccontextmanager
     async def _open(
-        self, session_id: str, timeout: float | None, known: KnownVersion | None
+        self, session_id: str, timeout: float | None, known: KnownVersion | None, user: str | None
     ) -> AsyncIterator[OpenedRun]:
         await self._check_server_once()
         keys = SessionKeys(self.key_prefix, session_id)
@@ -194,10 +202,16 @@ class RedisDb(BaseDb):
             session_id,
             timeout,
             lease_scripts.OPEN,
-            [keys.state, keys.meta, keys.bucket.dirty, keys.data],
-            [keys.hashed, loading.verify(self), *wanted],
+            [keys.state, keys.meta, keys.bucket.dirty, keys.data, keys.bucket.erasing],
+            [keys.hashed, loading.verify(self), *wanted, "" if user is None else marker_id(user)],
         )
         async with holding(self.leases, lease) as held:
+            if user is not None and (
+                int(reply[1]) == loading.ERASING
+                if reply is not None  # else handed over as the wait timed out: ask apart
+                else await self.auser_blocked(user)
+            ):
+                raise ErasureInProgressError(user)
             if reply is not None and int(reply[1]) == loading.UNCHANGED:
                 yield OpenedRun(held, None, unchanged=True)
                 return

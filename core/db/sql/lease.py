@@ -217,6 +217,15 @@ class SqlLeases:
             _wake(head, lease_free=True)
         return bool(released)
 
+    async def held(self, session_id: str) -> bool:
+        """Whether the session's lease is held now, by any process."""
+        return bool(await self._read(self._sql.held, session_id))
+
+    async def held_all(self) -> dict[str, str]:
+        """Every lease held now, by any process: session id -> holder token."""
+        held: dict[str, str] = await self._read(self._sql.held_all)
+        return held
+
     async def waiting(self, session_id: str) -> int:
         """How many tickets are queued for a session (for tests and admin)."""
         return int(await self._read(self._sql.waiting, session_id))

@@ -52,6 +52,8 @@ class LeaseStatements:
         "_count",
         "_enqueue",
         "_heartbeat",
+        "_held",
+        "_held_all",
         "_holds",
         "_live",
         "_look",
@@ -133,6 +135,10 @@ class LeaseStatements:
         # PostgreSQL locks the lease row until the save commits: it cannot change hands
         self._holds = sa.select(lease.c.token).where(held_by_token).with_for_update()
         self._count = sa.select(sa.func.count()).where(waiters.c.session_id == session_id)
+        self._held = sa.select(lease.c.token).where(live_lease)
+        self._held_all = sa.select(lease.c.session_id, lease.c.token).where(
+            lease.c.expires_at > now
+        )
 
     def try_acquire(
         self,
@@ -203,6 +209,14 @@ class LeaseStatements:
         """Fencing, inside a save's transaction: is ``token`` the live holder?"""
         params = {"sid": session_id, "held_by": token}
         return conn.execute(self._holds, params).first() is not None
+
+    def held(self, conn: sa.Connection, session_id: str) -> bool:
+        """Read only: is the session's lease held (and not expired) now?"""
+        return conn.execute(self._held, {"sid": session_id}).first() is not None
+
+    def held_all(self, conn: sa.Connection) -> dict[str, str]:
+        """Read only: every live lease, session id -> holder token."""
+        return {row.session_id: row.token for row in conn.execute(self._held_all)}
 
     def waiting(self, conn: sa.Connection, session_id: str) -> int:
         """Tickets queued for a session (dead ones until they are pruned)."""

@@ -27,9 +27,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
 from core.db import codec
-from core.db.base import (
-    BaseDb,
-)
+from core.db.base import BaseDb
 from core.db.cipher import StateCipher
 from core.db.limits import StateLimits
 from core.db.maintenance import RekeyCounts, UserRewrite, no_keys_error
@@ -96,6 +94,7 @@ class SqlDb(BaseDb):
             read=functools.partial(self._transact, self._engine),
             lock_ttl=lock_ttl,
         )
+        self.lease_view = self._locks if serialize else self.leases
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._where!r}, table={self._names.sessions!r})"

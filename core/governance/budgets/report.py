@@ -14,6 +14,7 @@ from typing import Any
 from core.db.base import BaseDb
 from core.governance.budgets.model import Budget, Scope, ScopeKind, Usage, next_reset, utc_day
 from core.governance.budgets.stores import usage_store
+from core.governance.save import limits_of
 
 #: how chat names a scope to the person asking about their own conversation
 _CHAT_NAMES = {"session": "this conversation", "user": "you", "channel": "this channel"}
@@ -103,6 +104,9 @@ async def usage_report(
         ("user", user_id),
         ("channel", channel),
     )
+    limits = limits_of(db)
+    for kind, value in given:  # before any store sees them
+        limits.check_id(f"{kind} id", value)
     asked = [Scope(kind, value) for kind, value in given if value]
     now = budget.clock()
     day = utc_day(now)

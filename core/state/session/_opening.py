@@ -80,10 +80,12 @@ async def open_session(
     cached = cache.take(session_id)
     async with contextlib.AsyncExitStack() as stack:
         waiting = time.perf_counter()
-        # one store call takes the lease and loads (or finds the cached copy current)
+        # one store call takes the lease and loads (or finds the cached copy current);
+        # a run of a user being erased is refused there, under the lease (docs/erasure.md)
         with observe("store_call", op="load"):
+            known = cached.known if cached else None
             opened = await stack.enter_async_context(
-                db.open_run(session_id, known=cached.known if cached else None)
+                db.open_run(session_id, known=known, user_id=user_id)
             )
         # beside the store call, not inside it: tracing shows the wait as the run's child
         record_event("lease_wait", time.perf_counter() - waiting, store=type(db).__name__)
