@@ -18,6 +18,7 @@ from core.exceptions import (
     ModelError,
     ModelTimeoutError,
     NoModelError,
+    RedisDataLostError,
     RunError,
     RunTimeoutError,
     StaleVersionError,
@@ -59,6 +60,11 @@ STORE_LIMIT = "That would make this conversation's state too large ({detail}); n
 STORE_STALE = (
     "Your message was not applied: another change to this conversation was saved first. "
     "Please resend it."
+)
+STORE_LOST = (
+    "Your message was not applied: Redis lost its data (it restarted or was flushed) "
+    "while your message was handled, so nothing from this message was saved. Please "
+    "resend it."
 )
 STORE_OTHER = (
     "A storage error stopped this request, so it may not have been applied. Please check "
@@ -132,6 +138,8 @@ def _store_reply(exc: StoreError, agent_id: str) -> Reply:
         return Reply(STORE_DOWN)
     if isinstance(exc, StateLimitError):
         return Reply(STORE_LIMIT.format(detail=exc))
+    if isinstance(exc, RedisDataLostError):  # refused, but not because of another change
+        return Reply(STORE_LOST)
     if isinstance(exc, StaleVersionError):  # also LeaseLostError: the save was refused
         return Reply(STORE_STALE)
     return Reply(STORE_OTHER)

@@ -19,7 +19,8 @@ The hierarchy::
     │   ├── StoreUnavailableError         Redis / the database cannot be reached
     │   │   └── OutcomeUnknownError       failed while committing: applied or not, unknown
     │   ├── StaleVersionError             saved on an old version; nothing written
-    │   │   └── LeaseLostError            the run lease expired before the save
+    │   │   ├── LeaseLostError            the run lease expired before the save
+    │   │   └── RedisDataLostError        Redis lost the session while a run had it open
     │   ├── LockTimeoutError              waited too long for a session's run lease
     │   │   └── SessionBusyError          too many runs already wait for the session
     │   ├── StateLimitError               a state over a configured size limit
@@ -103,6 +104,7 @@ from core.exceptions._storage import (
     LeaseLostError,
     LockTimeoutError,
     OutcomeUnknownError,
+    RedisDataLostError,
     SessionBusyError,
     StaleVersionError,
     StateLimitError,
@@ -126,6 +128,7 @@ __all__ = [
     "NothingToUndoError",
     "OutcomeUnknownError",
     "ParallelStateConflictError",
+    "RedisDataLostError",
     "RestoreSchemaError",
     "RouterSelectionError",
     "RunError",

@@ -7,6 +7,7 @@ __all__ = [
     "LeaseLostError",
     "LockTimeoutError",
     "OutcomeUnknownError",
+    "RedisDataLostError",
     "SessionBusyError",
     "StaleVersionError",
     "StateLimitError",
@@ -57,6 +58,24 @@ class LeaseLostError(StaleVersionError):
         self.session_id = session_id
         self.expected = version
         self.actual = version
+
+
+class RedisDataLostError(StaleVersionError):
+    """Redis lost the session (restarted empty, flushed) while a run had it open.
+
+    Not applied, like every StaleVersionError, but for this reason: nothing of the run
+    was written, and no other change came first.
+    """
+
+    def __init__(self, session_id: str, version: int) -> None:
+        StoreError.__init__(
+            self,
+            f"session {session_id!r}: Redis lost its data (restarted empty or flushed) "
+            "while this run had the session open; nothing from this run was saved",
+        )
+        self.session_id = session_id
+        self.expected = version
+        self.actual = None
 
 
 class LockTimeoutError(StoreError):

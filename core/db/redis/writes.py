@@ -17,7 +17,12 @@ from core.db.redis.keys import SessionKeys
 from core.db.redis.loading import UNVERIFIED_SAVE
 from core.db.redis.records import save_args, upsert_args
 from core.db.redis.write_through import copy_through
-from core.exceptions import LeaseLostError, StaleVersionError, StateLimitError
+from core.exceptions import (
+    LeaseLostError,
+    RedisDataLostError,
+    StaleVersionError,
+    StateLimitError,
+)
 
 if TYPE_CHECKING:
     from core.db.redis.store import RedisDb
@@ -74,13 +79,15 @@ async def save(
     # lease goes back only after it (the lock's exit), never with the save
     releasing = release and bool(token) and not db.write_through
     status, value, epoch, released = await run_save(db, keys, args, releasing)
-    if db.snapshot_to is not None and (
-        status == UNVERIFIED_SAVE
-        # expired or flushed while the run was busy: read back and try once more
-        or (status == 0 and value == -1 and expected_version > 0)
-    ):
+    # the session was opened at expected_version, and Redis no longer holds it
+    vanished = status == 0 and value == -1 and expected_version > 0
+    if db.snapshot_to is not None and (status == UNVERIFIED_SAVE or vanished):
+        # expired, flushed or restarted while the run was busy: read back, try once more
         await db._load_stored(session_id)  # reads back or checks the durable copy
         status, value, epoch, released = await run_save(db, keys, args, releasing)
+    if vanished and status in (0, -1, UNVERIFIED_SAVE) and not await _deleted(db, keys):
+        # not another change: Redis lost the session and the lease with it
+        raise RedisDataLostError(session_id, expected_version)
     if status == 0 or status == UNVERIFIED_SAVE:
         raise StaleVersionError(session_id, expected_version, None if value == -1 else value)
     if status == -1:
@@ -96,6 +103,12 @@ async def save(
         lease.saved = KnownVersion(value, save_id, epoch)
         lease.released = lease.released or released
     return value
+
+
+async def _deleted(db: RedisDb, keys: SessionKeys) -> bool:
+    """Whether the session's tombstone is there: deleted, not lost (the failure path only)."""
+    with db._clients.unavailable(f"read the tombstone of session {keys.session_id!r}"):
+        return bool(await db._clients.get().exists(keys.gone))
 
 
 async def run_save(
