@@ -89,7 +89,8 @@ class _Failures:
     retry_at: float
 
 
-#: called after the durable commit and before the cleanup (fault injection in tests)
+#: called after the durable commit and before the cleanup, or (``before_commit``) after
+#: the read and before the durable write: fault injection and interleavings in tests
 CommitHook = Callable[[list[SessionRecord]], Awaitable[None]]
 #: one bounded retention pass (``core.governance.retention.Retention.run_pass``)
 RetentionPass = Callable[[], Awaitable[object]]
@@ -107,6 +108,7 @@ class Snapshotter:
         "after_commit",
         "backoff",
         "batch_size",
+        "before_commit",
         "clock",
         "max_attempts",
         "overlap",
@@ -126,6 +128,7 @@ class Snapshotter:
         batch_size: int = DEFAULT_BATCH_SIZE,
         overlap: int = 3,
         after_commit: CommitHook | None = None,
+        before_commit: CommitHook | None = None,
         max_attempts: int = 5,
         backoff: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
@@ -146,6 +149,7 @@ class Snapshotter:
         #: batches written or retired at once by :meth:`drain` while the next is read
         self.overlap = overlap
         self.after_commit = after_commit
+        self.before_commit = before_commit
         self.max_attempts = max_attempts
         #: seconds before the first retry of a refused session; doubles, capped at 5 min
         self.backoff = backoff
@@ -190,6 +194,8 @@ class Snapshotter:
         """Write ``batch`` durably: the sessions to retire, and how many were parked."""
         copied: list[SessionRecord] = []
         parked = 0
+        if self.before_commit is not None:
+            await self.before_commit(batch)
         for record, outcome in zip(batch, await self._write(batch), strict=True):
             if isinstance(outcome, Exception):
                 parked += await self._refused(record, outcome)

@@ -29,12 +29,18 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import sqlite
 
+from core.db.cipher import StateCipher
 from core.db.codec import object_text
 from core.db.limits import StateLimits
 from core.db.records import SessionRecord
 from core.db.sql.engine import UNAVAILABLE_ERRORS
 from core.db.sql.tables import Tables
-from core.exceptions import InvalidIdError, OutcomeUnknownError, VersionConflictError
+from core.exceptions import (
+    InvalidIdError,
+    OutcomeUnknownError,
+    StateDecryptError,
+    VersionConflictError,
+)
 
 #: one outcome per record: written, already there, or why that record was refused
 Outcome = bool | Exception
@@ -75,18 +81,25 @@ def upsert_snapshots(
     history_limit: int,
     limits: StateLimits,
     where: str,
+    cipher: StateCipher | None = None,
 ) -> list[Outcome]:
     """Write ``records`` in one transaction; one outcome per record, in order (blocking).
 
     ``writer``: the store's writing engine; ``where``: the database as named in errors.
+    With ``cipher``, what a record holds unsealed or under an older key is sealed under
+    the newest key first (``StateCipher.current_record``): from Redis texts arrive
+    sealed and are copied as they are, but a pass that read Redis before a rekey
+    rewrote it must not commit the old key's ciphertext.
     """
     outcomes: list[Outcome] = [False] * len(records)
     rows: list[tuple[int, SessionRecord, str]] = []
     for i, record in enumerate(records):
         try:
             limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
+            if cipher is not None:
+                record = cipher.current_record(record)
             rows.append((i, record, state_text(record)))
-        except InvalidIdError as exc:  # this record only
+        except (InvalidIdError, StateDecryptError) as exc:  # this record only
             outcomes[i] = exc
     if not rows:
         return outcomes

@@ -274,16 +274,14 @@ class SqlDb(BaseDb):
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
         self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
-        if self.cipher is not None:
-            record = self.cipher.sealed_record(record)
+        if self.cipher is not None:  # under the newest key, whatever Redis held
+            record = self.cipher.current_record(record)
         return await self._run(
             writes.upsert_snapshot, self, record, codec.object_text(record.texts)
         )
 
     async def aupsert_snapshots(self, records: Sequence[SessionRecord]) -> list[bool | Exception]:
         """The batch in one transaction (``core/db/sql/snapshots.py``)."""
-        if self.cipher is not None:  # from Redis they arrive sealed: copied as they are
-            records = [self.cipher.sealed_record(r) for r in records]
         batch = functools.partial(
             upsert_snapshots,
             self._writer,
@@ -292,6 +290,7 @@ class SqlDb(BaseDb):
             history_limit=self.history_limit,
             limits=self.limits,
             where=self._where,
+            cipher=self.cipher,
         )
         return await self._run(batch)
 
