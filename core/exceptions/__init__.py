@@ -26,6 +26,7 @@ The hierarchy::
     │   ├── StateLimitError               a state over a configured size limit
     │   ├── InvalidIdError (ValueError)   an id no durable store can hold
     │   ├── VersionConflictError          one version number, two contents
+    │   ├── StaleSnapshotError            a snapshot read before Redis restarted
     │   ├── SessionNotFoundError (LookupError)  admin: no such session
     │   ├── VersionNotFoundError (LookupError)  admin: no such version in the history
     │   ├── ImportFileError (ValueError)  admin: an import file that cannot be used
@@ -106,6 +107,7 @@ from core.exceptions._storage import (
     OutcomeUnknownError,
     RedisDataLostError,
     SessionBusyError,
+    StaleSnapshotError,
     StaleVersionError,
     StateLimitError,
     StoreError,
@@ -139,6 +141,7 @@ __all__ = [
     "ScriptExhaustedError",
     "SessionBusyError",
     "SessionNotFoundError",
+    "StaleSnapshotError",
     "StaleVersionError",
     "StateDecryptError",
     "StateLimitError",

@@ -51,6 +51,8 @@ class Loaded:
     status: int
     record: SessionRecord | None
     dirty: bool = False
+    #: the run id of the Redis that answered (claimed in the durable store on read-back)
+    epoch: str = ""
 
 
 def check_same_keys(cipher: StateCipher | None, durable: BaseDb | None) -> None:
@@ -86,11 +88,11 @@ def parse_load(keys: SessionKeys, reply: list[Any]) -> Loaded:
     """A LOAD reply (layout in scripts.py) as a record with the epoch that served it."""
     status = int(reply[0])
     if status == ABSENT:
-        return Loaded(ABSENT, None)
+        return Loaded(ABSENT, None, epoch=str(reply[5]))
     record = record_from_hashes(
         keys.session_id, _pairs(reply[1]), _pairs(reply[2]), reply[3], epoch=reply[5]
     )
-    return Loaded(status, record, bool(status == UNVERIFIED and int(reply[4])))
+    return Loaded(status, record, bool(status == UNVERIFIED and int(reply[4])), str(reply[5]))
 
 
 async def resolve(db: RedisDb, keys: SessionKeys, loaded: Loaded) -> SessionRecord | None:
@@ -98,19 +100,24 @@ async def resolve(db: RedisDb, keys: SessionKeys, loaded: Loaded) -> SessionReco
     when it is absent or comes from another Redis incarnation (``repair.py``)."""
     for _ in range(MAX_CHECKS):
         if loaded.status == ABSENT:
-            return await read_back(db, keys.session_id) if db.snapshot_to else None
-        if loaded.status == SERVED:
+            if db.snapshot_to is None:
+                return None
+            found, record = await read_back(db, keys.session_id, loaded.epoch)
+            if found:
+                return record
+        elif loaded.status == SERVED:
             return loaded.record
-        assert db.snapshot_to is not None and loaded.record is not None
-        await check_against_durable(
-            db._clients,
-            keys,
-            loaded.record,
-            loaded.dirty,
-            db.snapshot_to,
-            db._ttl_ms,
-            db.cipher,
-        )
+        else:
+            assert db.snapshot_to is not None and loaded.record is not None
+            await check_against_durable(
+                db._clients,
+                keys,
+                loaded.record,
+                loaded.dirty,
+                db.snapshot_to,
+                db._ttl_ms,
+                db.cipher,
+            )
         loaded = await load_hot(db, keys)
     raise StoreUnavailableError(
         f"session {keys.session_id!r} kept changing while it was checked against the "
@@ -133,25 +140,33 @@ def verify(db: RedisDb) -> str:
     return "1" if db.snapshot_to is not None else "0"
 
 
-async def read_back(db: RedisDb, session_id: str) -> SessionRecord | None:
-    """Copy a session from the durable store into Redis; Redis wins if it has one."""
+async def read_back(db: RedisDb, session_id: str, epoch: str) -> tuple[bool, SessionRecord | None]:
+    """Copy a session from the durable store into Redis incarnation ``epoch``; Redis wins
+    if it has one. (False, None) when Redis restarted since ``epoch``: load again.
+
+    The durable read claims the session for ``epoch`` (``aclaim``): a snapshot pass that
+    read it from an earlier incarnation can no longer commit over what this one builds
+    on, and the SEED script seeds nothing unless Redis is still that incarnation.
+    """
     assert db.snapshot_to is not None
-    durable = await db.snapshot_to.aload(session_id)
+    durable = await db.snapshot_to.aclaim(session_id, epoch)
     if durable is None:
-        return None
+        return True, None
     if db.cipher is not None:  # read opened through the durable store's API
         durable = db.cipher.resealed_record(durable)
     keys = SessionKeys(db.key_prefix, session_id)
-    args = seed_args(keys, durable, db._ttl_ms)
+    args = seed_args(keys, durable, db._ttl_ms, epoch)
     with db._clients.unavailable(f"read back session {session_id!r}"):
         seed_keys = [keys.state, keys.meta, keys.bucket.index, keys.gone, keys.data]
         reply = await scripts.SEED(db._clients.get(), seed_keys, args)
+    if int(reply[0]) == -2:
+        return False, None
     if int(reply[0]) == -1:
         # deleted while a snapshot of it was in flight: that copy must not come back
         await db.snapshot_to.adelete(session_id, upto_version=int(reply[1]))
-        return None
+        return True, None
     loaded = await load_hot(db, keys)
-    return loaded.record
+    return True, loaded.record
 
 
 async def history(db: RedisDb, session_id: str, limit: int) -> list[HistoryEntry]:
