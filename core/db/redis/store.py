@@ -182,6 +182,9 @@ class RedisDb(BaseDb):
             [keys.state, keys.meta, keys.bucket.dirty, keys.data],
             [keys.hashed, loading.verify(self), *wanted],
         )
+        if reply is not None:  # OPEN's reply ends with the run id, unless "unchanged"
+            unchanged_reply = int(reply[1]) == loading.UNCHANGED
+            lease.epoch = known.epoch if unchanged_reply and known else str(reply[-1])
         async with holding(self.leases, lease) as held:
             if reply is not None and int(reply[1]) == loading.UNCHANGED:
                 yield OpenedRun(held, None, unchanged=True)

@@ -16,6 +16,7 @@ from core.db.redis import lease_scripts, scripts
 from core.db.redis.keys import SessionKeys
 from core.db.redis.loading import UNVERIFIED_SAVE
 from core.db.redis.records import save_args, upsert_args
+from core.db.redis.scripts import LuaScript
 from core.db.redis.write_through import copy_through
 from core.exceptions import (
     LeaseLostError,
@@ -85,7 +86,9 @@ async def save(
         # expired, flushed or restarted while the run was busy: read back, try once more
         await db._load_stored(session_id)  # reads back or checks the durable copy
         status, value, epoch, released = await run_save(db, keys, args, releasing)
-    if vanished and status in (0, -1, UNVERIFIED_SAVE) and not await _deleted(db, keys):
+    if (vanished and status in (0, -1, UNVERIFIED_SAVE) and not await _deleted(db, keys)) or (
+        status == -1 and lease is not None and await _restarted_since(db, keys, lease.epoch)
+    ):
         # not another change: Redis lost the session and the lease with it
         raise RedisDataLostError(session_id, expected_version)
     if status == 0 or status == UNVERIFIED_SAVE:
@@ -109,6 +112,19 @@ async def _deleted(db: RedisDb, keys: SessionKeys) -> bool:
     """Whether the session's tombstone is there: deleted, not lost (the failure path only)."""
     with db._clients.unavailable(f"read the tombstone of session {keys.session_id!r}"):
         return bool(await db._clients.get().exists(keys.gone))
+
+
+#: the run id of the Redis holding the session's keys (routed by them on a cluster)
+_RUN_ID = LuaScript(scripts.RUN_ID + "return run_id()\n")
+
+
+async def _restarted_since(db: RedisDb, keys: SessionKeys, epoch: str) -> bool:
+    """Whether the Redis that granted a lease (run id ``epoch``) has been replaced: a
+    lease lost to a restart, not to an expiry (the failure path only)."""
+    if not epoch:
+        return False
+    with db._clients.unavailable(f"read the Redis run id for session {keys.session_id!r}"):
+        return str(await _RUN_ID(db._clients.get(), [keys.meta], [])) != epoch
 
 
 async def run_save(

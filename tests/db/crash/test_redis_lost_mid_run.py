@@ -77,3 +77,14 @@ async def test_a_run_whose_redis_restarted_empty_says_redis_lost_its_data(
     assert "Redis lost its data" in reply.text
     assert "nothing from this message was saved" in reply.text
     assert "saved first" not in reply.text
+
+
+async def test_a_new_sessions_first_run_across_a_restart_says_redis_lost_its_data(
+    stores: tuple[RedisDb, SqliteDb], own_redis: RedisServer
+) -> None:
+    """A session's first run loses its lease with Redis: not "the lease expired"."""
+    hot, durable = stores
+    agent = _agent(hot, own_redis)
+    with pytest.raises(RedisDataLostError, match="Redis lost its data"):
+        await agent.arun_tool("add_item", {"item": "lost"}, session_id="s", user_id="u")
+    assert await hot.aload("s") is None and await durable.aload("s") is None
