@@ -14,7 +14,7 @@ calls it.
   is counted as ``moved`` and left to the next run (its new version was sealed by a
   process that has the new key).
 * RedisDb: the dirty sessions are flushed first, then Redis is rewritten (hash fields,
-  data, undo records), then the durable store (sessions and history tables). A
+  data, undo records, the conflict copy), then the durable store (sessions and history tables). A
   snapshot pass that read Redis before it was rewritten and commits after this pass
   leaves nothing under the old key either: the durable store seals again, on commit,
   what a snapshot holds under an older key (``StateCipher.current_record``).
