@@ -20,6 +20,7 @@ from core.exceptions import (
     ModelError,
     ModelTimeoutError,
     NoModelError,
+    RedisDataLostError,
     RunError,
     RunTimeoutError,
     StaleVersionError,
@@ -70,6 +71,11 @@ STORE_LIMIT = "That would make this conversation's state too large ({detail}); n
 STORE_STALE = (
     "Your message was not applied: another change to this conversation was saved first. "
     "Please resend it."
+)
+STORE_LOST = (
+    "Your message was not applied: Redis lost its data (it restarted or was flushed) "
+    "while your message was handled, so nothing from this message was saved. Please "
+    "resend it."
 )
 STORE_OTHER = (
     "A storage error stopped this request, so it may not have been applied. Please check "
@@ -147,6 +153,8 @@ def _store_reply(exc: StoreError, agent_id: str) -> Reply:
         return Reply(str(exc))
     if isinstance(exc, StateLimitError):
         return Reply(STORE_LIMIT.format(detail=exc))
+    if isinstance(exc, RedisDataLostError):  # refused, but not because of another change
+        return Reply(STORE_LOST)
     if isinstance(exc, LeaseGoneError):
         return Reply(LEASE_EXPIRED)
     if isinstance(exc, StaleVersionError):  # also LeaseLostError: the save was refused

@@ -129,6 +129,14 @@ class BaseDb(abc.ABC):
                 found[session_id] = record
         return found
 
+    async def aclaim(self, session_id: str, epoch: str) -> SessionRecord | None:
+        """:meth:`aload` for a hot store's incarnation ``epoch`` that reads the session
+        back: from then on snapshots read from another incarnation are refused
+        (StaleSnapshotError). The SQL stores record the claim in the same transaction
+        as the read; a store that keeps no claim just loads.
+        """
+        return await self.aload(session_id)
+
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
         """Write a whole record if it is newer than the stored one (or none is stored).
 

@@ -206,6 +206,28 @@ class StateCipher:
             return record
         return dataclasses.replace(record, texts=texts, data=data)
 
+    def current_record(self, record: SessionRecord) -> SessionRecord:
+        """``record`` with every text and its data under the newest key: plaintext
+        sealed, what an older key sealed opened and sealed again, the rest as it is.
+
+        What a durable store writes from a snapshot: a pass that read Redis before a
+        rekey rewrote it still commits nothing under the old key. StateDecryptError
+        when a text is under a key no longer configured.
+        """
+        prefix = self._prefix
+        data = record.data
+        if all(t.startswith(prefix) for t in record.texts.values()) and (
+            not data or data.startswith(prefix)
+        ):
+            return record  # the usual case, one prefix test per text
+        sid = record.session_id
+        renewed = {k: t for k, t in record.texts.items() if not t.startswith(prefix)}
+        for key, text in renewed.items():
+            renewed[key] = self.seal(self.open(text, sid, key), sid, key)
+        if data and not data.startswith(prefix):
+            data = self.seal(self.open(data, sid, None), sid, None)
+        return dataclasses.replace(record, texts={**record.texts, **renewed}, data=data)
+
     def resealed_record(self, record: SessionRecord) -> SessionRecord:
         """``record`` (opened: plaintext throughout) with every text and its data sealed."""
         sid = record.session_id

@@ -95,7 +95,12 @@ class RunLocks(Protocol):
 
 
 class SnapshotTarget(Protocol):
-    """A durable store the snapshotter copies whole records into."""
+    """A durable store the snapshotter copies whole records into, and a hot store reads
+    sessions back from."""
+
+    async def aclaim(self, session_id: str, epoch: str) -> SessionRecord | None:
+        """The stored session, read for hot-store incarnation ``epoch`` (see BaseDb)."""
+        ...
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
         """Write a record if newer than the stored one; True when written."""

@@ -133,6 +133,9 @@ class Lease:
     #: set by every successful save under this lease: what the store now holds (so a
     #: per-process cache can ask "unchanged?" next time without a load)
     saved: KnownVersion | None = None
+    #: the hot store's incarnation that granted it (RedisDb: the run id), "" if unknown:
+    #: a lease lost with a Redis restart is reported as such, not as an expiry
+    epoch: str = ""
 
 
 @dataclass(frozen=True, slots=True)

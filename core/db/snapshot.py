@@ -14,6 +14,11 @@ meanwhile (compare-and-remove). So:
   it died while committing, maybe everything: either way every session of it stays
   dirty and the next pass writes it again, harmlessly.
 
+A copy read from a Redis incarnation that has since lost the session (restarted, and
+the new one read it back from the durable store) is refused by the durable store
+(StaleSnapshotError, ``core/db/sql/epochs.py``): it is not retired, and the session,
+as the new incarnation holds it, is copied by a later pass.
+
 Failures are isolated per session. The batched upsert answers each session on its
 own: a session the durable store refuses (an id it cannot hold, a version conflict,
 ...) gets its error, while the others are written. When the batch call itself fails,
@@ -53,7 +58,8 @@ from typing import Literal, Protocol
 
 from core.db.base import BaseDb
 from core.db.records import SessionRecord
-from core.exceptions import StoreUnavailableError
+from core.db.snapshot_passes import collect, first_done, settle
+from core.exceptions import StaleSnapshotError, StoreUnavailableError
 from core.utils.log import log_debug, log_error, log_warning
 
 #: sessions per durable write: 500-2,000 measured alike (bench/README.md), 1,000 kept
@@ -89,7 +95,8 @@ class _Failures:
     retry_at: float
 
 
-#: called after the durable commit and before the cleanup (fault injection in tests)
+#: called after the durable commit and before the cleanup, or (``before_commit``) after
+#: the read and before the durable write: fault injection and interleavings in tests
 CommitHook = Callable[[list[SessionRecord]], Awaitable[None]]
 #: one bounded retention pass (``core.governance.retention.Retention.run_pass``)
 RetentionPass = Callable[[], Awaitable[object]]
@@ -107,6 +114,7 @@ class Snapshotter:
         "after_commit",
         "backoff",
         "batch_size",
+        "before_commit",
         "clock",
         "max_attempts",
         "overlap",
@@ -126,6 +134,7 @@ class Snapshotter:
         batch_size: int = DEFAULT_BATCH_SIZE,
         overlap: int = 3,
         after_commit: CommitHook | None = None,
+        before_commit: CommitHook | None = None,
         max_attempts: int = 5,
         backoff: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
@@ -146,6 +155,7 @@ class Snapshotter:
         #: batches written or retired at once by :meth:`drain` while the next is read
         self.overlap = overlap
         self.after_commit = after_commit
+        self.before_commit = before_commit
         self.max_attempts = max_attempts
         #: seconds before the first retry of a refused session; doubles, capped at 5 min
         self.backoff = backoff
@@ -190,7 +200,12 @@ class Snapshotter:
         """Write ``batch`` durably: the sessions to retire, and how many were parked."""
         copied: list[SessionRecord] = []
         parked = 0
+        if self.before_commit is not None:
+            await self.before_commit(batch)
         for record, outcome in zip(batch, await self._write(batch), strict=True):
+            if isinstance(outcome, StaleSnapshotError):
+                self._stale(record, outcome)
+                continue
             if isinstance(outcome, Exception):
                 parked += await self._refused(record, outcome)
                 continue
@@ -237,6 +252,13 @@ class Snapshotter:
             await self.target.aping()
         except StoreUnavailableError as down:
             raise down from exc
+
+    def _stale(self, record: SessionRecord, exc: StaleSnapshotError) -> None:
+        """A copy read before Redis restarted: not retired (what Redis holds now is still
+        to be copied), tried again after ``backoff``, never quarantined for it."""
+        failures = self._failures.setdefault(record.session_id, _Failures(0, 0.0))
+        failures.retry_at = self.clock() + self.backoff
+        log_warning("snapshot refused: read before a Redis restart", reason=str(exc))
 
     async def _refused(self, record: SessionRecord, exc: Exception) -> int:
         """Count a refusal; quarantine at ``max_attempts``. 1 when it left the dirty set."""
@@ -289,19 +311,19 @@ class Snapshotter:
                     if not running:
                         break
                     # what a pass leaves dirty (saved again meanwhile) is due again
-                    total += await _first_done(running)
+                    total += await first_done(running)
                     continue
                 # a pass that failed during the read stops the drain before another starts
-                total += _collect(running, {t for t in running if t.done()})
+                total += collect(running, {t for t in running if t.done()})
                 passes += 1
                 in_flight.update(r.session_id for r in batch)
                 running.add(asyncio.ensure_future(self._pass(batch, in_flight)))
                 while len(running) >= self.overlap:
-                    total += await _first_done(running)
+                    total += await first_done(running)
             while running:
-                total += await _first_done(running)
+                total += await first_done(running)
         except BaseException:
-            await _settle(running)
+            await settle(running)
             raise
         return total
 
@@ -349,36 +371,3 @@ class Snapshotter:
             return True
         log_debug("retention pass", outcome=getattr(outcome, "to_dict", lambda: outcome)())
         return True
-
-
-async def _first_done(running: set[asyncio.Task[int]]) -> int:
-    """Wait for one of ``running`` to end; :func:`_collect` the ended ones."""
-    done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-    return _collect(running, done)
-
-
-def _collect(running: set[asyncio.Task[int]], done: set[asyncio.Task[int]]) -> int:
-    """Take the ended passes ``done`` out of ``running``: the sum of what they returned.
-
-    Every result is read (so no error goes unretrieved); the first error is raised.
-    """
-    running.difference_update(done)
-    total, error = 0, None
-    for task in done:
-        if task.exception() is not None:
-            error = error or task.exception()
-        else:
-            total += task.result()
-    if error is not None:
-        raise error
-    return total
-
-
-async def _settle(running: set[asyncio.Task[int]]) -> None:
-    """Let passes in flight finish after another one failed; their own errors are logged."""
-    for task in list(running):
-        try:
-            await task
-        except Exception as exc:
-            log_warning("snapshot pass failed after another one", error=str(exc))
-    running.clear()

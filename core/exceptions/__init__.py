@@ -21,13 +21,15 @@ The hierarchy::
     │   │   ├── StoreFullError            Redis is out of memory: the write was refused
     │   │   └── OutcomeUnknownError       failed while committing: applied or not, unknown
     │   ├── StaleVersionError             saved on an old version; nothing written
-    │   │   └── LeaseLostError            the run lease expired before the save
-    │   │       └── LeaseGoneError        ... and no run held it: expired, or evicted
+    │   │   ├── LeaseLostError            the run lease expired before the save
+    │   │   │   └── LeaseGoneError        ... and no run held it: expired, or evicted
+    │   │   └── RedisDataLostError        Redis lost the session while a run had it open
     │   ├── LockTimeoutError              waited too long for a session's run lease
     │   │   └── SessionBusyError          too many runs already wait for the session
     │   ├── StateLimitError               a state over a configured size limit
     │   ├── InvalidIdError (ValueError)   an id no durable store can hold
     │   ├── VersionConflictError          one version number, two contents
+    │   ├── StaleSnapshotError            a snapshot read before Redis restarted
     │   ├── SessionNotFoundError (LookupError)  admin: no such session
     │   ├── VersionNotFoundError (LookupError)  admin: no such version in the history
     │   ├── ImportFileError (ValueError)  admin: an import file that cannot be used
@@ -112,7 +114,9 @@ from core.exceptions._storage import (
     LeaseLostError,
     LockTimeoutError,
     OutcomeUnknownError,
+    RedisDataLostError,
     SessionBusyError,
+    StaleSnapshotError,
     StaleVersionError,
     StateLimitError,
     StoreError,
@@ -139,6 +143,7 @@ __all__ = [
     "NothingToUndoError",
     "OutcomeUnknownError",
     "ParallelStateConflictError",
+    "RedisDataLostError",
     "RestoreSchemaError",
     "RetryAgentRun",
     "RouterSelectionError",
@@ -150,6 +155,7 @@ __all__ = [
     "ScriptExhaustedError",
     "SessionBusyError",
     "SessionNotFoundError",
+    "StaleSnapshotError",
     "StaleVersionError",
     "StateDecryptError",
     "StateLimitError",

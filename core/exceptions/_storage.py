@@ -8,7 +8,9 @@ __all__ = [
     "LeaseLostError",
     "LockTimeoutError",
     "OutcomeUnknownError",
+    "RedisDataLostError",
     "SessionBusyError",
+    "StaleSnapshotError",
     "StaleVersionError",
     "StateLimitError",
     "StoreError",
@@ -81,6 +83,24 @@ class LeaseGoneError(LeaseLostError):
         self.evicted = evicted
 
 
+class RedisDataLostError(StaleVersionError):
+    """Redis lost the session (restarted empty, flushed) while a run had it open.
+
+    Not applied, like every StaleVersionError, but for this reason: nothing of the run
+    was written, and no other change came first.
+    """
+
+    def __init__(self, session_id: str, version: int) -> None:
+        StoreError.__init__(
+            self,
+            f"session {session_id!r}: Redis lost its data (restarted empty or flushed) "
+            "while this run had the session open; nothing from this run was saved",
+        )
+        self.session_id = session_id
+        self.expected = version
+        self.actual = None
+
+
 class LockTimeoutError(StoreError):
     """Waiting for a session's run lock took longer than allowed; nothing was changed."""
 
@@ -117,6 +137,24 @@ class VersionConflictError(StoreError):
             f"session {session_id!r}: version {version} in the durable store comes from save "
             f"{durable_save!r}, the hot store's from save {hot_save!r}; the durable copy "
             "was kept and nothing was overwritten"
+        )
+        self.session_id = session_id
+        self.version = version
+
+
+class StaleSnapshotError(StoreError):
+    """A snapshot read from a Redis incarnation the durable store no longer answers to.
+
+    Redis restarted (or failed over) after the snapshot pass read the session, and the
+    new incarnation already read it back from the durable store: the pass's copy may
+    name a version the new incarnation reuses for other content. Nothing is written.
+    """
+
+    def __init__(self, session_id: str, version: int, epoch: str, claimed: str) -> None:
+        super().__init__(
+            f"session {session_id!r}: the snapshot of version {version} was read from "
+            f"Redis incarnation {epoch[:12]!r}, but incarnation {claimed[:12]!r} has "
+            "since read the session back from the durable store; nothing was written"
         )
         self.session_id = session_id
         self.version = version

@@ -14,7 +14,10 @@ calls it.
   is counted as ``moved`` and left to the next run (its new version was sealed by a
   process that has the new key).
 * RedisDb: the dirty sessions are flushed first, then Redis is rewritten (hash fields,
-  data, undo records), then the durable store (sessions and history tables).
+  data, undo records, the conflict copy), then the durable store (sessions and history tables). A
+  snapshot pass that read Redis before it was rewritten and commits after this pass
+  leaves nothing under the old key either: the durable store seals again, on commit,
+  what a snapshot holds under an older key (``StateCipher.current_record``).
 * A value sealed with a key that is no longer configured is not touched: it is reported
   under ``failed`` with the key id, and the run goes on with the other sessions.
 * Idempotent: a second run finds nothing to do (``rewritten == 0``).

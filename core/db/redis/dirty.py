@@ -52,7 +52,7 @@ return cjson.encode(out)
 # since packing arguments is what costs in redis-py). Returns ONE JSON text.
 
 #: the meta fields a record is made of (``records.record_from_hashes``), ``v`` first
-_META_FIELDS = ("v", "id", "kind", "owner", "user", "created", "updated", "save")
+_META_FIELDS = ("v", "id", "kind", "owner", "user", "created", "updated", "save", "ep")
 
 PICK_READ = LuaScript(
     "local META_FIELDS = {"
@@ -197,8 +197,16 @@ class DirtyQueue:
                     meta = {
                         f: v for f, v in zip(_META_FIELDS, values, strict=True) if v is not False
                     }
+                    # epoch: the incarnation that wrote it, which the durable store
+                    # checks against its claim (core/db/sql/epochs.py)
                     record = (
-                        record_from_hashes(meta["id"], _pairs(state) if state else {}, meta, data)
+                        record_from_hashes(
+                            meta["id"],
+                            _pairs(state) if state else {},
+                            meta,
+                            data,
+                            meta.get("ep", ""),
+                        )
                         if "id" in meta
                         else None
                     )
@@ -357,7 +365,9 @@ def _record(state: list[str], meta_flat: list[str], data: str) -> SessionRecord 
     meta = _pairs(meta_flat) if meta_flat else {}
     if "id" not in meta:
         return None
-    return record_from_hashes(meta["id"], _pairs(state) if state else {}, meta, data)
+    return record_from_hashes(
+        meta["id"], _pairs(state) if state else {}, meta, data, meta.get("ep", "")
+    )
 
 
 def _pairs(flat: list[str]) -> dict[str, str]:

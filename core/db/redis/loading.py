@@ -54,6 +54,8 @@ class Loaded:
     status: int
     record: SessionRecord | None
     dirty: bool = False
+    #: the run id of the Redis that answered (claimed in the durable store on read-back)
+    epoch: str = ""
 
 
 def check_same_keys(cipher: StateCipher | None, durable: BaseDb | None) -> None:
@@ -89,11 +91,11 @@ def parse_load(keys: SessionKeys, reply: list[Any]) -> Loaded:
     """A LOAD reply (layout in scripts.py) as a record with the epoch that served it."""
     status = int(reply[0])
     if status == ABSENT:
-        return Loaded(ABSENT, None)
+        return Loaded(ABSENT, None, epoch=str(reply[5]))
     record = record_from_hashes(
         keys.session_id, _pairs(reply[1]), _pairs(reply[2]), reply[3], epoch=reply[5]
     )
-    return Loaded(status, record, bool(status == UNVERIFIED and int(reply[4])))
+    return Loaded(status, record, bool(status == UNVERIFIED and int(reply[4])), str(reply[5]))
 
 
 async def resolve(db: RedisDb, keys: SessionKeys, loaded: Loaded) -> SessionRecord | None:
@@ -101,27 +103,32 @@ async def resolve(db: RedisDb, keys: SessionKeys, loaded: Loaded) -> SessionReco
     when it is absent or comes from another Redis incarnation (``repair.py``)."""
     for _ in range(MAX_CHECKS):
         if loaded.status == ABSENT:
-            return await read_back(db, keys.session_id) if db.snapshot_to else None
-        if loaded.status == SERVED:
+            if db.snapshot_to is None:
+                return None
+            found, record = await read_back(db, keys.session_id, loaded.epoch)
+            if found:
+                return record
+        elif loaded.status == SERVED:
             return loaded.record
-        assert db.snapshot_to is not None and loaded.record is not None
-        check = check_against_durable(
-            db._clients,
-            keys,
-            loaded.record,
-            loaded.dirty,
-            db.snapshot_to,
-            db._ttl_ms,
-            db.cipher,
-        )
-        try:  # a late verdict, applied in the background, is guarded like a concurrent one
-            await bounded(check, db.durable_timeout)
-        except TimeoutError:
-            raise StoreUnavailableError(
-                f"session {keys.session_id!r} must be checked against the durable store "
-                f"after a Redis restart, and it did not answer within "
-                f"{db.durable_timeout:g} s; nothing was written"
-            ) from None
+        else:
+            assert db.snapshot_to is not None and loaded.record is not None
+            check = check_against_durable(
+                db._clients,
+                keys,
+                loaded.record,
+                loaded.dirty,
+                db.snapshot_to,
+                db._ttl_ms,
+                db.cipher,
+            )
+            try:  # a late verdict, applied in the background, is guarded like a concurrent one
+                await bounded(check, db.durable_timeout)
+            except TimeoutError:
+                raise StoreUnavailableError(
+                    f"session {keys.session_id!r} must be checked against the durable store "
+                    f"after a Redis restart, and it did not answer within "
+                    f"{db.durable_timeout:g} s; nothing was written"
+                ) from None
         loaded = await load_hot(db, keys)
     raise StoreUnavailableError(
         f"session {keys.session_id!r} kept changing while it was checked against the "
@@ -144,12 +151,18 @@ def verify(db: RedisDb) -> str:
     return "1" if db.snapshot_to is not None else "0"
 
 
-async def read_back(db: RedisDb, session_id: str) -> SessionRecord | None:
-    """Copy a session from the durable store into Redis; Redis wins if it has one.
-    The durable read is bounded by ``durable_timeout`` (``bounded.py``)."""
+async def read_back(db: RedisDb, session_id: str, epoch: str) -> tuple[bool, SessionRecord | None]:
+    """Copy a session from the durable store into Redis incarnation ``epoch``; Redis wins
+    if it has one. (False, None) when Redis restarted since ``epoch``: load again.
+
+    The durable read claims the session for ``epoch`` (``aclaim``): a snapshot pass that
+    read it from an earlier incarnation can no longer commit over what this one builds
+    on, and the SEED script seeds nothing unless Redis is still that incarnation. The
+    durable read is bounded by ``durable_timeout`` (``bounded.py``).
+    """
     assert db.snapshot_to is not None
     try:
-        durable = await bounded(db.snapshot_to.aload(session_id), db.durable_timeout)
+        durable = await bounded(db.snapshot_to.aclaim(session_id, epoch), db.durable_timeout)
     except TimeoutError:
         # whether the durable store holds it is unknown, and an empty Redis must never
         # start a session over a durable snapshot: refuse, having written nothing
@@ -158,20 +171,22 @@ async def read_back(db: RedisDb, session_id: str) -> SessionRecord | None:
             f"within {db.durable_timeout:g} s to read it back; nothing was written"
         ) from None
     if durable is None:
-        return None
+        return True, None
     if db.cipher is not None:  # read opened through the durable store's API
         durable = db.cipher.resealed_record(durable)
     keys = SessionKeys(db.key_prefix, session_id)
-    args = seed_args(keys, durable, db._ttl_ms)
+    args = seed_args(keys, durable, db._ttl_ms, epoch)
     with db._clients.unavailable(f"read back session {session_id!r}"):
         seed_keys = [keys.state, keys.meta, keys.bucket.index, keys.gone, keys.data]
         reply = await scripts.SEED(db._clients.get(), seed_keys, args)
+    if int(reply[0]) == -2:
+        return False, None
     if int(reply[0]) == -1:
         # deleted while a snapshot of it was in flight: that copy must not come back
         await db.snapshot_to.adelete(session_id, upto_version=int(reply[1]))
-        return None
+        return True, None
     loaded = await load_hot(db, keys)
-    return loaded.record
+    return True, loaded.record
 
 
 async def history(db: RedisDb, session_id: str, limit: int) -> list[HistoryEntry]:

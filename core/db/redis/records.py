@@ -140,12 +140,14 @@ def _record_head(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[
     ]
 
 
-def seed_args(keys: SessionKeys, record: SessionRecord, ttl_ms: int) -> list[Any]:
-    """ARGV of the SEED script: a durable record copied into Redis."""
+def seed_args(keys: SessionKeys, record: SessionRecord, ttl_ms: int, claimed: str) -> list[Any]:
+    """ARGV of the SEED script: a durable record, claimed for incarnation ``claimed``,
+    copied into Redis."""
     texts = record.texts
     args = [
         *_record_head(keys, record, ttl_ms),
         sum(entry_bytes(k, t) for k, t in texts.items()),
+        claimed,
     ]
     for key, text in texts.items():
         args += [key, text]

@@ -1,10 +1,12 @@
-"""RedisDb's rekey pass (``core/governance/rekey.py``): hash fields, data and undo records.
+"""RedisDb's rekey pass (``core/governance/rekey.py``): hash fields, data, undo records and
+the conflict copy.
 
 Every session of the hot index is read as stored; one that holds a text not sealed
 under the newest key (a state value, its data, an undo record's previous texts or
-data) is read again under its run lease and rewritten by one script, guarded by the
-version and save id it read: same version, same content, new ciphertext. The meta's
-``sum`` (stored bytes, for the size limit) follows the new lengths.
+data, the kept-aside copy of a reused version) is read again under its run lease and
+rewritten by one script, guarded by the version and save id it read: same version,
+same content, new ciphertext. The meta's ``sum`` (stored bytes, for the size limit)
+follows the new lengths.
 """
 
 from __future__ import annotations
@@ -21,23 +23,28 @@ from core.exceptions import StateDecryptError
 if TYPE_CHECKING:
     from core.db.redis.store import RedisDb
 
-# KEYS: state meta data hist  ARGV: 1 version 2 save 3 has_data 4 data 5 sum_delta
-# 6 n_fields, then (field, text) * n_fields, then (index, old undo, new undo) triples.
-# Returns {0} moved on (nothing written) | {1, undo records rewritten}.
+# KEYS: state meta data hist conflict  ARGV: 1 version 2 save 3 has_data 4 data
+# 5 sum_delta 6 old conflict copy 7 new conflict copy ('' = leave it) 8 n_fields, then
+# (field, text) * n_fields, then (index, old undo, new undo) triples.
+# Returns {0} moved on (nothing written) | {1, undo records and conflict copy rewritten}.
 REKEY = LuaScript(
     r"""
 local meta = KEYS[2]
 if redis.call('HGET', meta, 'v') ~= ARGV[1] then return {0} end
 if (redis.call('HGET', meta, 'save') or '') ~= ARGV[2] then return {0} end
-local n = tonumber(ARGV[6])
-for i = 0, n - 1 do redis.call('HSET', KEYS[1], ARGV[7 + 2 * i], ARGV[8 + 2 * i]) end
+local undone = 0
+if ARGV[7] ~= '' and redis.call('GET', KEYS[5]) == ARGV[6] then
+  redis.call('SET', KEYS[5], ARGV[7], 'KEEPTTL')
+  undone = 1
+end
+local n = tonumber(ARGV[8])
+for i = 0, n - 1 do redis.call('HSET', KEYS[1], ARGV[9 + 2 * i], ARGV[10 + 2 * i]) end
 if ARGV[3] == '1' then redis.call('SET', KEYS[3], ARGV[4], 'KEEPTTL') end
 local delta = tonumber(ARGV[5])
 if delta ~= 0 then
   redis.call('HSET', meta, 'sum', tonumber(redis.call('HGET', meta, 'sum') or '0') + delta)
 end
-local undone = 0
-for j = 7 + 2 * n, #ARGV, 3 do
+for j = 9 + 2 * n, #ARGV, 3 do
   local at = tonumber(ARGV[j])
   if redis.call('LINDEX', KEYS[4], at) == ARGV[j + 1] then
     redis.call('LSET', KEYS[4], at, ARGV[j + 2])
@@ -67,7 +74,9 @@ async def rekey_redis(db: RedisDb) -> RekeyCounts:
                     continue
                 with db._clients.unavailable(f"rekey session {session_id!r}"):
                     reply = await REKEY(
-                        db._clients.get(), [keys.state, keys.meta, keys.data, keys.hist], plan.args
+                        db._clients.get(),
+                        [keys.state, keys.meta, keys.data, keys.hist, keys.conflict],
+                        plan.args,
                     )
         except StateDecryptError as exc:
             counts.failed.append(str(exc))
@@ -101,15 +110,16 @@ async def _hot_sessions(db: RedisDb) -> list[str]:
 
 
 async def _read(db: RedisDb, keys: SessionKeys) -> list[Any]:
-    """[state, data, undo records, version, save id] as stored."""
+    """[state, data, undo records, version, save id, conflict copy] as stored."""
     with db._clients.unavailable(f"read session {keys.session_id!r} to rekey"):
         pipe = db._clients.get().pipeline(transaction=True)
         pipe.hgetall(keys.state)
         pipe.get(keys.data)
         pipe.lrange(keys.hist, 0, -1)
         pipe.hmget(keys.meta, "v", "save")
-        state, data, undo, (version, save) = await pipe.execute()
-    return [state, data or "", undo, version, save or ""]
+        pipe.get(keys.conflict)
+        state, data, undo, (version, save), conflict = await pipe.execute()
+    return [state, data or "", undo, version, save or "", conflict or ""]
 
 
 class _Plan:
@@ -123,7 +133,7 @@ class _Plan:
 
 def _plan(cipher: StateCipher, keys: SessionKeys, read: list[Any]) -> _Plan | None:
     """The REKEY arguments for what is not under the newest key; None: nothing to do."""
-    state, data, undo, version, save = read
+    state, data, undo, version, save, conflict = read
     if version is None:
         return None  # gone (deleted or expired) since it was listed
     sid = keys.session_id
@@ -140,7 +150,8 @@ def _plan(cipher: StateCipher, keys: SessionKeys, read: list[Any]) -> _Plan | No
         renewed = _renewed_undo(cipher, sid, raw)
         if renewed is not None:
             undo_args += [at, raw, renewed]
-    if not fields and new_data is None and not undo_args:
+    new_conflict = _renewed_conflict(cipher, sid, conflict) if conflict else None
+    if not fields and new_data is None and not undo_args and new_conflict is None:
         return None
     args: list[Any] = [
         version,
@@ -148,6 +159,8 @@ def _plan(cipher: StateCipher, keys: SessionKeys, read: list[Any]) -> _Plan | No
         "1" if new_data is not None else "0",
         new_data or "",
         delta,
+        conflict,
+        new_conflict or "",
         len(fields),
     ]
     for key, text in fields.items():
@@ -175,3 +188,21 @@ def _renewed_undo(cipher: StateCipher, session_id: str, raw: str) -> str | None:
     if not changed:
         return None
     return json.dumps(item, ensure_ascii=False, separators=(",", ":"))
+
+
+def _renewed_conflict(cipher: StateCipher, session_id: str, raw: str) -> str | None:
+    """The kept-aside copy of a reused version (``repair.py``) with its values sealed
+    again; None: unchanged. Its state holds each key's stored text decoded: a sealed
+    text decodes to its sealed string, which is encoded back to be renewed."""
+    item: dict[str, Any] = json.loads(raw)
+    state: dict[str, Any] = item.get("state") or {}
+    changed = False
+    for key, value in state.items():
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        new = cipher.renewed(text, session_id, key)
+        if new is not None:
+            state[key] = json.loads(new)
+            changed = True
+    if not changed:
+        return None
+    return json.dumps(item, ensure_ascii=False)

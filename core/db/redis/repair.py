@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from core.db.cipher import StateCipher
 from core.db.codec import entry_bytes
-from core.db.protocols import SessionStore
+from core.db.protocols import SnapshotTarget
 from core.db.records import SessionRecord
 from core.db.redis.client import RedisClients
 from core.db.redis.keys import SessionKeys
@@ -46,14 +46,16 @@ from core.utils.log import log_error, log_warning
 Verdict = Literal["keep", "redirty", "drop", "adopt"]
 
 # KEYS: state meta hist dirty index conflict data
-# ARGV: 1 hash 2 seen_version 3 seen_save 4 verdict 5 ttl_ms 6 conflict_json, and for
-# adopt: 7 id 8 v 9 kind 10 owner 11 user 12 created 13 updated 14 save 15 sum 16 data,
-# then (key, json) pairs. Returns 1 applied, 0 the session changed meanwhile (check again).
+# ARGV: 1 hash 2 seen_version 3 seen_save 4 verdict 5 ttl_ms 6 conflict_json 7 claimed
+# (the run id the durable row was claimed for), and for adopt: 8 id 9 v 10 kind 11 owner
+# 12 user 13 created 14 updated 15 save 16 sum 17 data, then (key, json) pairs.
+# Returns 1 applied, 0 the session changed or Redis restarted meanwhile (check again).
 REPAIR = LuaScript(
     RUN_ID
     + r"""
 local state, meta, hist, dirty, index = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local ep = run_id()
+if ARGV[7] ~= ep then return 0 end
 if redis.call('HGET', meta, 'v') ~= ARGV[2] then return 0 end
 if (redis.call('HGET', meta, 'save') or '') ~= ARGV[3] then return 0 end
 if redis.call('HGET', meta, 'ep') == ep then return 0 end
@@ -71,21 +73,21 @@ elseif verdict == 'drop' then
 else
   if ARGV[6] ~= '' then redis.call('SET', KEYS[6], ARGV[6]) end
   redis.call('DEL', state, meta, hist, KEYS[7])
-  if ARGV[16] ~= '' then redis.call('SET', KEYS[7], ARGV[16]) end
+  if ARGV[17] ~= '' then redis.call('SET', KEYS[7], ARGV[17]) end
   local fields = {}
-  for j = 17, #ARGV, 2 do
+  for j = 18, #ARGV, 2 do
     fields[#fields + 1] = ARGV[j]
     fields[#fields + 1] = ARGV[j + 1]
   end
   for i = 1, #fields, 1000 do
     redis.call('HSET', state, unpack(fields, i, math.min(i + 999, #fields)))
   end
-  redis.call('HSET', meta, 'id', ARGV[7], 'v', ARGV[8], 'kind', ARGV[9], 'created', ARGV[12],
-    'updated', ARGV[13], 'save', ARGV[14], 'sum', ARGV[15], 'ttl', ARGV[5], 'ep', ep)
-  if ARGV[10] ~= '' then redis.call('HSET', meta, 'owner', ARGV[10]) end
-  if ARGV[11] ~= '' then redis.call('HSET', meta, 'user', ARGV[11]) end
+  redis.call('HSET', meta, 'id', ARGV[8], 'v', ARGV[9], 'kind', ARGV[10], 'created', ARGV[13],
+    'updated', ARGV[14], 'save', ARGV[15], 'sum', ARGV[16], 'ttl', ARGV[5], 'ep', ep)
+  if ARGV[11] ~= '' then redis.call('HSET', meta, 'owner', ARGV[11]) end
+  if ARGV[12] ~= '' then redis.call('HSET', meta, 'user', ARGV[12]) end
   redis.call('SREM', dirty, ARGV[1])
-  redis.call('ZADD', index, ARGV[13], ARGV[1])
+  redis.call('ZADD', index, ARGV[14], ARGV[1])
   local ttl = tonumber(ARGV[5])
   for _, key in ipairs({state, meta, KEYS[7]}) do
     if ttl > 0 then redis.call('PEXPIRE', key, ttl) else redis.call('PERSIST', key) end
@@ -113,12 +115,17 @@ async def check_against_durable(
     keys: SessionKeys,
     hot: SessionRecord,
     dirty: bool,
-    durable_store: SessionStore,
+    durable_store: SnapshotTarget,
     ttl_ms: int,
     cipher: StateCipher | None = None,
 ) -> Verdict | None:
-    """Apply the verdict for ``hot`` (as stored); None when the session changed meanwhile."""
-    durable = await durable_store.aload(keys.session_id)
+    """Apply the verdict for ``hot`` (as stored); None when the session changed meanwhile.
+
+    ``hot.epoch`` is the run id of the Redis that served it: the durable read claims the
+    session for that incarnation (``aclaim``, see ``core/db/sql/epochs.py``), so a
+    snapshot pass that read it from an earlier one cannot commit afterwards.
+    """
+    durable = await durable_store.aclaim(keys.session_id, hot.epoch)
     if durable is not None and cipher is not None:
         durable = cipher.resealed_record(durable)
     verdict = judge(hot, dirty, durable)
@@ -144,7 +151,7 @@ async def check_against_durable(
             redis_version=hot.version,
             durable_version=durable.version if durable else None,
         )
-    args: list[Any] = [keys.hashed, hot.version, hot.save_id, verdict, ttl_ms, conflict]
+    args: list[Any] = [keys.hashed, hot.version, hot.save_id, verdict, ttl_ms, conflict, hot.epoch]
     if verdict == "adopt" and durable is not None:
         texts = durable.texts
         args += [

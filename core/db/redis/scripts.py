@@ -42,12 +42,13 @@ end
 
 # Load a session: ``load(state, meta, dirty, data, hash, verify)``; verify '1': a
 # durable store can vouch for the session, so one from another Redis incarnation is not
-# served. Returns {0} absent | {1, state, meta, data, 0, ep} served |
-# {2, state, meta, data, is_dirty, ep} unverified; ``ep`` is this Redis's run id.
+# served. Returns {0, {}, {}, '', 0, ep} absent | {1, state, meta, data, 0, ep} served |
+# {2, state, meta, data, is_dirty, ep} unverified; ``ep`` is this Redis's run id (the
+# incarnation a read-back claims the durable row for: ``repair.py``).
 LOAD_FUNCTION = r"""
 local function load(state_key, meta_key, dirty_key, data_key, hash, verify)
   local meta = redis.call('HGETALL', meta_key)
-  if #meta == 0 then return {0} end
+  if #meta == 0 then return {0, {}, {}, '', 0, run_id()} end
   local state = redis.call('HGETALL', state_key)
   local data = redis.call('GET', data_key) or ''
   local ep = run_id()
@@ -174,16 +175,19 @@ SAVE = LuaScript(RUN_ID + SAVE_FUNCTION + "return save()\n")
 # was deleted (a tombstone at or past the durable version: the durable copy is a
 # snapshot that was in flight during the delete).
 # KEYS: state meta index gone data  ARGV: hash id v kind owner user created updated ttl_ms
-# save data sum, then (key, json) pairs. Returns {1} seeded, {0} Redis had the session,
-# {-1, deleted_version} tombstoned.
+# save data sum claimed, then (key, json) pairs. ``claimed``: the run id the durable row
+# was claimed for; another one (Redis restarted since) seeds nothing.
+# Returns {1} seeded, {0} Redis had the session, {-1, deleted_version} tombstoned,
+# {-2} restarted since the claim (claim again).
 SEED = LuaScript(
     RUN_ID
     + r"""
+if ARGV[13] ~= run_id() then return {-2} end
 if redis.call('EXISTS', KEYS[2]) == 1 then return {0} end
 local gone = tonumber(redis.call('GET', KEYS[4]) or '-1') or 0
 if gone >= tonumber(ARGV[3]) then return {-1, gone} end
 local fields = {}
-for j = 13, #ARGV, 2 do
+for j = 14, #ARGV, 2 do
   fields[#fields + 1] = ARGV[j]
   fields[#fields + 1] = ARGV[j + 1]
 end

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable, Mapping
 
 from core.db.base import BaseDb
 from core.db.cipher import StateCipher, refuse_sealed
-from core.db.lease_holding import holding
 from core.db.limits import StateLimits
 from core.db.maintenance import RekeyCounts, UserRewrite, no_keys_error
 from core.db.records import (
@@ -36,7 +35,7 @@ from core.db.records import (
     SnapshotStatus,
     UserMemory,
 )
-from core.db.redis import lease_scripts, loading, maintenance, writes
+from core.db.redis import loading, maintenance, opening, writes
 from core.db.redis.background import SnapshotThread
 from core.db.redis.client import RedisClients, RoundTripCounter
 from core.db.redis.dirty import DirtyQueue
@@ -47,8 +46,7 @@ from core.db.redis.memories import RedisMemories
 from core.db.redis.rekey import rekey_redis
 from core.db.redis.user_blocks import RedisUserBlocks
 from core.db.snapshot import DEFAULT_RETENTION_INTERVAL, RetentionPass, Snapshotter
-from core.db.user_blocks import marker_id
-from core.exceptions import ErasureInProgressError, StoreError, StoreUnavailableError
+from core.exceptions import StoreError, StoreUnavailableError
 
 
 class RedisDb(BaseDb):
@@ -189,38 +187,7 @@ class RedisDb(BaseDb):
         self.limits.check_ids(session_id)
         self.limits.check_id("user id", user_id)  # before Redis or the durable store sees it
         wait = self.lock_timeout if timeout is None else timeout
-        return self._open(session_id, wait, known, user_id)
-
-    @contextlib.asynccontextmanager
-    async def _open(
-        self, session_id: str, timeout: float | None, known: KnownVersion | None, user: str | None
-    ) -> AsyncIterator[OpenedRun]:
-        await self._check_server_once()
-        keys = SessionKeys(self.key_prefix, session_id)
-        wanted = ["", "", ""] if known is None else [known.version, known.save_id, known.epoch]
-        lease, reply = await self.leases.acquire_with(
-            session_id,
-            timeout,
-            lease_scripts.OPEN,
-            [keys.state, keys.meta, keys.bucket.dirty, keys.data, keys.bucket.erasing],
-            [keys.hashed, loading.verify(self), *wanted, "" if user is None else marker_id(user)],
-        )
-        async with holding(self.leases, lease) as held:
-            if user is not None and (
-                int(reply[1]) == loading.ERASING
-                if reply is not None  # else handed over as the wait timed out: ask apart
-                else await self.auser_blocked(user)
-            ):
-                raise ErasureInProgressError(user)
-            if reply is not None and int(reply[1]) == loading.UNCHANGED:
-                yield OpenedRun(held, None, unchanged=True)
-                return
-            if reply is None:  # handed over as the wait timed out: load on its own
-                record = await self._load_stored(session_id)
-            else:
-                record = await loading.resolve(self, keys, loading.parse_load(keys, reply[1:]))
-            unchanged = known is not None and known.matches(record)
-            yield OpenedRun(held, self._opened(record), unchanged=unchanged)
+        return opening.open_run(self, session_id, wait, known, user_id)
 
     async def asave(
         self,

@@ -17,8 +17,14 @@ from core.db.redis.eviction import lease_gone
 from core.db.redis.keys import SessionKeys
 from core.db.redis.loading import UNVERIFIED_SAVE
 from core.db.redis.records import save_args, upsert_args
+from core.db.redis.scripts import LuaScript
 from core.db.redis.write_through import copy_through, durable_budget
-from core.exceptions import LeaseLostError, StaleVersionError, StateLimitError
+from core.exceptions import (
+    LeaseLostError,
+    RedisDataLostError,
+    StaleVersionError,
+    StateLimitError,
+)
 
 if TYPE_CHECKING:
     from core.db.redis.store import RedisDb
@@ -78,13 +84,19 @@ async def save(
     # lease goes back only after it (the lock's exit), never with the save
     releasing = release and bool(token) and not db.write_through
     status, value, epoch, released = await run_save(db, keys, args, releasing)
-    if db.snapshot_to is not None and (
-        status == UNVERIFIED_SAVE
-        # expired or flushed while the run was busy: read back and try once more
-        or (status == 0 and value == -1 and expected_version > 0)
-    ):
+    # the session was opened at expected_version, and Redis no longer holds it
+    vanished = status == 0 and value == -1 and expected_version > 0
+    if db.snapshot_to is not None and (status == UNVERIFIED_SAVE or vanished):
+        # expired, flushed or restarted while the run was busy: read back, try once more
         await db._load_stored(session_id)  # reads back or checks the durable copy
         status, value, epoch, released = await run_save(db, keys, args, releasing)
+    if (vanished and status in (0, -1, UNVERIFIED_SAVE) and not await _deleted(db, keys)) or (
+        status in (-1, LEASE_GONE)  # a lease gone with a restarted Redis is its data lost
+        and lease is not None
+        and await _restarted_since(db, keys, lease.epoch)
+    ):
+        # not another change: Redis lost the session and the lease with it
+        raise RedisDataLostError(session_id, expected_version)
     if status == 0 or status == UNVERIFIED_SAVE:
         raise StaleVersionError(session_id, expected_version, None if value == -1 else value)
     if status == -1:
@@ -105,6 +117,25 @@ async def save(
         lease.saved = KnownVersion(value, save_id, epoch)
         lease.released = lease.released or released
     return value
+
+
+async def _deleted(db: RedisDb, keys: SessionKeys) -> bool:
+    """Whether the session's tombstone is there: deleted, not lost (the failure path only)."""
+    with db._clients.unavailable(f"read the tombstone of session {keys.session_id!r}"):
+        return bool(await db._clients.get().exists(keys.gone))
+
+
+#: the run id of the Redis holding the session's keys (routed by them on a cluster)
+_RUN_ID = LuaScript(scripts.RUN_ID + "return run_id()\n")
+
+
+async def _restarted_since(db: RedisDb, keys: SessionKeys, epoch: str) -> bool:
+    """Whether the Redis that granted a lease (run id ``epoch``) has been replaced: a
+    lease lost to a restart, not to an expiry (the failure path only)."""
+    if not epoch:
+        return False
+    with db._clients.unavailable(f"read the Redis run id for session {keys.session_id!r}"):
+        return str(await _RUN_ID(db._clients.get(), [keys.meta], [])) != epoch
 
 
 async def run_save(

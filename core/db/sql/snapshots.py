@@ -5,7 +5,9 @@ than the stored version (or none is stored), with its history row (and the histo
 trimmed to ``history_limit``) in the same transaction; the same version from another
 save is a VersionConflictError. Outcomes are per record, in the record's slot: True
 written, False already there (a no-op), or the exception that refused that record
-alone (an id no store can hold, a version conflict); the others are still written.
+alone (an id no store can hold, a version conflict, a snapshot read from a Redis
+incarnation that no longer holds the session: ``epochs.py``); the others are still
+written.
 
 The batch as a whole is one transaction: when the database fails, the call raises and
 nothing of the batch was applied (StoreUnavailableError through the store's wrapper),
@@ -29,12 +31,19 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects import sqlite
 
+from core.db.cipher import StateCipher
 from core.db.codec import object_text
 from core.db.limits import StateLimits
 from core.db.records import SessionRecord
 from core.db.sql.engine import UNAVAILABLE_ERRORS
+from core.db.sql.epochs import refusal
 from core.db.sql.tables import Tables
-from core.exceptions import InvalidIdError, OutcomeUnknownError, VersionConflictError
+from core.exceptions import (
+    InvalidIdError,
+    OutcomeUnknownError,
+    StateDecryptError,
+    VersionConflictError,
+)
 
 #: one outcome per record: written, already there, or why that record was refused
 Outcome = bool | Exception
@@ -50,7 +59,10 @@ _COLUMNS = (
     "updated_at",
     "save_id",
     "data",
+    "epoch",
 )
+#: what an update of a stored row sets: everything but the id and the claim (epochs.py)
+_UPDATED = _COLUMNS[1:-1]
 _IDS_PER_QUERY = 500  # well below SQLite's bound-parameter limit
 
 # one staging table per database session, emptied by every commit
@@ -58,7 +70,7 @@ _STAGING = "pg_temp.statebot_snapshot_staging"
 _STAGING_DDL = (
     f"CREATE TEMPORARY TABLE IF NOT EXISTS {_STAGING} (session_id text, kind text, "
     "owner_id text, user_id text, state text, version bigint, created_at float8, "
-    "updated_at float8, save_id text, data text) ON COMMIT DELETE ROWS"
+    "updated_at float8, save_id text, data text, epoch text) ON COMMIT DELETE ROWS"
 )
 
 
@@ -75,18 +87,25 @@ def upsert_snapshots(
     history_limit: int,
     limits: StateLimits,
     where: str,
+    cipher: StateCipher | None = None,
 ) -> list[Outcome]:
     """Write ``records`` in one transaction; one outcome per record, in order (blocking).
 
     ``writer``: the store's writing engine; ``where``: the database as named in errors.
+    With ``cipher``, what a record holds unsealed or under an older key is sealed under
+    the newest key first (``StateCipher.current_record``): from Redis texts arrive
+    sealed and are copied as they are, but a pass that read Redis before a rekey
+    rewrote it must not commit the old key's ciphertext.
     """
     outcomes: list[Outcome] = [False] * len(records)
     rows: list[tuple[int, SessionRecord, str]] = []
     for i, record in enumerate(records):
         try:
             limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
+            if cipher is not None:
+                record = cipher.current_record(record)
             rows.append((i, record, state_text(record)))
-        except InvalidIdError as exc:  # this record only
+        except (InvalidIdError, StateDecryptError) as exc:  # this record only
             outcomes[i] = exc
     if not rows:
         return outcomes
@@ -156,6 +175,7 @@ def _merge(
                             r.updated_at,
                             r.save_id,
                             r.data,
+                            r.epoch,
                         )
                     )
             cursor.execute(merge)
@@ -193,13 +213,18 @@ def _merge_sql(conn: sa.Connection, tables: Tables, history_limit: int, *, trim:
     name = conn.dialect.identifier_preparer.format_table
     sessions, history = name(tables.sessions), name(tables.history)
     columns = ", ".join(_COLUMNS)
-    updates = ", ".join(f"{c} = excluded.{c}" for c in _COLUMNS[1:])
+    updates = ", ".join(f"{c} = excluded.{c}" for c in _UPDATED)
     sql = (
         f"WITH merged AS (INSERT INTO {sessions} AS s ({columns}) "
         # in id order: concurrent snapshotters lock rows in one order, so never deadlock
         f"SELECT {columns} FROM {_STAGING} ORDER BY session_id "
         f"ON CONFLICT (session_id) DO UPDATE SET {updates} "
-        "WHERE s.version < excluded.version RETURNING s.session_id)"
+        "WHERE s.version < excluded.version "
+        # a row claimed by another Redis incarnation refuses this one's snapshots (the
+        # condition is evaluated again on the locked row: a claim that committed
+        # meanwhile is seen)
+        "AND (s.epoch = '' OR excluded.epoch = '' OR s.epoch = excluded.epoch) "
+        "RETURNING s.session_id)"
     )
     limit = int(history_limit)
     if limit > 0:
@@ -235,11 +260,14 @@ def _sqlite_batch(
     entries: list[dict[str, Any]] = []
     trims: list[dict[str, Any]] = []
     for i, record, text in rows:
-        version, save_id = stored.get(record.session_id, (0, ""))
+        version, save_id, claimed = stored.get(record.session_id, (0, "", ""))
         if record.session_id in stored and version >= record.version:
-            outcomes[i] = _conflict_or_false(record, version, save_id)
+            outcomes[i] = _conflict_or_false(record, version, save_id, claimed)
             continue
-        stored[record.session_id] = (record.version, record.save_id)
+        if (refused := refusal(record, claimed)) is not None:
+            outcomes[i] = refused
+            continue
+        stored[record.session_id] = (record.version, record.save_id, claimed or record.epoch)
         outcomes[i] = True
         sessions.append(session_row(record, text))
         entries.append(
@@ -260,7 +288,7 @@ def _sqlite_batch(
     conn.execute(
         insert.on_conflict_do_update(
             index_elements=[s.c.session_id],
-            set_={c: insert.excluded[c] for c in _COLUMNS[1:]},
+            set_={c: insert.excluded[c] for c in _UPDATED},
             where=s.c.version < insert.excluded.version,
         ),
         sessions,
@@ -297,21 +325,24 @@ def session_row(record: SessionRecord, text: str) -> dict[str, Any]:
         "updated_at": record.updated_at,
         "save_id": record.save_id,
         "data": record.data,
+        "epoch": record.epoch,
     }
 
 
 def _stored_versions(
     conn: sa.Connection, tables: Tables, session_ids: list[str]
-) -> dict[str, tuple[int, str]]:
-    """(version, save id) of the stored sessions among ``session_ids``."""
+) -> dict[str, tuple[int, str, str]]:
+    """(version, save id, claiming incarnation) of the stored sessions among ``session_ids``."""
     s = tables.sessions
-    found: dict[str, tuple[int, str]] = {}
+    found: dict[str, tuple[int, str, str]] = {}
     unique = list(dict.fromkeys(session_ids))
     for start in range(0, len(unique), _IDS_PER_QUERY):
         chunk = unique[start : start + _IDS_PER_QUERY]
-        query = sa.select(s.c.session_id, s.c.version, s.c.save_id).where(s.c.session_id.in_(chunk))
+        query = sa.select(s.c.session_id, s.c.version, s.c.save_id, s.c.epoch).where(
+            s.c.session_id.in_(chunk)
+        )
         for row in conn.execute(query):
-            found[row.session_id] = (row.version, row.save_id)
+            found[row.session_id] = (row.version, row.save_id, row.epoch)
     return found
 
 
@@ -324,12 +355,15 @@ def _conflicts(
     """For records the guard skipped: a VersionConflictError where the save differs."""
     stored = _stored_versions(conn, tables, [r.session_id for _, r in skipped])
     for i, record in skipped:
-        version, save_id = stored.get(record.session_id, (0, ""))
-        outcomes[i] = _conflict_or_false(record, version, save_id)
+        version, save_id, claimed = stored.get(record.session_id, (0, "", ""))
+        outcomes[i] = _conflict_or_false(record, version, save_id, claimed)
 
 
-def _conflict_or_false(record: SessionRecord, version: int, save_id: str) -> Outcome:
-    """False (a no-op), or the conflict when the stored equal version is another save."""
+def _conflict_or_false(record: SessionRecord, version: int, save_id: str, claimed: str) -> Outcome:
+    """False (a no-op), the refusal of a snapshot from an incarnation that no longer
+    holds the session, or the conflict when the stored equal version is another save."""
+    if (refused := refusal(record, claimed)) is not None:
+        return refused
     if version == record.version and save_id and record.save_id and save_id != record.save_id:
         return VersionConflictError(record.session_id, record.version, save_id, record.save_id)
     return False

@@ -26,7 +26,6 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 
-from core.db import codec
 from core.db.base import BaseDb
 from core.db.cipher import StateCipher
 from core.db.limits import StateLimits
@@ -39,7 +38,7 @@ from core.db.records import (
     SessionRecord,
     UserMemory,
 )
-from core.db.sql import maintenance, rows, writes
+from core.db.sql import epochs, maintenance, rows, writes
 from core.db.sql.engine import LOCKED_RETRY, relaxed_writer, unavailable_as_store_error
 from core.db.sql.lease import SqlLeases, wake_next
 from core.db.sql.lease_sql import LeaseStatements
@@ -273,16 +272,13 @@ class SqlDb(BaseDb):
 
     async def aupsert_snapshot(self, record: SessionRecord) -> bool:
         self.limits.check_ids(record.session_id, record.user_id, record.owner_id, record.kind)
-        if self.cipher is not None:
-            record = self.cipher.sealed_record(record)
-        return await self._run(
-            writes.upsert_snapshot, self, record, codec.object_text(record.texts)
-        )
+        return await self._run(writes.upsert_snapshot, self, record)
+
+    async def aclaim(self, session_id: str, epoch: str) -> SessionRecord | None:
+        return await self._run(epochs.claim, self, session_id, epoch)
 
     async def aupsert_snapshots(self, records: Sequence[SessionRecord]) -> list[bool | Exception]:
         """The batch in one transaction (``core/db/sql/snapshots.py``)."""
-        if self.cipher is not None:  # from Redis they arrive sealed: copied as they are
-            records = [self.cipher.sealed_record(r) for r in records]
         batch = functools.partial(
             upsert_snapshots,
             self._writer,
@@ -291,6 +287,7 @@ class SqlDb(BaseDb):
             history_limit=self.history_limit,
             limits=self.limits,
             where=self._where,
+            cipher=self.cipher,
         )
         return await self._run(batch)
 

@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from core.db import codec
 from core.db.records import SessionMeta, SessionRecord
 from core.db.sql.engine import UNAVAILABLE_ERRORS
+from core.db.sql.epochs import refusal
 from core.db.sql.lease import lease_waiters_here
 from core.db.sql.snapshots import session_row
 from core.exceptions import (
@@ -144,15 +145,27 @@ def add_history(
         )
 
 
-def upsert_snapshot(db: SqlDb, record: SessionRecord, text: str) -> bool:
+def upsert_snapshot(db: SqlDb, record: SessionRecord) -> bool:
+    """``SqlDb.aupsert_snapshot`` (blocking): texts under the newest key, as in a batch."""
+    if db.cipher is not None:  # whatever Redis held: see snapshots.upsert_snapshots
+        record = db.cipher.current_record(record)
+    text = codec.object_text(record.texts)
     s = db._tables.sessions
     row = session_row(record, text)
-    values = {k: v for k, v in row.items() if k != "session_id"}
+    # the claim (epochs.py) stays: an update never sets it
+    values = {k: v for k, v in row.items() if k not in ("session_id", "epoch")}
     insert = db._upsert(s).values(**row)
     statement = insert.on_conflict_do_update(
         index_elements=[s.c.session_id],
         set_=values,
-        where=s.c.version < insert.excluded.version,
+        where=sa.and_(
+            s.c.version < insert.excluded.version,
+            sa.or_(
+                s.c.epoch == "",
+                insert.excluded.epoch == "",
+                s.c.epoch == insert.excluded.epoch,
+            ),
+        ),
     ).returning(s.c.version)
     with db._writer.connect() as conn:
         transaction = conn.begin()
@@ -186,11 +199,14 @@ def upsert_snapshot(db: SqlDb, record: SessionRecord, text: str) -> bool:
 
 
 def _check_same_save(db: SqlDb, conn: sa.Connection, record: SessionRecord) -> None:
-    """VersionConflictError when the stored equal version came from another save."""
+    """StaleSnapshotError when another Redis incarnation claimed the session (epochs.py),
+    VersionConflictError when the stored equal version came from another save."""
     s = db._tables.sessions
     row = conn.execute(
-        sa.select(s.c.version, s.c.save_id).where(s.c.session_id == record.session_id)
+        sa.select(s.c.version, s.c.save_id, s.c.epoch).where(s.c.session_id == record.session_id)
     ).first()
+    if row is not None and (refused := refusal(record, row.epoch)) is not None:
+        raise refused
     if (
         row is not None
         and row.version == record.version
