@@ -215,6 +215,9 @@ _TASK_FORM = Form(
 )
 
 
+#: what an empty board shows instead of tasks
+NO_TASKS = "No tasks"
+
 _SHOPPING_FORM = Form("Add item", "add_item", (FormField("item", "Item", required=True),))
 
 
@@ -245,7 +248,7 @@ def _task_item(task: Mapping[str, Any]) -> Item:
 
 def _board(state: dict[str, Any], arguments: Mapping[str, Any]) -> Card | None:
     groups = board_groups(state, arguments.get("category"), arguments.get("status"))
-    if not groups:  # empty board or unknown filter: the tool's text says it best
+    if groups is None:  # an unknown filter: the tool's text says which choices exist
         return None
     count = sum(len(lines) for _, lines in groups)
     sections = tuple(Section(name.replace("_", " ").capitalize(), tuple(ls)) for name, ls in groups)
@@ -257,7 +260,10 @@ def _board(state: dict[str, Any], arguments: Mapping[str, Any]) -> Card | None:
         view_arguments=_args(**{k: v for k, v in arguments.items() if v}),
         form=_TASK_FORM,
     )
-    return Card("Task board", sections, footer=f"{count} {noun}", controls=controls)
+    # an emptied board is still a board: it is redrawn (no stale task left on screen)
+    # and keeps its add button
+    footer = f"{count} {noun}" if count else NO_TASKS
+    return Card("Task board", sections, footer=footer, controls=controls)
 
 
 def _shopping(state: dict[str, Any], arguments: Mapping[str, Any]) -> Card | None:
