@@ -51,6 +51,9 @@ class Control:
     arguments: str
     style: str = ""
     confirm: str = ""
+    #: a one-character sign of what it does (``✓``), for platforms that label buttons
+    #: compactly (``#3 ✓`` on Discord); empty: the label is used
+    icon: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,8 @@ class Item:
 
     text: str
     controls: tuple[Control, ...]
+    #: how the item is named in short (``#3``); empty: its text
+    short: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,13 +231,11 @@ def _task_item(task: Mapping[str, Any]) -> Item:
     status = str(task.get("status"))
     buttons = []
     if status == "open":
-        buttons.append(
-            Control("Start", "update_task_status", _args(task_id=task_id, status="in_progress"))
-        )
+        start = _args(task_id=task_id, status="in_progress")
+        buttons.append(Control("Start", "update_task_status", start, icon="▶"))
     if status != "done":
-        buttons.append(
-            Control("Done", "update_task_status", _args(task_id=task_id, status="done"), "primary")
-        )
+        done = _args(task_id=task_id, status="done")
+        buttons.append(Control("Done", "update_task_status", done, "primary", icon="✓"))
     buttons.append(
         Control(
             "Delete",
@@ -240,10 +243,11 @@ def _task_item(task: Mapping[str, Any]) -> Item:
             _args(task_id=task_id),
             "danger",
             confirm=f"Delete task #{task_id} ({task.get('title')}) for good?",
+            icon="✕",
         )
     )
     text = f"#{task_id} {task.get('title')} ({task.get('category')}) · {status.replace('_', ' ')}"
-    return Item(text, tuple(buttons))
+    return Item(text, tuple(buttons), short=f"#{task_id}")
 
 
 def _board(state: dict[str, Any], arguments: Mapping[str, Any]) -> Card | None:
@@ -273,7 +277,8 @@ def _shopping(state: dict[str, Any], arguments: Mapping[str, Any]) -> Card | Non
     noun = "item" if len(items) == 1 else "items"
     controls = Controls(
         tuple(
-            Item(i, (Control("Got it", "remove_item", _args(item=i), "primary"),)) for i in items
+            Item(i, (Control("Got it", "remove_item", _args(item=i), "primary", icon="✓"),))
+            for i in items
         ),
         view="list_items",
         form=_SHOPPING_FORM,
