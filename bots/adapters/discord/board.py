@@ -100,7 +100,9 @@ class CardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
 class CardMenu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=MENU_ID):
     """The select menu of the items without buttons; each option's value is a token."""
 
-    def __init__(self, options: list[discord.SelectOption] | None = None, row: int | None = None):
+    def __init__(
+        self, options: list[discord.SelectOption] | None = None, row: int | None = None
+    ) -> None:
         super().__init__(
             discord.ui.Select(
                 custom_id=MENU_ID,
@@ -119,7 +121,8 @@ class CardMenu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=MENU_ID)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Run the chosen option as its button would run."""
-        values = (interaction.data or {}).get("values") or []
+        data: dict[str, Any] = dict(interaction.data or {})  # a select's payload: its values
+        values = data.get("values") or []
         await run_stored(interaction, str(values[0]) if values else "")
 
 
