@@ -207,6 +207,10 @@ class FakeSlackApi:
             if user in USER_TZ:
                 info["tz"] = USER_TZ[user]
             return {"ok": True, "user": info}
+        if method == "chat.getPermalink":  # documented shape: the message's archive URL
+            channel, ts = str(params.get("channel", "")), str(params.get("message_ts", ""))
+            link = f"https://example.slack.com/archives/{channel}/p{ts.replace('.', '')}"
+            return {"ok": True, "channel": channel, "permalink": link}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
         return {"ok": True}
