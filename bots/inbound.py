@@ -51,7 +51,12 @@ class InboundMessage:
 
 @dataclass(frozen=True, slots=True)
 class SlashCommand:
-    """One slash command: ``/<command> <text>`` typed by ``user``."""
+    """One slash command: ``/<command> <text>`` typed by ``user``.
+
+    ``team``: on Slack Enterprise Grid, the workspace (team) the command was typed in
+    when ``workspace`` is the org id the sessions are keyed by; an admin key written
+    with the team id then still matches (``bots.admin.policy``). None elsewhere.
+    """
 
     platform: str
     workspace: str
@@ -63,6 +68,7 @@ class SlashCommand:
     event_id: str
     is_dm: bool = False
     reply_thread: str | None = None
+    team: str | None = None
     keys: SessionKeys = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

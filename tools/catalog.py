@@ -2,7 +2,9 @@
 
 The chat layer builds its agents from here: ``create_agents(model, db)`` gives one
 Agent per id, and ``COMMAND_ALIASES[agent_id]`` maps a short command word (``add``)
-to the tool it runs (``add_task``). A tool's own name always works as a command too.
+to the tool it runs (``add_task``), maybe with preset arguments (``done`` runs
+``update_task_status status=done``, so ``/taskboard done 3`` finishes task #3). A
+tool's own name always works as a command too (internal tools excepted).
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ COMMAND_ALIASES: dict[str, dict[str, str]] = {
         "add": "add_task",
         "list": "list_tasks",
         "status": "update_task_status",
+        "start": "update_task_status status=in_progress",
+        "done": "update_task_status status=done",
         "remove": "remove_task",
         "summary": "get_summary",
         "due": "set_due",
@@ -70,5 +74,5 @@ def resolve_command(agent_id: str, command: str, available: Collection[str] = ()
     word = command.strip().lstrip("/").lower()
     alias = COMMAND_ALIASES.get(agent_id, {}).get(word)
     if alias is not None:
-        return alias
+        return alias.split(maxsplit=1)[0]  # the tool; preset arguments are the parser's
     return word if word in available else None

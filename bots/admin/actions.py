@@ -34,6 +34,8 @@ from bots.admin.policy import allows
 from bots.admins import AdminGrant
 from bots.chat.cards import state_card
 from bots.chat.replies import Reply
+from bots.inbound import SlashCommand
+from bots.keys import user_key
 from core.db.base import BaseDb
 from core.exceptions import SessionNotFoundError
 from core.governance.sessions import delete_session, dump_session
@@ -44,16 +46,22 @@ __all__ = ["USAGE", "refuse", "run_admin"]
 
 REFUSED = (
     "Only admins can use /state (anyone may use /state usage for their own conversation). "
-    "This attempt was logged."
+    "This attempt was logged. Your admin key is `{key}`{alias}: an operator can add it to "
+    "STATEBOT_ADMIN_IDS."
 )
+#: on Enterprise Grid the workspace's own team id is accepted too
+REFUSED_ALIAS = " (or `{key}`, with this workspace's team id)"
 OUT_OF_SCOPE = (
     "You are an admin for sessions starting `{scope}` only; `{session}` is not one of "
     "them. Nothing was done; this attempt was logged."
 )
-def refuse(action: str, *, user_id: str) -> Reply:
-    """The reply to a non-admin, logged."""
+def refuse(action: str, *, user_id: str, cmd: SlashCommand | None = None) -> Reply:
+    """The reply to a non-admin, logged; it names the caller's own key to copy."""
     log.warning("admin_command_refused", action=action, actor=user_id)
-    return Reply(REFUSED, ephemeral=True)
+    alias = ""
+    if cmd is not None and cmd.team:
+        alias = REFUSED_ALIAS.format(key=user_key(cmd.platform, cmd.team, cmd.user))
+    return Reply(REFUSED.format(key=user_id, alias=alias), ephemeral=True)
 
 
 def _when(timestamp: float | None) -> str:

@@ -57,7 +57,7 @@ class StateCommands:
     async def command(self, cmd: SlashCommand) -> Reply:
         """``/state …``: admins (their grant's scope), except ``usage`` on one's own session."""
         keys = cmd.keys
-        grant = self.policy.grant(cmd.platform, cmd.workspace, cmd.user)
+        grant = self.policy.grant(cmd.platform, cmd.workspace, cmd.user, team=cmd.team)
         with bind_event(
             platform=cmd.platform, session_id=None, user_id=keys.user_id, event_id=cmd.event_id
         ):
@@ -65,17 +65,18 @@ class StateCommands:
                 request = parse_state(cmd.text, platform=cmd.platform)
             except StateUsageError as exc:
                 if grant is None:
-                    return admin.refuse((cmd.text.split() or ["none"])[0], user_id=keys.user_id)
+                    action = (cmd.text.split() or ["none"])[0]
+                    return admin.refuse(action, user_id=keys.user_id, cmd=cmd)
                 return Reply(str(exc), ephemeral=True)
             if grant is None and request.action not in SELF_SERVICE:
-                return admin.refuse(request.action, user_id=keys.user_id)
+                return admin.refuse(request.action, user_id=keys.user_id, cmd=cmd)
             if request.action == "erase":
                 assert grant is not None
                 return await self._ask_erase(cmd, request, grant)
             target = request.target or self._service.default_agent(cmd.channel)
             if ":" in target:  # a raw session id; its owner's store is the shared one
                 if grant is None:  # others' sessions are for admins
-                    return admin.refuse(request.action, user_id=keys.user_id)
+                    return admin.refuse(request.action, user_id=keys.user_id, cmd=cmd)
                 agent_id, session_id = self._service.default_agent(cmd.channel), target
             else:
                 agent_id = self._service.agents.id_of(target) or ""
@@ -153,7 +154,9 @@ class StateCommands:
     async def decide(self, decision: Decision) -> Reply:
         """A Confirm / Cancel click on a restore or erase question (ephemeral outcome)."""
         wanted = decision.approval
-        grant = self.policy.grant(decision.platform, decision.workspace, decision.user)
+        grant = self.policy.grant(
+            decision.platform, decision.workspace, decision.user, team=decision.team
+        )
         stores = self._stores(self._service.agents.id_of(wanted.agent_id) or "")
         reply = await guarded(
             lambda: self._confirmations.decide(decision, stores, grant),

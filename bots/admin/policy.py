@@ -70,14 +70,31 @@ class AdminPolicy:
         """
         self._owned.add(platform)
 
-    def grant(self, platform: str, workspace: str, user: str) -> AdminGrant | None:
-        """The admin grant of a user (an owned platform, else STATEBOT_ADMIN_IDS), or None."""
+    def grant(
+        self, platform: str, workspace: str, user: str, *, team: str | None = None
+    ) -> AdminGrant | None:
+        """The admin grant of a user (an owned platform, else STATEBOT_ADMIN_IDS), or None.
+
+        ``team``: on Slack Enterprise Grid the team id the event came from, while
+        ``workspace`` (the org id) keys the sessions. An admin key written with the team
+        id (``slack:T…:W…``, what a workspace shows) is accepted as an alias of the org
+        key; its grant covers the sessions it can see: the org's (``slack:E…:``).
+        """
         if platform in self._owned:
             return AdminGrant(user_key(platform, workspace, user), key_prefix(platform, workspace))
-        return grant_for(platform, workspace, user, self._admin_ids)
+        found = grant_for(platform, workspace, user, self._admin_ids)
+        if found is not None or not team or team == workspace:
+            return found
+        alias = grant_for(platform, team, user, self._admin_ids)
+        if alias is None or alias.scope == key_prefix(platform):  # none, or platform-wide
+            return alias
+        return AdminGrant(alias.admin_id, key_prefix(platform, workspace))
 
     def may_decide(self, decision: Decision) -> bool:
         """True when the clicker may approve or reject the paused run: its asker, or an admin."""
         if decision.clicker == decision.approval.requester:
             return True
-        return self.grant(decision.platform, decision.workspace, decision.user) is not None
+        grant = self.grant(
+            decision.platform, decision.workspace, decision.user, team=decision.team
+        )
+        return grant is not None

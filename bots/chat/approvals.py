@@ -117,6 +117,8 @@ class Decision:
     approve: bool
     approval: Approval
     event_id: str = ""
+    #: Slack Enterprise Grid: the team id behind the org id ``workspace`` (an admin alias)
+    team: str | None = None
 
     @property
     def clicker(self) -> str:

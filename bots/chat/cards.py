@@ -51,6 +51,9 @@ class Control:
     arguments: str
     style: str = ""
     confirm: str = ""
+    #: a one-character sign of what it does (``✓``), for platforms that label buttons
+    #: compactly (``#3 ✓`` on Discord); empty: the label is used
+    icon: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,8 @@ class Item:
 
     text: str
     controls: tuple[Control, ...]
+    #: how the item is named in short (``#3``); empty: its text
+    short: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +220,9 @@ _TASK_FORM = Form(
 )
 
 
+#: what an empty board shows instead of tasks
+NO_TASKS = "No tasks"
+
 _SHOPPING_FORM = Form("Add item", "add_item", (FormField("item", "Item", required=True),))
 
 
@@ -223,13 +231,11 @@ def _task_item(task: Mapping[str, Any]) -> Item:
     status = str(task.get("status"))
     buttons = []
     if status == "open":
-        buttons.append(
-            Control("Start", "update_task_status", _args(task_id=task_id, status="in_progress"))
-        )
+        start = _args(task_id=task_id, status="in_progress")
+        buttons.append(Control("Start", "update_task_status", start, icon="▶"))
     if status != "done":
-        buttons.append(
-            Control("Done", "update_task_status", _args(task_id=task_id, status="done"), "primary")
-        )
+        done = _args(task_id=task_id, status="done")
+        buttons.append(Control("Done", "update_task_status", done, "primary", icon="✓"))
     buttons.append(
         Control(
             "Delete",
@@ -237,15 +243,16 @@ def _task_item(task: Mapping[str, Any]) -> Item:
             _args(task_id=task_id),
             "danger",
             confirm=f"Delete task #{task_id} ({task.get('title')}) for good?",
+            icon="✕",
         )
     )
     text = f"#{task_id} {task.get('title')} ({task.get('category')}) · {status.replace('_', ' ')}"
-    return Item(text, tuple(buttons))
+    return Item(text, tuple(buttons), short=f"#{task_id}")
 
 
 def _board(state: dict[str, Any], arguments: Mapping[str, Any]) -> Card | None:
     groups = board_groups(state, arguments.get("category"), arguments.get("status"))
-    if not groups:  # empty board or unknown filter: the tool's text says it best
+    if groups is None:  # an unknown filter: the tool's text says which choices exist
         return None
     count = sum(len(lines) for _, lines in groups)
     sections = tuple(Section(name.replace("_", " ").capitalize(), tuple(ls)) for name, ls in groups)
@@ -257,7 +264,10 @@ def _board(state: dict[str, Any], arguments: Mapping[str, Any]) -> Card | None:
         view_arguments=_args(**{k: v for k, v in arguments.items() if v}),
         form=_TASK_FORM,
     )
-    return Card("Task board", sections, footer=f"{count} {noun}", controls=controls)
+    # an emptied board is still a board: it is redrawn (no stale task left on screen)
+    # and keeps its add button
+    footer = f"{count} {noun}" if count else NO_TASKS
+    return Card("Task board", sections, footer=footer, controls=controls)
 
 
 def _shopping(state: dict[str, Any], arguments: Mapping[str, Any]) -> Card | None:
@@ -267,7 +277,8 @@ def _shopping(state: dict[str, Any], arguments: Mapping[str, Any]) -> Card | Non
     noun = "item" if len(items) == 1 else "items"
     controls = Controls(
         tuple(
-            Item(i, (Control("Got it", "remove_item", _args(item=i), "primary"),)) for i in items
+            Item(i, (Control("Got it", "remove_item", _args(item=i), "primary", icon="✓"),))
+            for i in items
         ),
         view="list_items",
         form=_SHOPPING_FORM,

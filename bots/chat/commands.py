@@ -1,7 +1,10 @@
 """Slash-command parsing: ``add_task "Review Q2 roadmap" category=work`` -> a tool call.
 
 Words are split like a shell (``shlex``): quote text with spaces. The first word is
-a tool name or an alias. Positional words bind to the tool's model-visible
+a tool name or an alias; an alias may preset arguments (``done`` =
+``update_task_status status=done``, so ``done 1`` binds ``task_id=1``). A tool marked
+``internal`` (run by schedules only) is no command, unless the caller is such a run
+(``internal=True``). Positional words bind to the tool's model-visible
 parameters in declaration order; ``key=value`` binds by name. Values are coerced by
 the parameter's JSON-schema type (integer, number, boolean; arrays and objects as
 JSON). A tool whose only parameter is a string takes all positional words as one
@@ -34,6 +37,22 @@ class ToolLike(Protocol):
     parameters: dict[str, Any]
 
 
+def public(tools: Mapping[str, ToolLike]) -> dict[str, ToolLike]:
+    """The tools people may run as commands: every tool not marked ``internal``."""
+    return {name: t for name, t in tools.items() if not getattr(t, "internal", False)}
+
+
+def alias_words(word: str, aliases: Mapping[str, str] | None) -> list[str] | None:
+    """What an alias stands for, as words (the tool, then preset ``key=value``), or None."""
+    target = {alias.lower(): value for alias, value in (aliases or {}).items()}.get(word.lower())
+    return target.split() if target else None
+
+
+def alias_tool(value: str) -> str:
+    """The tool an alias's value runs (its first word)."""
+    return value.split(maxsplit=1)[0] if value.strip() else ""
+
+
 class CommandError(ValueError):
     """A command that cannot be run as typed; the message says why and how."""
 
@@ -62,23 +81,36 @@ def resolve_tool(
     by_lower = {name.lower(): name for name in tools}
     if lowered in by_lower:
         return by_lower[lowered]
-    target = {alias.lower(): tool for alias, tool in (aliases or {}).items()}.get(lowered)
+    expanded = alias_words(lowered, aliases)
+    target = expanded[0] if expanded else None
     return target if target in tools else None
 
 
 def parse_command(
-    text: str, tools: Mapping[str, ToolLike], aliases: Mapping[str, str] | None = None
+    text: str,
+    tools: Mapping[str, ToolLike],
+    aliases: Mapping[str, str] | None = None,
+    *,
+    internal: bool = False,
 ) -> ParsedCommand:
-    """Parse ``tool args...``; CommandError (with usage) when it does not fit."""
+    """Parse ``tool args...``; CommandError (with usage) when it does not fit.
+
+    ``internal``: the caller is a scheduled run, which may name an internal tool.
+    """
     words = split_words(text)
     if not words:
         raise CommandError("no command given")
+    if not internal:
+        tools = public(tools)
     name = resolve_tool(words[0], tools, aliases)
     if name is None:
         raise CommandError(f"unknown command {words[0]!r}")
     tool = tools[name]
+    preset: list[str] = []
+    if name.lower() != words[0].lstrip("/").lower():  # an alias: its preset arguments first
+        preset = (alias_words(words[0].lstrip("/"), aliases) or [name])[1:]
     try:
-        return ParsedCommand(name, bind_arguments(tool, words[1:]))
+        return ParsedCommand(name, bind_arguments(tool, [*preset, *words[1:]]))
     except CommandError as exc:
         raise CommandError(f"{exc}\nusage: {usage(tool)}") from None
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 
-from bots.chat.commands import CommandError, resolve_tool, split_words, usage
+from bots.chat.commands import CommandError, alias_tool, resolve_tool, split_words, usage
 from bots.chat.registry import ChatAgent, tools_of
 from bots.chat.undo import HELP_LINE, SHADOWED, has_own_undo
 
@@ -13,6 +14,8 @@ STATE_LINE = (
     "channel). Admins: /state dump | reset | history [n] | diff v1 v2 | restore vN "
     "[agent or session id], /state erase @user (restore and erase ask to confirm)"
 )
+#: how alike a typed word and a command must be to suggest it (difflib's ratio)
+SUGGEST_CUTOFF = 0.7
 SYNTAX = (
     "Arguments bind in the order shown, or by name with name=value; "
     'quote text that has spaces, e.g. "two words".'
@@ -20,10 +23,12 @@ SYNTAX = (
 
 
 def aliases_by_tool(aliases: Mapping[str, str]) -> dict[str, list[str]]:
-    """tool name -> its aliases, sorted."""
+    """tool name -> its aliases, sorted; presets shown (``done (status=done)``)."""
     out: dict[str, list[str]] = {}
-    for alias, tool in sorted(aliases.items()):
-        out.setdefault(tool, []).append(alias)
+    for alias, value in sorted(aliases.items()):
+        preset = value.split()[1:]
+        shown = f"{alias} ({' '.join(preset)})" if preset else alias
+        out.setdefault(alias_tool(value), []).append(shown)
     return out
 
 
@@ -56,7 +61,9 @@ def agent_help(
 def command_names(agent: ChatAgent, aliases: Mapping[str, str]) -> list[str]:
     """Every word that runs a command of ``agent``: tool names, then aliases."""
     tools = list(tools_of(agent))
-    return tools + sorted(a for a, t in aliases.items() if t in tools and a not in tools)
+    return tools + sorted(
+        a for a, value in aliases.items() if alias_tool(value) in tools and a not in tools
+    )
 
 
 def offline_commands(agent_id: str, agent: ChatAgent) -> str:
@@ -87,8 +94,12 @@ def command_error(
     except (CommandError, IndexError):
         first = ""
     if first and resolve_tool(first, tools_of(agent), aliases) is None:
-        names = ", ".join(command_names(agent, aliases)) or "none"
+        known = command_names(agent, aliases)
+        names = ", ".join(known) or "none"
+        close = difflib.get_close_matches(first.lower(), known, n=1, cutoff=SUGGEST_CUTOFF)
+        guess = f" Did you mean `/{agent_id} {close[0]}`?" if close else ""
         return (
-            f"Unknown command {first!r} for /{agent_id}. Commands: {names}. Try /{agent_id} help."
+            f"Unknown command {first!r} for /{agent_id}.{guess} Commands: {names}. "
+            f"Try /{agent_id} help."
         )
     return f"{exc}\nNothing was changed. Try /{agent_id} help."

@@ -22,10 +22,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class HomeTask:
-    """One open task of the user, and where its board is (a target, maybe empty)."""
+    """One open task of the user, and where its board is (a target, maybe empty).
+
+    ``session_id`` names the board: tasks of one board share it, so a view can group
+    them (several boards of one channel, e.g. one per thread, stay apart).
+    """
 
     task: dict[str, Any]
     where: dict[str, Any]
+    session_id: str = ""
 
 
 async def home_tasks(
@@ -40,5 +45,5 @@ async def home_tasks(
     for mine in await my_tasks(agent, owner):
         where = target_from_session(mine.session_id) or {}
         if where.get("platform") in (None, platform):
-            found.append(HomeTask(mine.task, where))
+            found.append(HomeTask(mine.task, where, mine.session_id))
     return found

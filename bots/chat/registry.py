@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, TypeAlias
 
-from bots.chat.commands import ToolLike
+from bots.chat.commands import ToolLike, public
 from bots.keys import SCOPES, Scope
 from core.agent import Agent
 from core.team import Team
@@ -70,10 +70,15 @@ def scope_of(agent_id: str, agent: ChatAgent, configured: Mapping[str, str]) -> 
     return scope
 
 
-def tools_of(agent: ChatAgent) -> Mapping[str, ToolLike]:
-    """An entry's directly runnable tools ({} when it has none)."""
+def tools_of(agent: ChatAgent, *, internal: bool = False) -> Mapping[str, ToolLike]:
+    """An entry's tools people may run as commands ({} when it has none).
+
+    ``internal``: every directly runnable tool, the internal ones too (scheduled runs).
+    """
     functions = getattr(agent, "functions", None)
-    return functions if isinstance(functions, Mapping) else {}
+    if not isinstance(functions, Mapping):
+        return {}
+    return functions if internal else public(functions)
 
 
 def turn_history_on(agents: Iterable[Any], runs: int) -> None:

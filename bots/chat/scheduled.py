@@ -40,7 +40,8 @@ async def run_scheduled(
     async def run() -> RunOutput:
         metadata = {TARGET_KEY: target} | scheduled_origin(schedule, target)
         if text.startswith(command_prefix):
-            parsed = parse_command(text[1:], tools_of(agent), aliases)
+            tools = tools_of(agent, internal=True)  # a schedule may run an internal tool
+            parsed = parse_command(text[1:], tools, aliases, internal=True)
             return await agent.arun_tool(
                 parsed.tool,
                 parsed.arguments,

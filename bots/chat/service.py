@@ -25,6 +25,7 @@ import structlog
 from bots.chat import help
 from bots.chat.admin_seam import AdminCommands
 from bots.chat.approvals import Decision
+from bots.chat.boards import board_note, noted
 from bots.chat.cards import Click
 from bots.chat.clicks import run_click
 from bots.chat.commands import CommandError, parse_command
@@ -126,7 +127,8 @@ class ChatService:
 
     async def handle_click(self, click: Click) -> Reply:
         """Run a card's button (or its add form) like a slash command (``bots.chat.clicks``)."""
-        return await run_click(click, agents=self._agents, context=self._context)
+        reply = await run_click(click, agents=self._agents, context=self._context)
+        return self._say_board(click.agent_id, click.session_id, reply)
 
     async def handle_decision(self, decision: Decision) -> Reply:
         """Apply an Approve / Reject click (``bots.chat.decisions``)."""
@@ -230,7 +232,12 @@ class ChatService:
         if wants_undo(text, tools_of(agent), self.aliases(agent_id)):
             return await self._undo(agent_id, msg, keys)
         turn = message_turn(agent_id, agent, text, msg, keys, context=self._context, sink=sink)
-        return await take_turn(turn)
+        return self._say_board(agent_id, keys.session_id, await take_turn(turn))
+
+    def _say_board(self, agent_id: str, session_id: str, reply: Reply) -> Reply:
+        """``reply``, saying which board it is when not the channel's (``bots.chat.boards``)."""
+        agent = self._agents.get(agent_id)
+        return reply if agent is None else noted(reply, board_note(agent, session_id))
 
     # -- scheduled runs -----------------------------------------------------------------
     def owner_of(self, schedule: Schedule) -> str | None:
@@ -298,7 +305,7 @@ class ChatService:
             log.info("bad_command", agent=agent_id, error=str(exc))
             return Reply(command_error(agent_id, agent, aliases, exc, cmd.text), ephemeral=True)
         turn = command_turn(agent_id, agent, parsed, tools, cmd, keys, context=self._context)
-        return await take_turn(turn)
+        return self._say_board(agent_id, keys.session_id, await take_turn(turn))
 
     async def _undo(
         self, agent_id: str, event: InboundMessage | SlashCommand, keys: SessionKeys
@@ -318,4 +325,4 @@ class ChatService:
             origin=lambda: self.run_metadata(event),
             offline_commands=help.offline_commands(agent_id, agent),
         )
-        return await take_turn(turn)
+        return self._say_board(agent_id, keys.session_id, await take_turn(turn))

@@ -59,6 +59,11 @@ class LoopSpec:
     #: refused with an error result (a team or workflow step cannot ask a person)
     can_pause: bool = False
 
+    def __post_init__(self) -> None:
+        # decided here, once for every owner: the model is offered (and may call) only the
+        # tools that are not internal; internal ones run by direct calls alone
+        self.functions = {n: f for n, f in self.functions.items() if not f.internal}
+
 
 @dataclass(slots=True)
 class Resume:

@@ -56,6 +56,12 @@ class SessionOwner(abc.ABC):
     kind: ClassVar[str]
     #: the parameter name under which tools and hooks receive the owner
     owner_param: ClassVar[str]
+    #: not Agno's: how a chat front end keys this owner's conversations, ``"thread"``,
+    #: ``"channel"`` or ``"user"`` (``bots.chat.registry.scope_of``); None leaves it to
+    #: the front end (a thread). Set it on an instance: ``agent.session_scope = "channel"``
+    #: makes one board the whole channel shares, whether mentioned in a thread or used
+    #: through its slash command.
+    session_scope: str | None = None
 
     def __init__(
         self,

@@ -5,7 +5,8 @@ accepted and ignored (the table is in docs/runtime.md, "Tools"):
 
 - honoured: ``name``, ``description``, ``strict``, ``instructions``,
   ``add_instructions``, ``pre_hook``, ``post_hook``, ``tool_hooks``,
-  ``cache_results``, ``cache_ttl``, ``cache_dir``, and Statebot's ``timeout``;
+  ``cache_results``, ``cache_ttl``, ``cache_dir``, and Statebot's own ``timeout`` and
+  ``internal`` (keyword options Agno does not have, so Agno code never passes them);
 - flags the run loop acts on: ``requires_confirmation``, ``stop_after_tool_call``,
   ``stop_after_successful_tool_call``, ``show_result``;
 - refused (``ValueError`` naming the option): ``requires_user_input``,
@@ -39,6 +40,7 @@ _HONOURED = frozenset(
         "cache_results",
         "cache_ttl",
         "cache_dir",
+        "internal",
     }
 )
 
@@ -87,6 +89,9 @@ def tool(
 
     ``timeout`` (not an Agno option): seconds one call may take (default: the agent's
     ``tool_timeout``); a call past it is stopped, undone and reported to the model.
+    ``internal=True`` (not an Agno option): the tool is run by code only (a scheduled
+    run, ``arun_tool``); the model is not offered it, and a model call of it is an
+    unknown tool.
     The other options are Agno's; see the module docstring.
     """
     accepted = check_options(options)

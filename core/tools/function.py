@@ -71,6 +71,7 @@ class Function:
         "entrypoint",
         "injected",
         "instructions",
+        "internal",
         "is_async",
         "name",
         "parameters",
@@ -106,6 +107,7 @@ class Function:
         cache_results: bool = False,
         cache_ttl: float = DEFAULT_CACHE_TTL,
         cache_dir: str | None = None,
+        internal: bool = False,
     ) -> None:
         if timeout is not None and not timeout > 0:
             raise ValueError(f"tool timeout must be positive, not {timeout}")
@@ -137,6 +139,9 @@ class Function:
         self.stop_after_successful_tool_call = stop_after_successful_tool_call
         #: the run must pause for a person's approval before this tool runs
         self.requires_confirmation = requires_confirmation
+        #: not Agno's: code (a schedule, a direct call) runs it; the model is never
+        #: offered it, and the chat layer takes it as no command
+        self.internal = internal
         self.pre_hook = pre_hook
         self.post_hook = post_hook
         self.tool_hooks: list[Callable[..., Any]] = hooks

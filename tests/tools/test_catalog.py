@@ -31,8 +31,11 @@ def test_create_agents_builds_one_agent_per_id_on_shared_model_and_db() -> None:
 def test_every_alias_names_a_tool_of_its_agent(agent_id: str) -> None:
     """Each alias points to a tool the agent really has."""
     agent = AGENT_FACTORIES[agent_id]()
-    for alias, tool_name in COMMAND_ALIASES[agent_id].items():
+    for alias, value in COMMAND_ALIASES[agent_id].items():
+        tool_name, *preset = value.split()
         assert tool_name in agent.functions, f"{agent_id}: /{alias} -> {tool_name}"
+        parameters = agent.functions[tool_name].parameters["properties"]
+        assert all(p.split("=")[0] in parameters for p in preset), f"/{alias}: {preset}"
 
 
 def test_aliases_cover_every_agent() -> None:

@@ -12,6 +12,9 @@ from tools.taskboard.toolkit import TaskboardTools
 from tools.taskboard.tools import DEFAULT_CATEGORIES
 
 AGENT_ID = "taskboard"
+#: a task board is the channel's: mentions in any of its threads and its slash command
+#: all see one board (a chat front end may be told otherwise per agent)
+SESSION_SCOPE = "channel"
 
 DESCRIPTION = (
     "A task board for this conversation: add, update, list, remove and summarise tasks; "
@@ -35,9 +38,16 @@ def default_state() -> dict[str, Any]:
 
 
 def create_agent(
-    *, model: Model | None = None, db: BaseDb | None = None, **overrides: Any
+    *,
+    model: Model | None = None,
+    db: BaseDb | None = None,
+    session_scope: str = SESSION_SCOPE,
+    **overrides: Any,
 ) -> Agent:
     """A ready Taskboard agent; any Agent argument may be overridden.
+
+    ``session_scope``: where a chat front end keeps the board (``channel``: one per
+    channel; ``thread`` or ``user`` for one per thread or per person).
 
     ``enable_agentic_state`` stays off by default: every change then goes through
     the tools above, which validate it (pass ``enable_agentic_state=True`` to let the
@@ -56,4 +66,6 @@ def create_agent(
         "markdown": True,
     }
     settings.update(overrides)
-    return Agent(model=model, db=db, **settings)
+    agent = Agent(model=model, db=db, **settings)
+    agent.session_scope = session_scope
+    return agent

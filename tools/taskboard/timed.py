@@ -33,6 +33,7 @@ from core.schedule import (
     current_settings,
     schedules,
 )
+from core.tools.decorator import tool
 from tools.taskboard import index
 from tools.taskboard import tools as board
 from tools.taskboard.dates import WhenError, parse_when, show
@@ -171,6 +172,7 @@ async def remind(
     return f"I will remind you about task #{task['id']} ({task['title']}) on {show(at)}."
 
 
+@tool(internal=True)  # run by the reminder's schedule; no command, not for the model
 def task_reminder(session_state: dict[str, Any], task_id: int, rid: str = "") -> str:
     """Post a task's reminder (run by a scheduled reminder when it is due).
 

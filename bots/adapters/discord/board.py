@@ -1,12 +1,13 @@
 """Clickable cards on Discord: an embed with button rows, a modal to add, edits in place.
 
-A card with :class:`bots.chat.cards.Controls` is sent as its embed plus a ``View``: one row
-of buttons per item (the first four items; Discord allows five rows) and a last row
-with the add button. A ``custom_id`` holds at most 100 characters, fewer than a click
-needs, so what a button runs is kept in a :class:`ButtonStore` (Redis with
-``REDIS_URL``, shared by every process; else process memory) under a digest, and the
-button carries ``statebot:card:<digest>``. The buttons are a ``DynamicItem``: any
-process handles a click, also after a restart.
+A card with :class:`bots.chat.cards.Controls` is sent as its embed plus a ``View``: short
+buttons (``#3 ▶``, ``#3 ✓``, ``#3 ✕``), an item's buttons together in one row, the add
+button after them, and a select menu for the items that do not fit Discord's five
+rows (``bots.adapters.discord.layout``). A ``custom_id`` holds at most 100 characters,
+fewer than a click needs, so what a button (or menu option) runs is kept in a
+:class:`~bots.adapters.discord.buttons.ButtonStore` under a digest: the button carries
+``statebot:card:<digest>``, a menu option the digest as its value. Both are
+``DynamicItem``s: any process handles a click, also after a restart.
 
 A click is deferred, run through :meth:`bots.chat.service.ChatService.handle_click` (the
 slash-command path) and the board message is edited in place; a stale click gets an
@@ -17,61 +18,43 @@ the form's tool and edits the board.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import discord
 import structlog
 
+from bots.adapters.discord.buttons import ButtonStore
 from bots.adapters.discord.embeds import card_embed
+from bots.adapters.discord.layout import lay_out
 from bots.chat.cards import (
     Card,
     Click,
+    Control,
+    Controls,
     Form,
     FormField,
+    Item,
     button_value,
     decode_action,
     encode_action,
 )
 from bots.chat.replies import Reply
-from bots.settings import Settings
-from core.db.redis.client import RedisClient, connect
 
 if TYPE_CHECKING:
     from bots.chat.service import ChatService
 
 log = structlog.get_logger(__name__)
 
-#: how long a card's buttons keep working
-BUTTON_TTL = 30 * 86_400
 PREFIX = "statebot:card"
 TEMPLATE = rf"{PREFIX}:(?P<token>[0-9a-f]{{32}})"
-ROWS = 4  # item rows; the fifth holds the add button
+MENU_ID = "statebot:cardmenu"
 EXPIRED = "That button has expired; nothing was done. List the board again."
 _STYLES = {
     "primary": discord.ButtonStyle.primary,
     "danger": discord.ButtonStyle.danger,
 }
-
-
-class ButtonStore(Protocol):
-    """Where what a button runs waits for its click, by digest."""
-
-    async def put(self, value: str) -> str:
-        """Keep ``value`` for BUTTON_TTL seconds; return its digest."""
-        ...
-
-    async def get(self, token: str) -> str | None:
-        """The value under ``token``; None when unknown or expired."""
-        ...
-
-
-def _digest(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()[:32]
 
 
 class BoardHost(Protocol):
@@ -84,62 +67,6 @@ class BoardHost(Protocol):
     def get_partial_messageable(self, id: int, /) -> discord.PartialMessageable:
         """A channel to edit a message in, by id."""
         ...
-
-
-class RedisButtons:
-    """Button values in Redis, readable by every bot process on the same URL."""
-
-    __slots__ = ("_prefix", "_redis")
-
-    def __init__(self, redis: RedisClient, prefix: str = "statebot:") -> None:
-        self._redis = redis
-        self._prefix = prefix
-
-    async def put(self, value: str) -> str:
-        """``SET card:<digest> <value> EX BUTTON_TTL``."""
-        token = _digest(value)
-        await self._redis.set(f"{self._prefix}card:{token}", value, ex=BUTTON_TTL)
-        return token
-
-    async def get(self, token: str) -> str | None:
-        """``GET card:<digest>``."""
-        raw = await self._redis.get(f"{self._prefix}card:{token}")
-        return raw.decode() if isinstance(raw, bytes) else raw
-
-    async def aclose(self) -> None:
-        """Close the connection pool."""
-        await self._redis.aclose()
-
-
-class MemoryButtons:
-    """Button values in one process's memory; expiry on the injected clock."""
-
-    __slots__ = ("_clock", "_items")
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._items: dict[str, tuple[float, str]] = {}
-
-    async def put(self, value: str) -> str:
-        """Keep the value until BUTTON_TTL has passed."""
-        token = _digest(value)
-        self._items[token] = (self._clock() + BUTTON_TTL, value)
-        return token
-
-    async def get(self, token: str) -> str | None:
-        """The value, unless unknown or expired."""
-        found = self._items.get(token)
-        return found[1] if found is not None and found[0] > self._clock() else None
-
-    async def aclose(self) -> None:
-        """Nothing to close."""
-
-
-def buttons_for(settings: Settings) -> RedisButtons | MemoryButtons:
-    """Redis-backed buttons when REDIS_URL is set (many processes), else in memory."""
-    if settings.redis_url:
-        return RedisButtons(connect(settings.redis_url))  # plain or cluster URL
-    return MemoryButtons()
 
 
 class CardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLATE):
@@ -167,31 +94,66 @@ class CardButton(discord.ui.DynamicItem[discord.ui.Button[Any]], template=TEMPLA
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         """Ask, open the form, or run the click and redraw the board."""
-        client: BoardHost = interaction.client
-        stored = await client.buttons.get(self.token)
-        if stored is None:
-            await interaction.response.send_message(EXPIRED, ephemeral=True)
-            return
-        data = json.loads(stored)
-        click = _click(interaction, str(data["value"]))
-        if click is None:
-            await interaction.response.send_message(EXPIRED, ephemeral=True)
-            return
-        if data.get("confirm"):
-            await _ask_first(interaction, client, data)
-            return
-        if data.get("form"):
-            form = _form(data["form"])
-            await interaction.response.send_modal(FormModal(form, click))
-            return
-        await interaction.response.defer()
-        reply = await client.service.handle_click(click)
-        board = data.get("board")
-        if board:  # a confirmation: the board is another message
-            await _redraw_message(client, int(board[0]), int(board[1]), reply)
-            await interaction.edit_original_response(content=reply.text[:2000], view=None)
-            return
-        await _redraw(interaction, client, reply)
+        await run_stored(interaction, self.token)
+
+
+class CardMenu(discord.ui.DynamicItem[discord.ui.Select[Any]], template=MENU_ID):
+    """The select menu of the items without buttons; each option's value is a token."""
+
+    def __init__(
+        self, options: list[discord.SelectOption] | None = None, row: int | None = None
+    ) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=MENU_ID,
+                placeholder="More tasks…",
+                options=options or [discord.SelectOption(label="…")],
+                row=row,
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any], match: re.Match[str]
+    ) -> CardMenu:
+        """Rebuild the menu a choice came from (any process, any time)."""
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        """Run the chosen option as its button would run."""
+        data: dict[str, Any] = dict(interaction.data or {})  # a select's payload: its values
+        values = data.get("values") or []
+        await run_stored(interaction, str(values[0]) if values else "")
+
+
+async def run_stored(interaction: discord.Interaction[Any], token: str) -> None:
+    """What a button or menu option runs, by its token: ask first, open the form, or
+    run the click and redraw the board."""
+    client: BoardHost = interaction.client
+    stored = await client.buttons.get(token) if token else None
+    if stored is None:
+        await interaction.response.send_message(EXPIRED, ephemeral=True)
+        return
+    data = json.loads(stored)
+    click = _click(interaction, str(data["value"]))
+    if click is None:
+        await interaction.response.send_message(EXPIRED, ephemeral=True)
+        return
+    if data.get("confirm"):
+        await _ask_first(interaction, client, data)
+        return
+    if data.get("form"):
+        form = _form(data["form"])
+        await interaction.response.send_modal(FormModal(form, click))
+        return
+    await interaction.response.defer()
+    reply = await client.service.handle_click(click)
+    board = data.get("board")
+    if board:  # a confirmation: the board is another message
+        await _redraw_message(client, int(board[0]), int(board[1]), reply)
+        await interaction.edit_original_response(content=reply.text[:2000], view=None)
+        return
+    await _redraw(interaction, client, reply)
 
 
 class FormModal(discord.ui.Modal):
@@ -259,9 +221,7 @@ async def _ask_first(
     await interaction.response.send_message(data["confirm"], view=view, ephemeral=True)
 
 
-async def _redraw(
-    interaction: discord.Interaction[Any], client: BoardHost, reply: Reply
-) -> None:
+async def _redraw(interaction: discord.Interaction[Any], client: BoardHost, reply: Reply) -> None:
     """Edit the clicked message to the new board; tell a stale clicker privately."""
     if reply.card is not None:
         embed = card_embed(reply.card)
@@ -285,39 +245,72 @@ async def _redraw_message(
 
 
 async def card_view(store: ButtonStore, card: Card) -> discord.ui.View | None:
-    """The buttons of a placed card (None when it has none)."""
+    """The buttons (and the menu for the rest) of a placed card (None when it has none)."""
     controls = card.controls
     if controls is None or not controls.session_id:
         return None
     view = discord.ui.View(timeout=None)
-    for row, item in enumerate(controls.items[:ROWS]):
-        for control in item.controls:
-            value: dict[str, Any] = {"value": button_value(controls, control)}
-            if control.confirm:
-                value.update(confirm=control.confirm, label=control.label)
-            token = await store.put(json.dumps(value, sort_keys=True))
-            label = f"{control.label}: {item.text}"
-            view.add_item(CardButton(token, label, control.style, row))
+    layout = lay_out([len(i.controls) for i in controls.items], add_button=bool(controls.form))
+    for row, indexes in enumerate(layout.rows):
+        for item in (controls.items[i] for i in indexes):
+            for control in item.controls:
+                token = await store.put(_stored(controls, control))
+                view.add_item(CardButton(token, _label(item, control), control.style, row))
+    if layout.menu:
+        options = []
+        for item in (controls.items[i] for i in layout.menu):
+            for control in item.controls:
+                token = await store.put(_stored(controls, control))
+                label = f"{item.short or item.text[:60]} {control.icon} {control.label}"
+                options.append(
+                    discord.SelectOption(
+                        label=" ".join(label.split())[:100],
+                        value=token,
+                        description=item.text[:100],
+                    )
+                )
+        view.add_item(CardMenu(options, layout.menu_row))
+    if layout.hidden:
+        log.info("discord_board_items_hidden", hidden=layout.hidden)
     if controls.form is not None:
-        form = controls.form
-        value = {
-            "value": encode_action(
-                controls.agent_id,
-                controls.session_id,
-                form.tool,
-                {},
-                controls.view,
-                json.loads(controls.view_arguments),
-            ),
-            "form": {
-                "label": form.label,
-                "tool": form.tool,
-                "fields": [
-                    {"name": f.name, "label": f.label, "required": f.required, "hint": f.hint}
-                    for f in form.fields
-                ],
-            },
-        }
-        token = await store.put(json.dumps(value, sort_keys=True))
-        view.add_item(CardButton(token, form.label, "primary", ROWS))
+        token = await store.put(_form_value(controls, controls.form))
+        view.add_item(CardButton(token, controls.form.label, "primary", layout.add_row))
     return view
+
+
+def _label(item: Item, control: Control) -> str:
+    """``#3 ✓``: the item's short name and the control's sign; else label and text."""
+    if item.short and control.icon:
+        return f"{item.short} {control.icon}"
+    return f"{control.label}: {item.text}"
+
+
+def _stored(controls: Controls, control: Control) -> str:
+    """What one button (or menu option) runs, as the store keeps it."""
+    value: dict[str, Any] = {"value": button_value(controls, control)}
+    if control.confirm:
+        value.update(confirm=control.confirm, label=control.label)
+    return json.dumps(value, sort_keys=True)
+
+
+def _form_value(controls: Controls, form: Form) -> str:
+    """What the add button keeps: the form's tool and fields."""
+    value = {
+        "value": encode_action(
+            controls.agent_id,
+            controls.session_id,
+            form.tool,
+            {},
+            controls.view,
+            json.loads(controls.view_arguments),
+        ),
+        "form": {
+            "label": form.label,
+            "tool": form.tool,
+            "fields": [
+                {"name": f.name, "label": f.label, "required": f.required, "hint": f.hint}
+                for f in form.fields
+            ],
+        },
+    }
+    return json.dumps(value, sort_keys=True)

@@ -8,7 +8,8 @@ import discord
 import structlog
 from discord import app_commands
 
-from bots.adapters.discord.board import ButtonStore, CardButton, MemoryButtons
+from bots.adapters.discord.board import CardButton, CardMenu
+from bots.adapters.discord.buttons import ButtonStore, MemoryButtons
 from bots.adapters.discord.commands import NO_MENTIONS, add_commands
 from bots.adapters.discord.components import ApprovalButton, ApprovalStore, MemoryApprovals
 from bots.adapters.discord.delivery import answer_message
@@ -66,7 +67,7 @@ class StatebotDiscord(discord.Client):
         self.add_dynamic_items(ApprovalButton)
         # board buttons (done, delete, add …) likewise, from any process
         self.buttons: ButtonStore = buttons or MemoryButtons()
-        self.add_dynamic_items(CardButton)
+        self.add_dynamic_items(CardButton, CardMenu)
         self.tree: app_commands.CommandTree[StatebotDiscord] = app_commands.CommandTree(self)
         self._sync_commands = sync_commands
         add_commands(self.tree, service, self.drain)

@@ -1,20 +1,23 @@
-"""The App Home tab: a user's open tasks across channels, published on ``app_home_opened``.
+"""The App Home tab: a user's open tasks across boards, published on ``app_home_opened``.
 
 Each time the user opens the Home tab, the lazy listener reads their tasks
-(:func:`bots.chat.home.home_tasks`) and publishes the view with ``views.publish``. Task
-titles pass through :func:`bots.adapters.slack.format.to_mrkdwn`, as every text does.
+(:func:`bots.chat.home.home_tasks`) and publishes the view with ``views.publish``: one
+section per board, headed by where it lives — the channel (``#general``), a thread of
+it linked to that thread (``chat.getPermalink``; "A thread in #general"), or "Your own
+board" — with its tasks under it, so two boards of one channel never mix their ``#1``s.
+Task titles pass through :func:`bots.adapters.slack.format.to_mrkdwn`, as every text does.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import structlog
 from slack_bolt.app.async_app import AsyncApp
 from slack_bolt.context.ack.async_ack import AsyncAck
 
-from bots.adapters.slack.blocks import MAX_BLOCKS
+from bots.adapters.slack.blocks import MAX_BLOCKS, SECTION_LIMIT
 from bots.adapters.slack.format import to_mrkdwn
 from bots.adapters.slack.names import ClientFor
 from bots.adapters.slack.parse import workspace_of
@@ -34,20 +37,56 @@ NO_BOARD = "No task board is served here."
 _MAX_TASKS = 40
 
 
-def home_view(tasks: list[HomeTask] | None) -> dict[str, Any]:
-    """The Home tab for ``tasks`` (None: no board served)."""
+def home_view(
+    tasks: list[HomeTask] | None, links: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The Home tab for ``tasks`` (None: no board served); ``links``: thread permalinks
+    by session id."""
     blocks: list[dict[str, Any]] = [
         {"type": "header", "text": {"type": "plain_text", "text": "Your tasks", "emoji": False}}
     ]
     if not tasks:
         text = NO_BOARD if tasks is None else EMPTY
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": text}})
-    for entry in (tasks or [])[:_MAX_TASKS]:
-        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": _line(entry)}})
+    shown = (tasks or [])[:_MAX_TASKS]
+    for session_id, entries in _boards(shown).items():
+        text = _board_text(entries, (links or {}).get(session_id))
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": text}})
     if tasks and len(tasks) > _MAX_TASKS:
         more = f"{len(tasks) - _MAX_TASKS} more not shown; list them in their channels."
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": more}]})
     return {"type": "home", "blocks": blocks[: MAX_BLOCKS * 2]}
+
+
+def _boards(tasks: list[HomeTask]) -> dict[str, list[HomeTask]]:
+    """Tasks by board, boards in the order their first task comes (most recent first)."""
+    boards: dict[str, list[HomeTask]] = {}
+    for entry in tasks:
+        boards.setdefault(entry.session_id, []).append(entry)
+    return boards
+
+
+def _board_text(entries: list[HomeTask], link: str | None) -> str:
+    """A board's heading (where it lives) and its tasks, within one section's limit."""
+    lines = [f"*{_where(entries[0].where, link)}*"]
+    for n, entry in enumerate(entries):
+        line = f"• {_line(entry)}"
+        if len("\n".join([*lines, line])) > SECTION_LIMIT - 40:
+            lines.append(f"… {len(entries) - n} more on this board")
+            break
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _where(where: Mapping[str, Any], link: str | None) -> str:
+    """Where a board lives; ids come from our own session keys, not user text: safe to link."""
+    channel = where.get("channel")
+    if not channel:
+        return "Your own board"
+    if where.get("thread"):
+        thread = f"<{link}|A thread>" if link else "A thread"
+        return f"{thread} in <#{channel}>"
+    return f"<#{channel}>"
 
 
 def _line(entry: HomeTask) -> str:
@@ -55,10 +94,28 @@ def _line(entry: HomeTask) -> str:
     status = str(task.get("status", "open")).replace("_", " ")
     due = due_of(task)
     when = f" · due {show(due)}" if due is not None else ""
-    text = to_mrkdwn(f"#{task.get('id')} {task.get('title')} · {status}{when}")
-    channel = entry.where.get("channel")
-    # a channel id from our own session key, not user text: safe to link
-    return f"{text} · in <#{channel}>" if channel else text
+    return to_mrkdwn(f"#{task.get('id')} {task.get('title')} · {status}{when}")
+
+
+async def thread_links(sender: SlackSender, tasks: list[HomeTask] | None) -> dict[str, str]:
+    """Permalinks of the thread boards among ``tasks``, by session id; one that Slack
+    will not give (logged) is shown without a link."""
+    links: dict[str, str] = {}
+    for entry in tasks or []:
+        where = entry.where
+        if not where.get("thread") or entry.session_id in links:
+            continue
+        try:
+            found = await sender.call(
+                "chat_getPermalink", channel=where["channel"], message_ts=where["thread"]
+            )
+        except DeliveryError as exc:
+            log.warning("slack_permalink_failed", error=exc.error, session_id=entry.session_id)
+            continue
+        permalink = found.get("permalink")
+        if isinstance(permalink, str) and permalink.startswith("https://"):
+            links[entry.session_id] = permalink
+    return links
 
 
 def home_listener(service: ChatService, client_for: ClientFor) -> Callable[..., Awaitable[None]]:
@@ -74,8 +131,11 @@ def home_listener(service: ChatService, client_for: ClientFor) -> Callable[..., 
         if client is None or not user:
             return
         tasks = await home_tasks(service, "slack", workspace, user)
+        sender = SlackSender(client)
+        shown = (tasks or [])[:_MAX_TASKS]
+        view = home_view(tasks, await thread_links(sender, shown))
         try:
-            await SlackSender(client).call("views_publish", user_id=user, view=home_view(tasks))
+            await sender.call("views_publish", user_id=user, view=view)
         except DeliveryError as exc:
             log.error("slack_home_publish_failed", error=exc.error, user=user)
 

@@ -97,13 +97,15 @@ def parse_decision(body: dict[str, Any]) -> Decision | None:
     approval = Approval.decode(str(actions[0].get("value", "")))
     if approval is None:
         return None
+    workspace = str((body.get("enterprise") or {}).get("id") or team)
     return Decision(
         platform="slack",
-        workspace=str((body.get("enterprise") or {}).get("id") or team),
+        workspace=workspace,
         user=str(user.get("id", "")),
         approve=actions[0]["action_id"] == APPROVE,
         approval=approval,
         event_id=str(body.get("trigger_id") or actions[0].get("action_ts") or ""),
+        team=str(team) if team and team != workspace else None,
     )
 
 

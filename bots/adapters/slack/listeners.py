@@ -52,7 +52,7 @@ log = structlog.get_logger(__name__)
 DEDUPE_TTL = 24 * 3600
 SORRY = UNEXPECTED  # the outcome is unknown, so the reply does not claim one
 UNDELIVERED = (
-    "I could not post my reply here (Slack said `{error}`). Your message was handled, "
+    "I could not post my reply here (`{error}`). Your message was handled, "
     "so please check the result before resending."
 )
 INTERRUPTED = (
@@ -162,19 +162,37 @@ async def _deliver(
         if not await finish_stream(sink, reply):  # a streamed reply ends in its messages
             await _send(sender, msg, reply, thread)
     except DeliveryError as exc:
-        bound.error("slack_reply_failed", method=exc.method, error=exc.error)
-        delivery_failed("slack")
-        note = UNDELIVERED.format(error=exc.error)
-        try:
-            await _send(sender, msg, Reply(note, ephemeral=reply.ephemeral), thread)
-        except DeliveryError:
-            await sender.react("reactions_add", msg.channel, event["ts"], FAILED_REACTION)
+        bound.error("slack_reply_failed", method=exc.method, error=exc.error, cause=exc.cause)
+        await _tell_undelivered(bound, sender, msg, reply, thread, event, exc.error)
+        return
+    except Exception as exc:  # never let a reply vanish into bolt's own error log
+        bound.exception("slack_reply_failed", method="send", error=type(exc).__name__)
+        await _tell_undelivered(bound, sender, msg, reply, thread, event, type(exc).__name__)
         return
     if thread is not None and not reply.ephemeral:
         try:
             await flags.mark(thread_key(msg), THREAD_TTL)
         except FLAGS_DOWN as exc:
             bound.warning("slack_thread_mark_failed", error=repr(exc))
+
+
+async def _tell_undelivered(
+    bound: Any,
+    sender: SlackSender,
+    msg: InboundMessage,
+    reply: Reply,
+    thread: str | None,
+    event: dict[str, Any],
+    error: str,
+) -> None:
+    """Say the reply was not posted: a short note, else the warning reaction."""
+    delivery_failed("slack")
+    note = UNDELIVERED.format(error=error)
+    try:
+        await _send(sender, msg, Reply(note, ephemeral=reply.ephemeral), thread)
+    except Exception as exc:  # the note failed too (any way): the reaction is the last word
+        bound.error("slack_undelivered_note_failed", error=repr(exc))
+        await sender.react("reactions_add", msg.channel, event["ts"], FAILED_REACTION)
 
 
 async def _send(sender: SlackSender, msg: InboundMessage, reply: Reply, thread: str | None) -> None:
@@ -189,11 +207,22 @@ def command_listener(service: ChatService, options: SlackOptions) -> Callable[..
         body: dict[str, Any], respond: AsyncRespond, client: AsyncWebClient
     ) -> None:
         cmd = parse_command(body)
-        bound = log.bind(platform="slack", event_id=cmd.event_id, user=cmd.user)
+        bound = log.bind(
+            platform="slack", event_id=cmd.event_id, session_id=cmd.keys.session_id, user=cmd.user
+        )
         bound.info("slack_command", command=cmd.command)
         reply = await _safely(bound, service.handle_command(cmd)) or Reply(SORRY, ephemeral=True)
         sender = SlackSender(client, retry_seconds=options.retry_seconds)
-        await answer_command(bound, sender, respond, cmd.channel, cmd.user, reply)
+        try:
+            await answer_command(bound, sender, respond, cmd.channel, cmd.user, reply)
+        except Exception as exc:  # the response_url or Slack unreachable: say so, privately
+            bound.exception("slack_reply_failed", method="respond", error=type(exc).__name__)
+            delivery_failed("slack")
+            note = UNDELIVERED.format(error=type(exc).__name__)
+            try:
+                await sender.ephemeral(cmd.channel, cmd.user, note, None)
+            except DeliveryError as again:
+                bound.error("slack_undelivered_note_failed", error=again.error)
 
     return run_command
 

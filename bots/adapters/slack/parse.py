@@ -118,15 +118,18 @@ def parse_command(body: Mapping[str, Any]) -> SlashCommand:
     """A slash-command body -> SlashCommand (``command`` without its leading slash).
 
     Slack sends no thread with a slash command, so ``thread`` is None and the
-    session falls back to the channel.
+    session falls back to the channel. On Enterprise Grid ``workspace`` is the org id
+    and ``team`` the workspace's own team id.
     """
     for key in ("command", "channel_id", "user_id"):
         if not body.get(key):
             raise ValueError(f"Slack slash command payload lacks {key!r}")
     channel = str(body["channel_id"])
+    workspace = workspace_of(body)
+    team = _id_of(body.get("team_id"))
     return SlashCommand(
         platform=PLATFORM,
-        workspace=workspace_of(body),
+        workspace=workspace,
         channel=channel,
         thread=None,
         user=str(body["user_id"]),
@@ -134,4 +137,5 @@ def parse_command(body: Mapping[str, Any]) -> SlashCommand:
         text=unescape(str(body.get("text") or "").strip()),
         event_id=str(body.get("trigger_id") or f"{channel}:{body['command']}"),
         is_dm=channel.startswith("D") or body.get("channel_name") == "directmessage",
+        team=team if team != workspace else None,  # Grid: the org keys, the team is an alias
     )

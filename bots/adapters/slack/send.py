@@ -7,6 +7,9 @@ and 5xx, waiting the ``Retry-After`` Slack sends, until a total time budget
 (``STATEBOT_SLACK_RETRY_SECONDS``) is spent; then :class:`DeliveryError` tells the
 caller, which tells the user (``bots.adapters.slack.listeners``): nothing is dropped silently.
 A reply Slack refuses as ``msg_too_long`` is uploaded as a file (files upload v2).
+A call that never reaches Slack (connection refused, an upload URL that cannot be
+reached, a timeout) is a DeliveryError too (``connection_failed``), so the caller's
+one failure path sees every way a delivery can fail.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+import aiohttp
 import structlog
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.http_retry.builtin_async_handlers import AsyncConnectionErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -31,6 +35,10 @@ FAILED_REACTION = "warning"
 DEFAULT_RETRY_SECONDS = 30.0
 # Slack answers msg_too_long past ~40k characters; such a reply goes up as a file
 UPLOAD_NOTE = "My reply was too long for one message, so it is attached as a file."
+#: the error code of a call that never reached Slack (the cause is logged beside it)
+CONNECTION_FAILED = "connection_failed"
+#: what the HTTP layer raises when Slack (or an upload URL) cannot be reached
+TRANSPORT_ERRORS = (aiohttp.ClientError, OSError, asyncio.TimeoutError, SlackClientError)
 # waits when Slack sends no Retry-After (5xx): short, doubling
 _BACKOFF_START, _BACKOFF_MAX = 0.5, 8.0
 
@@ -42,10 +50,12 @@ Sleep = Callable[[float], Awaitable[None]]
 class DeliveryError(Exception):
     """A Web API call failed for good (retries spent, or Slack refused it)."""
 
-    def __init__(self, method: str, error: str) -> None:
-        super().__init__(f"Slack {method} failed: {error}")
+    def __init__(self, method: str, error: str, cause: str = "") -> None:
+        super().__init__(f"Slack {method} failed: {error}" + (f" ({cause})" if cause else ""))
         self.method = method
         self.error = error
+        #: what the HTTP layer said when the call never reached Slack
+        self.cause = cause
 
 
 def web_client(token: str | None, base_url: str) -> AsyncWebClient:
@@ -73,6 +83,11 @@ def _retry_wait(exc: SlackApiError, backoff: float) -> float | None:
         return max(0.0, float(value)) if value is not None else backoff
     except ValueError:
         return backoff
+
+
+def _cause(exc: BaseException) -> str:
+    """One line naming why a call never reached Slack."""
+    return f"{type(exc).__name__}: {exc}"
 
 
 class SlackSender:
@@ -122,6 +137,8 @@ class SlackSender:
                 log.info("slack_retry", method=method, error=error, wait=wait)
                 await self._sleep(wait)
                 backoff = min(backoff * 2, _BACKOFF_MAX)
+            except TRANSPORT_ERRORS as exc:  # the client already retried the connection
+                raise DeliveryError(method, CONNECTION_FAILED, _cause(exc)) from exc
 
     async def post(self, channel: str, text: str, thread_ts: str | None = None) -> list[str]:
         """Post ``text`` (in the thread when given); return the posted message ts.
@@ -165,6 +182,8 @@ class SlackSender:
             )
         except SlackApiError as exc:
             raise DeliveryError("files_upload_v2", str(exc.response.get("error"))) from exc
+        except TRANSPORT_ERRORS as exc:  # e.g. the upload URL it was given is unreachable
+            raise DeliveryError("files_upload_v2", CONNECTION_FAILED, _cause(exc)) from exc
 
     async def ephemeral(self, channel: str, user: str, text: str, thread_ts: str | None) -> None:
         """Show ``text`` to ``user`` only, in the thread when there is one."""

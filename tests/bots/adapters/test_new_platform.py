@@ -166,7 +166,7 @@ def test_bots_serve_runs_it_through_the_one_pipeline(fakechat: FakeChat) -> None
     db = InMemoryDb()
     agents = _agents(db, [tool_call("add_task", title="Buy milk"), ANSWER])
     serve(agents, platform=NAME, settings=_settings(), payloads=[GROUP])
-    session = asyncio.run(db.aload("fakechat:w1:group-7:101"))
+    session = asyncio.run(db.aload("fakechat:w1:group-7"))  # the Taskboard: the channel's
     assert session is not None and [t["title"] for t in session.state["tasks"]] == ["Buy milk"]
     texts = [post["text"] for post in fakechat.outbox]
     assert all(len(text) <= 40 for text in texts) and len(texts) > 1

@@ -37,11 +37,13 @@ async def test_message_not_addressed_to_bot_is_ignored(make_service: ServiceFact
 async def test_free_text_runs_the_model_and_saves_state(
     make_service: ServiceFactory, db: InMemoryDb
 ) -> None:
-    """A mention goes to the default agent's model; its tool call is saved in the thread."""
+    """A mention goes to the default agent's model; its tool call is saved on the channel's
+    board (the Taskboard's own scope), the same board its slash command shows."""
     service = make_service([tool_call("add_task", title="Buy milk"), "Added Buy milk."])
     reply = await service.handle_message(message("add a task: buy milk"))
     assert reply is not None and reply.text == "Added Buy milk."
-    state = await _state(db, THREAD_SESSION)
+    assert await _state(db, THREAD_SESSION) is None
+    state = await _state(db, CHANNEL_SESSION)
     assert state is not None and [t["title"] for t in state["tasks"]] == ["Buy milk"]
 
 
@@ -100,7 +102,7 @@ async def test_model_error_after_a_tool_batch_keeps_that_batch(
     service = make_service([tool_call("add_task", title="Saved first"), ModelTimeoutError("slow")])
     reply = await service.handle_message(message("add it"))
     assert reply is not None and "timed out" in reply.text
-    state = await _state(db, THREAD_SESSION)
+    state = await _state(db, CHANNEL_SESSION)
     assert state is not None and [t["title"] for t in state["tasks"]] == ["Saved first"]
 
 
@@ -291,7 +293,7 @@ async def test_addressing_comes_from_the_record_only(make_service: ServiceFactor
 
 async def test_keys_and_reply_thread_come_from_the_record(make_service: ServiceFactory) -> None:
     """The run's session is the record's conversation key; a reminder targets its reply thread."""
-    service = make_service(["Hi!"])
+    service = make_service(["Hi!"], statebot_agent_scopes={"taskboard": "thread"})
     msg = InboundMessage(
         "slack", "T1", "C1", "1.1", "U1", "hi", "Ev1", addressed=True, reply_thread="9.9"
     )

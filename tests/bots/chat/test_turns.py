@@ -65,8 +65,9 @@ async def test_a_message_goes_through_the_pipeline(
     make_service: ServiceFactory, stages: list[str]
 ) -> None:
     """Free text: bound to its session, timed as a message, guarded, tool errors counted."""
-    reply = await make_service(["Hello!"]).handle_message(message("hi"))
-    assert reply is not None and reply.text == "Hello!"
+    service = make_service(["Hello!"], statebot_agent_scopes={"taskboard": "thread"})
+    reply = await service.handle_message(message("hi"))
+    assert reply is not None and reply.text.startswith("Hello!")
     assert stages == [f"bind:{SESSION}", "time:message", "guard", "count"]
 
 

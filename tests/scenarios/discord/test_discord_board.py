@@ -34,7 +34,12 @@ async def _list(bot: Harness, fake: FakeDiscordApi) -> dict[str, Any]:
 
 
 def _ids(message: dict[str, Any]) -> dict[str, str]:
-    return {b["label"]: b["custom_id"] for row in message["components"] for b in row["components"]}
+    return {
+        b["label"]: b["custom_id"]
+        for row in message["components"]
+        for b in row["components"]
+        if b["type"] == 2
+    }
 
 
 def _click(message: dict[str, Any], custom_id: str) -> dict[str, Any]:
@@ -71,13 +76,9 @@ async def test_done_button_changes_state_and_edits_the_board(
     agent = await _board(bot, ["Write report", "Call Bo"])
     board = await _list(bot, fake_discord)
     ids = _ids(board)
-    assert list(ids)[:3] == [
-        "Start: #1 Write report (work) · open",
-        "Done: #1 Write report (work) · open",
-        "Delete: #1 Write report (work) · open",
-    ]
+    assert list(ids)[:3] == ["#1 ▶", "#1 ✓", "#1 ✕"]
     assert "Add task" in ids and all(len(i) <= 100 for i in ids.values())
-    bot.gateway("INTERACTION_CREATE", _click(board, ids["Done: #1 Write report (work) · open"]))
+    bot.gateway("INTERACTION_CREATE", _click(board, ids["#1 ✓"]))
     await bot.settle()
     state = await agent.aget_session_state(SESSION)
     assert [t["status"] for t in state["tasks"]] == ["done", "open"]
@@ -85,7 +86,7 @@ async def test_done_button_changes_state_and_edits_the_board(
     fields = [(f["name"], f["value"]) for f in edit["embeds"][0]["fields"]]
     assert fields == [("Open", "• #2 Call Bo (work)"), ("Done", "• #1 Write report (work)")]
     await agent.aupdate_session_state({"tasks": [state["tasks"][1]]}, SESSION)  # #1 removed
-    bot.gateway("INTERACTION_CREATE", _click(board, ids["Start: #1 Write report (work) · open"]))
+    bot.gateway("INTERACTION_CREATE", _click(board, ids["#1 ▶"]))
     await bot.settle()
     assert any(e.startswith(CLICK_STALE) for e in _ephemerals(fake_discord))
     assert (await agent.aget_session_state(SESSION))["tasks"] == [state["tasks"][1]]
@@ -98,9 +99,7 @@ async def test_delete_asks_first_then_edits_the_board(
     bot = await make_discord()
     agent = await _board(bot, ["Write report", "Call Bo"])
     board = await _list(bot, fake_discord)
-    bot.gateway(
-        "INTERACTION_CREATE", _click(board, _ids(board)["Delete: #1 Write report (work) · open"])
-    )
+    bot.gateway("INTERACTION_CREATE", _click(board, _ids(board)["#1 ✕"]))
     await bot.settle()
     assert len((await agent.aget_session_state(SESSION))["tasks"]) == 2  # nothing yet
     [asked] = [
@@ -150,3 +149,37 @@ async def test_add_task_modal_submission_adds_and_edits(
     assert titles == ["Write report", "Plan Q3"]
     fields = _edits(fake_discord)[-1]["embeds"][0]["fields"]
     assert fields[0]["value"] == "• #1 Write report (work)\n• #2 Plan Q3 (general)"
+
+
+async def test_every_task_is_reachable_within_discords_component_limits(
+    make_discord: MakeDiscord, fake_discord: FakeDiscordApi
+) -> None:
+    """Nine tasks: short buttons for the first, a select menu for the rest; the menu runs."""
+    bot = await make_discord()
+    agent = await _board(bot, [f"Task number {n}" for n in range(1, 10)])
+    board = await _list(bot, fake_discord)
+    rows = board["components"]
+    assert len(rows) <= 5 and all(len(r["components"]) <= 5 for r in rows)
+    labels = list(_ids(board))
+    assert all(len(label) <= 6 for label in labels if label != "Add task"), labels
+    assert "Add task" in labels
+    [menu] = [c for r in rows for c in r["components"] if c["type"] == 3]
+    assert len(menu["options"]) <= 25
+    with_buttons = {label.split()[0] for label in labels if label != "Add task"}
+    in_menu = {o["label"].split()[0] for o in menu["options"]}
+    assert with_buttons | in_menu == {f"#{n}" for n in range(1, 10)}
+    assert not with_buttons & in_menu
+    [done_9] = [o for o in menu["options"] if o["label"] == "#9 ✓ Done"]
+    assert done_9["description"] == "#9 Task number 9 (work) · open"
+    choose = _click(board, menu["custom_id"])
+    choose["data"] = {
+        "custom_id": menu["custom_id"],
+        "component_type": 3,
+        "values": [done_9["value"]],
+    }
+    bot.gateway("INTERACTION_CREATE", choose)
+    await bot.settle()
+    state = await agent.aget_session_state(SESSION)
+    assert [t["id"] for t in state["tasks"] if t["status"] == "done"] == [9]
+    [edit] = _edits(fake_discord)
+    assert edit["components"]  # the board was redrawn with its controls

@@ -16,6 +16,7 @@ from discord_payloads import (
 )
 from fakes.discord_api import FakeDiscordApi
 
+from bots.chat.boards import THREAD_BOARD
 from core.testing import tool_call
 
 CHANNEL_SESSION = f"discord:{GUILD}:{CHANNEL}"
@@ -53,9 +54,11 @@ async def test_mention_is_answered_in_channel(
 async def test_thread_is_its_own_session(
     make_discord: MakeDiscord, fake_discord: FakeDiscordApi
 ) -> None:
-    """A mention in a thread keys the session by parent channel and thread id."""
+    """Under thread scope, a mention in a thread keys the session by parent channel and
+    thread id, and the reply says it is that thread's board."""
     bot = await make_discord(
-        [tool_call("add_task", title="In thread"), "ok", tool_call("add_task", title="Top"), "ok"]
+        [tool_call("add_task", title="In thread"), "ok", tool_call("add_task", title="Top"), "ok"],
+        statebot_agent_scopes={"taskboard": "thread"},
     )
     mention = [bot_mention()]
     bot.gateway(
@@ -66,7 +69,10 @@ async def test_thread_is_its_own_session(
     await bot.settle()
     assert [t["title"] for t in (await bot.state(THREAD_SESSION))["tasks"]] == ["In thread"]
     assert [t["title"] for t in (await bot.state(CHANNEL_SESSION))["tasks"]] == ["Top"]
-    assert fake_discord.sent(f"channels/{THREAD}/messages")[0].json["content"] == "ok"
+    in_thread = fake_discord.sent(f"channels/{THREAD}/messages")[0].json["content"]
+    assert in_thread == f"ok\n_{THREAD_BOARD}_"
+    top = [c.json["content"] for c in fake_discord.sent(f"channels/{CHANNEL}/messages")]
+    assert "ok" in top  # the channel's own board needs no note
 
 
 async def test_direct_message_is_answered(

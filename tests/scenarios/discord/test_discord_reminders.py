@@ -20,7 +20,10 @@ async def test_reminder_set_in_a_thread_is_posted_into_that_thread(
     make_discord: MakeDiscord, fake_discord: FakeDiscordApi
 ) -> None:
     """The remind call stores the thread as target; the firing posts the reminder there."""
-    bot = await make_discord([tool_call("remind", task_id=1, when="in 2 hours"), "Set."])
+    bot = await make_discord(
+        [tool_call("remind", task_id=1, when="in 2 hours"), "Set."],
+        statebot_agent_scopes={"taskboard": "thread"},  # the board of that thread
+    )
     agent = bot.client.service.agents["taskboard"]
     assert isinstance(agent, Agent)
     task = {"id": 1, "title": "Ship", "category": "work", "status": "open"}

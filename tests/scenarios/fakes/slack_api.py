@@ -59,6 +59,7 @@ class FakeSlackApi:
         "calls",
         "port",
         "response_urls",
+        "upload_base",
         "uploads",
     )
 
@@ -66,6 +67,8 @@ class FakeSlackApi:
         self.calls: list[ApiCall] = []
         self.response_urls: list[dict[str, Any]] = []
         self.uploads: dict[str, bytes] = {}
+        #: where files.getUploadURLExternal sends uploads (None: this fake's /upload)
+        self.upload_base: str | None = None
         self.port = 0
         self._errors: dict[str, list[str]] = {}
         self._failures: dict[str, list[int]] = {}
@@ -196,7 +199,8 @@ class FakeSlackApi:
             return {"ok": True, "channel": params.get("channel"), "ts": ts}
         if method == "files.getUploadURLExternal":
             file_id = f"F{next(self._ts):08d}"
-            url = f"http://127.0.0.1:{self.port}/upload/{file_id}"
+            base = self.upload_base or f"http://127.0.0.1:{self.port}"
+            url = f"{base}/upload/{file_id}"
             return {"ok": True, "upload_url": url, "file_id": file_id}
         if method == "files.completeUploadExternal":
             files = json.loads(params.get("files") or "[]")
@@ -214,6 +218,10 @@ class FakeSlackApi:
             channel = str(params.get("channel", ""))
             named = {"name": CHANNEL_NAMES[channel]} if channel in CHANNEL_NAMES else {}
             return {"ok": True, "channel": {"id": channel, **named}}
+        if method == "chat.getPermalink":  # documented shape: the message's archive URL
+            channel, ts = str(params.get("channel", "")), str(params.get("message_ts", ""))
+            link = f"https://example.slack.com/archives/{channel}/p{ts.replace('.', '')}"
+            return {"ok": True, "channel": channel, "permalink": link}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
         return {"ok": True}

@@ -187,3 +187,22 @@ async def test_shopping_list_check_off(make_bot: MakeBot, fake_slack: FakeSlackA
     assert _sections(_blocks(fake_slack.named("chat.update")[-1].params)) == ["Eggs"]
     assert await _send(bot, _press(board, "Got it")) == 200
     assert fake_slack.named("chat.postEphemeral")[-1].params["text"].startswith(CLICK_STALE)
+
+
+async def test_deleting_the_last_task_redraws_the_board_as_empty(
+    make_bot: MakeBot, fake_slack: FakeSlackApi
+) -> None:
+    """Delete on the only task redraws the message as "No tasks" with the add button kept."""
+    bot = await make_bot()
+    await _board(bot, ["Write report"])
+    board = await _list(bot, fake_slack)
+    assert await _send(bot, _press(board, "Delete")) == 200
+    assert (await bot.state(None, scope="channel"))["tasks"] == []
+    update = fake_slack.named("chat.update")[-1].params
+    assert update["ts"] == BOARD_TS
+    blocks = _blocks(update)
+    assert _sections(blocks) == []
+    note = next(b for b in blocks if b["type"] == "context")["elements"][0]["text"]
+    assert note == f"<@{ALICE}>: Removed task #1: Write report. · No tasks"
+    assert [b["text"]["text"] for b in _buttons(blocks)] == ["Add task"]
+    assert "#1 Write report" not in json.dumps(blocks)

@@ -17,6 +17,7 @@ from slack_payloads import (
 )
 from structlog.testing import capture_logs
 
+from bots.chat.boards import THREAD_BOARD
 from core.testing import tool_call
 
 ROOT = "1700000100.000100"
@@ -40,7 +41,8 @@ async def test_taskboard_conversation_in_one_thread(
             "#1 is in progress.",
             tool_call("remove_task", task_id=2),
             "Removed #2.",
-        ]
+        ],
+        scopes={"taskboard": "thread"},  # one board per thread, as configured
     )
     # 1. a top-level mention starts the thread's board
     await bot.event(app_mention(f"<@{BOT_USER}> taskboard add the roadmap review"))
@@ -74,11 +76,10 @@ async def test_taskboard_conversation_in_one_thread(
     assert _titles(await bot.state(ROOT)) == [(1, "Review Q2 roadmap", "in_progress")]
 
     replies = [c.params for c in fake_slack.named("chat.postMessage")]
+    # a thread's own board: every reply says it is not the channel's
     assert [r["text"] for r in replies] == [
-        "Added #1.",
-        "Added #2.",
-        "#1 is in progress.",
-        "Removed #2.",
+        f"{text}\n_{THREAD_BOARD}_"
+        for text in ("Added #1.", "Added #2.", "#1 is in progress.", "Removed #2.")
     ]
     assert {r["thread_ts"] for r in replies} == {ROOT}
     assert bot.model.remaining == 0
@@ -119,9 +120,10 @@ async def test_bad_slash_command_is_explained_and_changes_nothing(
 async def test_thread_scope_keeps_threads_apart(
     make_bot: MakeBot, fake_slack: FakeSlackApi
 ) -> None:
-    """Under the default thread scope, two threads in one channel have separate boards."""
+    """Under thread scope (configured), two threads in one channel have separate boards."""
     bot = await make_bot(
-        [tool_call("add_task", title="A"), "ok", tool_call("add_task", title="B"), "ok"]
+        [tool_call("add_task", title="A"), "ok", tool_call("add_task", title="B"), "ok"],
+        scopes={"taskboard": "thread"},
     )
     await bot.event(app_mention(f"<@{BOT_USER}> add A", ts="1700000301.000100", event_id="E1"))
     await settle()  # one script serves both runs, so they must not interleave
@@ -134,10 +136,10 @@ async def test_thread_scope_keeps_threads_apart(
 async def test_channel_scope_shares_one_board_with_slash_commands(
     make_bot: MakeBot, fake_slack: FakeSlackApi
 ) -> None:
-    """Under channel scope, mentions in any thread and slash commands share one board."""
+    """By default (the Taskboard's own channel scope), mentions in any thread and slash
+    commands share one board."""
     bot = await make_bot(
-        [tool_call("add_task", title="A"), "ok", tool_call("add_task", title="B"), "ok"],
-        scopes={"taskboard": "channel"},
+        [tool_call("add_task", title="A"), "ok", tool_call("add_task", title="B"), "ok"]
     )
     await bot.event(app_mention(f"<@{BOT_USER}> add A", ts="1700000301.000100", event_id="E1"))
     await settle()

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import logging
+import socket
+
+import pytest
 from fakes.slack_api import FakeSlackApi
 from slack_harness import MakeBot, settle
 from slack_payloads import BOT_USER, CHANNEL, app_mention, slash_command
 from structlog.testing import capture_logs
 
 from bots.adapters.slack.listeners import RESPONSE_URL_USES, UNDELIVERED
-from bots.adapters.slack.send import FAILED_REACTION, UPLOAD_NOTE, WORKING_REACTION
+from bots.adapters.slack.send import (
+    CONNECTION_FAILED,
+    FAILED_REACTION,
+    UPLOAD_NOTE,
+    WORKING_REACTION,
+)
 from bots.chat.errors import STORE_DOWN
 from bots.ops.flags import RedisFlags
 
@@ -73,6 +82,49 @@ async def test_msg_too_long_is_uploaded_as_a_file(
     (done,) = fake_slack.named("files.completeUploadExternal")
     assert done.params["channel_id"] == CHANNEL and done.params["thread_ts"] == ROOT
     assert done.params["initial_comment"] == UPLOAD_NOTE
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def test_upload_fallback_that_cannot_connect_is_told_and_logged(
+    make_bot: MakeBot, fake_slack: FakeSlackApi, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A too-long reply whose upload URL is unreachable: logged with the ids, the user told."""
+    bot = await make_bot(["A very long answer."])
+    fake_slack.fail_with("chat.postMessage", "msg_too_long")
+    fake_slack.upload_base = f"http://127.0.0.1:{_closed_port()}"
+    with capture_logs() as logs, caplog.at_level(logging.ERROR):
+        await bot.event(app_mention(f"<@{BOT_USER}> hi"))
+        await settle()
+    assert not fake_slack.uploads
+    [failed] = [e for e in logs if e["event"] == "slack_reply_failed"]
+    assert failed["method"] == "files_upload_v2"
+    assert failed["session_id"] == f"slack:T0TEAM001:{CHANNEL}:{ROOT}"
+    assert failed["event_id"] == "Ev0MENTION01"
+    texts = [c.params["text"] for c in fake_slack.named("chat.postMessage")]
+    assert texts[-1] == UNDELIVERED.format(error=failed["error"])
+    assert failed["error"] == CONNECTION_FAILED and "Cannot connect" in failed["cause"]
+    assert not [r for r in caplog.records if "Failed to run an internal function" in r.message]
+
+
+async def test_slash_answer_with_an_unreachable_response_url_is_told_privately(
+    make_bot: MakeBot, fake_slack: FakeSlackApi
+) -> None:
+    """A response_url that cannot be reached: logged with the event id, an ephemeral note."""
+    bot = await make_bot()
+    url = f"http://127.0.0.1:{_closed_port()}/respond"
+    with capture_logs() as logs:
+        await bot.command(slash_command("/taskboard", "list", response_url=url))
+        await settle()
+    [failed] = [e for e in logs if e["event"] == "slack_reply_failed"]
+    assert failed["event_id"] and failed["session_id"] == f"slack:T0TEAM001:{CHANNEL}"
+    [note] = fake_slack.named("chat.postEphemeral")
+    assert note.params["text"].startswith("I could not post my reply here")
 
 
 async def test_long_slash_answer_respects_response_url_limit(

@@ -7,7 +7,9 @@ from typing import Any
 
 from fakes.slack_api import FakeSlackApi
 from slack_harness import MakeBot, settle
-from slack_payloads import ALICE, BOB, CHANNEL, TEAM, slash_command
+from slack_payloads import ALICE, BOB, BOT_USER, CHANNEL, TEAM, app_mention, slash_command
+
+from core.testing import tool_call
 
 OTHER = "C0RANDOM1"
 
@@ -62,17 +64,49 @@ async def test_home_tab_lists_my_open_tasks_across_channels(
     await settle()
     [published] = fake_slack.named("views.publish")
     assert published.params["user_id"] == ALICE
-    lines = sorted(_texts(published.params))
-    assert len(lines) == 2
-    assert any(line.endswith(f"in <#{OTHER}>") and "Plan Q3" in line for line in lines)
-    assert any(
-        "Ship it · open · due " in line and line.endswith(f"in <#{CHANNEL}>") for line in lines
-    )
+    boards = _texts(published.params)
+    assert len(boards) == 2  # one section per board, its tasks under it
+    [other] = [b for b in boards if b.startswith(f"*<#{OTHER}>*")]
+    assert "Plan Q3" in other
+    [mine] = [b for b in boards if b.startswith(f"*<#{CHANNEL}>*")]
+    assert "Ship it · open · due " in mine and "Old one" not in mine
     assert await bot.event(home_opened(BOB, event_id="Ev0HOME0002")) == 200
     await settle()
     assert _texts(fake_slack.named("views.publish")[-1].params) == [
-        f"#2 Bo task · open · in <#{OTHER}>"
+        f"*<#{OTHER}>*\n• #2 Bo task · open"
     ]
+
+
+async def test_home_tab_names_each_board_and_links_thread_boards(
+    make_bot: MakeBot, fake_slack: FakeSlackApi
+) -> None:
+    """Thread boards (thread scope) are separate entries linked to their thread, never mixed."""
+    bot = await make_bot(
+        [
+            tool_call("add_task", title="In first"),
+            "ok",
+            tool_call("add_task", title="In second"),
+            "ok",
+        ],
+        scopes={"taskboard": "thread"},
+    )
+    for ts, text, event_id in [
+        ("1700000301.000100", "add first", "Ev0T1"),
+        ("1700000302.000100", "add second", "Ev0T2"),
+    ]:
+        await bot.event(app_mention(f"<@{BOT_USER}> {text}", ts=ts, event_id=event_id))
+        await settle()
+    assert await bot.event(home_opened(ALICE)) == 200
+    await settle()
+    boards = _texts(fake_slack.named("views.publish")[-1].params)
+    assert len(boards) == 2
+    for ts, title in [("1700000301.000100", "In first"), ("1700000302.000100", "In second")]:
+        [board] = [b for b in boards if title in b]
+        link = f"https://example.slack.com/archives/{CHANNEL}/p{ts.replace('.', '')}"
+        assert board.startswith(f"*<{link}|A thread> in <#{CHANNEL}>*"), board
+        assert board.count("#1 ") == 1
+    asked = [c.params for c in fake_slack.named("chat.getPermalink")]
+    assert {p["message_ts"] for p in asked} == {"1700000301.000100", "1700000302.000100"}
 
 
 async def test_home_tab_without_tasks_says_so(make_bot: MakeBot, fake_slack: FakeSlackApi) -> None:

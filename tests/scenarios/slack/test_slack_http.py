@@ -32,7 +32,7 @@ async def test_valid_mention_is_acked_and_answered_in_thread(
     assert fake_slack.named("reactions.add")[0].params["name"] == "hourglass_flowing_sand"
     auth = fake_slack.named("chat.postMessage")[0].headers["Authorization"]
     assert auth == "Bearer xoxb-test-token"
-    state = await bot.state(TS)
+    state = await bot.state(None, scope="channel")
     assert [t["title"] for t in state["tasks"]] == ["Buy milk"]
 
 
@@ -93,7 +93,7 @@ async def test_retried_delivery_answers_once(make_bot: MakeBot, fake_slack: Fake
         assert await bot.event(body, retry_num=2) == 200
         await settle()
     assert _replies(fake_slack) == ["Added #1."]
-    assert len((await bot.state(TS))["tasks"]) == 1
+    assert len((await bot.state(None, scope="channel"))["tasks"]) == 1
     assert sum(e["event"] == "slack_duplicate_delivery" for e in logs) == 2
 
 
@@ -107,7 +107,7 @@ async def test_mention_and_message_event_for_one_ts_answer_once(
     await bot.event(message(text, ts=TS, event_id="Ev0B"))
     await settle()
     assert _replies(fake_slack) == ["Added #1."]
-    assert len((await bot.state(TS))["tasks"]) == 1
+    assert len((await bot.state(None, scope="channel"))["tasks"]) == 1
 
 
 async def test_retry_across_two_instances_sharing_redis(
@@ -122,7 +122,7 @@ async def test_retry_across_two_instances_sharing_redis(
     assert await two.event(body, retry_num=1) == 200
     await settle()
     assert _replies(fake_slack) == ["Added #1."]
-    assert len((await one.state(TS))["tasks"]) == 1
+    assert len((await one.state(None, scope="channel"))["tasks"]) == 1
     assert one.model.remaining + two.model.remaining == len(script)
 
 
@@ -174,7 +174,7 @@ async def test_model_failure_gives_friendly_reply_and_keeps_state(
     )
     await bot.event(app_mention(f"<@{BOT_USER}> add keep me"))
     await settle()
-    before = await bot.state(TS)
+    before = await bot.state(None, scope="channel")
     reply_ts = "1700000200.000200"
     await bot.event(
         message(f"<@{BOT_USER}> and more", ts=reply_ts, thread_ts=TS, event_id="Ev0FAIL")
@@ -187,7 +187,7 @@ async def test_model_failure_gives_friendly_reply_and_keeps_state(
         and "Changes made before that are saved" in replies[1]
     )
     assert {c.params["thread_ts"] for c in fake_slack.named("chat.postMessage")} == {TS}
-    assert await bot.state(TS) == before
+    assert await bot.state(None, scope="channel") == before
 
 
 async def test_oversize_message_gets_clear_error(

@@ -46,7 +46,10 @@ async def test_reminder_set_in_a_thread_is_posted_into_that_thread(
     make_bot: MakeBot, fake_slack: FakeSlackApi
 ) -> None:
     """The model's remind call stores the thread and Ana's timezone; the firing posts there."""
-    bot = await make_bot([tool_call("remind", task_id=1, when="in 2 hours"), "Reminder set."])
+    bot = await make_bot(
+        [tool_call("remind", task_id=1, when="in 2 hours"), "Reminder set."],
+        scopes={"taskboard": "thread"},  # the board of that thread
+    )
     await _board(bot, THREAD_KEY)
     mention = app_mention(
         f"<@{BOT_USER}> remind me about #1 in 2 hours", thread_ts=ROOT, ts="1700000200.000200"
@@ -74,7 +77,9 @@ async def test_reminder_reads_the_state_at_fire_time(
     make_bot: MakeBot, fake_slack: FakeSlackApi
 ) -> None:
     """A task finished meanwhile (here by an edit that bypassed the tools) is reported done."""
-    bot = await make_bot([tool_call("remind", task_id=1, when="in 1 hour"), "Set."])
+    bot = await make_bot(
+        [tool_call("remind", task_id=1, when="in 1 hour"), "Set."], scopes={"taskboard": "thread"}
+    )
     await _board(bot, THREAD_KEY)
     await bot.event(app_mention(f"<@{BOT_USER}> remind me", thread_ts=ROOT, ts="1700000200.000300"))
     await settle()

@@ -72,5 +72,5 @@ async def test_socket_mode_envelope_is_acked_and_answered(
     await fake_slack.wait_for(lambda f: f.named("chat.postMessage"))
     post = fake_slack.named("chat.postMessage")[0].params
     assert (post["channel"], post["thread_ts"], post["text"]) == (CHANNEL, TS, "Added #1.")
-    state = await service.agents["taskboard"].aget_session_state(f"slack:T0TEAM001:{CHANNEL}:{TS}")
+    state = await service.agents["taskboard"].aget_session_state(f"slack:T0TEAM001:{CHANNEL}")
     assert [t["title"] for t in state["tasks"]] == ["Socket task"]
