@@ -19,14 +19,16 @@ from typing import Any, TypeVar
 import click
 from sqlalchemy.engine import make_url
 
+from bots.cli.errors import BadInput, cli_error
 from core.db.base import BaseDb
-from core.exceptions import StoreError
-from core.redaction import redact_text
+from core.db.limits import StateLimits
+from core.exceptions import InvalidIdError, StoreError
 
 __all__ = [
     "DB_URL_HELP",
     "DEFAULT_DB_URL",
     "REDIS_URL_HELP",
+    "SESSION_ID",
     "open_deployment",
     "operator",
     "print_json",
@@ -39,6 +41,24 @@ T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_DB_URL = "sqlite:///statebot.db"
+
+
+class SessionIdParam(click.ParamType[str]):
+    """A session id argument, refused at the edge (exit 2, one line) when no store could
+    hold it — a NUL, a lone surrogate from bytes that are not UTF-8, over the length
+    limit — so no store sees it and no driver error stands in for the answer."""
+
+    name = "session_id"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            StateLimits().check_ids(value)  # the limits every store applies (core/db/limits)
+        except InvalidIdError as exc:
+            self.fail(str(exc).removesuffix(" Nothing was written."), param, ctx)
+        return str(value)
+
+
+SESSION_ID = SessionIdParam()
 
 
 def open_deployment(db_url: str, redis_url: str | None) -> BaseDb:
@@ -74,7 +94,8 @@ def sqlite_file(db_url: str) -> Path | None:
 def with_store(
     ctx: click.Context, action: Callable[[BaseDb], Awaitable[T]], *, create: bool = False
 ) -> T:
-    """Open the store, run ``action``, close it; store errors become clean CLI errors.
+    """Open the store, run ``action``, close it; store errors become one-line CLI errors
+    (``bots.cli.errors``).
 
     Unless ``create``, a SQLite file that does not exist is an error: opening it would
     create an empty database, and a typo in --db-url would look like "no sessions".
@@ -83,7 +104,7 @@ def with_store(
     redis_url = (ctx.obj["redis_url"] or "").strip() or None
     path = sqlite_file(db_url.strip())
     if not create and path is not None and not path.exists():
-        raise click.ClickException(f"no database file {str(path)!r} (from --db-url {db_url})")
+        raise BadInput(f"no database file {str(path)!r} (from --db-url {db_url})")
 
     async def run() -> T:
         db = open_deployment(db_url, redis_url)
@@ -95,7 +116,10 @@ def with_store(
     try:
         return asyncio.run(run())
     except (StoreError, ValueError) as exc:
-        raise click.ClickException(redact_text(str(exc))) from exc
+        reported = cli_error(exc)  # one line; exit 2 when it is the caller's input
+        if reported is None:
+            raise
+        raise reported from exc
 
 
 DB_URL_HELP = "Durable store (sqlite:///file.db, postgresql://…) [env STATEBOT_DB_URL]."

@@ -1,0 +1,78 @@
+"""How every ``statebot`` command reports a failure: one line per problem, no traceback.
+
+The rule, decided here once:
+
+* **bad input** — a refused setting (named with where its value came from), an
+  argument or option click cannot parse, a file that is not what the command reads,
+  an id or version that names nothing — exits **2**, ``Error: …`` once per problem;
+* a failure of the world — a store down, a write refused — exits **1** with one line;
+* anything else is a bug and keeps its traceback.
+
+``bots.cli.main`` applies it to every command (``StatebotGroup.invoke``); commands raise
+:class:`BadInput` themselves for what only they can judge.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+import click
+from pydantic import ValidationError
+
+from bots.ops.startup import one_line
+from bots.settings import settings_class_of, settings_problems
+from core.exceptions import ImportFileError, InvalidIdError, StoreError
+from core.redaction import redact_text
+
+__all__ = ["BAD_INPUT", "BadInput", "cli_error", "one_line_text"]
+
+#: store errors that are the caller's input, not the store's failure: an id no store can
+#: hold, a session or version that does not exist, a file that is not an export
+BAD_INPUT: tuple[type[BaseException], ...] = (InvalidIdError, LookupError, ImportFileError)
+
+
+class BadInput(click.ClickException):
+    """Bad input: exit 2, one ``Error:`` line per problem (no usage text), nothing done."""
+
+    exit_code = 2
+
+    def __init__(self, *problems: str) -> None:
+        self.problems = [one_line_text(problem) for problem in problems] or ["bad input"]
+        super().__init__("\n".join(self.problems))
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        """Each problem on its own ``Error:`` line, on stderr."""
+        for problem in self.problems:
+            click.echo(f"Error: {problem}", file=file, err=file is None)
+
+
+def one_line_text(text: str) -> str:
+    """``text`` with its line breaks and runs of blanks folded into single spaces."""
+    return " ".join(text.split())
+
+
+def cli_error(exc: BaseException) -> click.ClickException | None:
+    """The one-line CLI error ``exc`` stands for, or None when it is a bug (re-raise it)."""
+    if isinstance(exc, click.ClickException):
+        if isinstance(exc, click.UsageError) and not isinstance(exc, BadInput):
+            return _usage(exc)
+        return exc
+    if isinstance(exc, ValidationError):
+        settings_cls = settings_class_of(exc)
+        if settings_cls is None:
+            return None
+        return BadInput(*settings_problems(exc, settings_cls))
+    if isinstance(exc, BAD_INPUT):
+        return BadInput(redact_text(one_line(exc)))
+    if isinstance(exc, StoreError | ValueError):
+        return click.ClickException(redact_text(one_line(exc)))
+    return None
+
+
+def _usage(exc: click.UsageError) -> BadInput:
+    """click's usage error (three lines and a blank) as one line that says where help is."""
+    message = exc.format_message()
+    ctx = exc.ctx
+    if ctx is None:
+        return BadInput(message)
+    return BadInput(f"{message} (see '{ctx.command_path} --help')")
