@@ -1,10 +1,11 @@
 """Serving the bolt app: an aiohttp web server (HTTP mode) or a Socket Mode connection.
 
 HTTP mode verifies every request with the signing secret (bad signature or a
-timestamp older than five minutes -> 401; a body that is not UTF-8 text -> 400) and serves ``POST /slack/events`` for
-events and slash commands alike, plus ``GET /healthz`` for the container runtime.
-With the OAuth install flow (:mod:`bots.adapters.slack.oauth`) it also serves
-``GET /slack/install`` and ``GET /slack/oauth_redirect`` (paths configurable).
+timestamp older than five minutes -> 401; a body that is not UTF-8 text -> 400) and
+serves ``POST /slack/events`` for events and slash commands alike, plus ``GET /healthz``
+for the container runtime. With the OAuth install flow
+(:mod:`bots.adapters.slack.oauth`) it also serves ``GET /slack/install`` and
+``GET /slack/oauth_redirect`` (paths configurable).
 Socket Mode needs no public URL: the app token opens a websocket and Slack pushes
 the same payloads through it.
 """

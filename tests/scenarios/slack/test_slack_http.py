@@ -8,7 +8,6 @@ import time
 from collections.abc import Callable
 
 import pytest
-
 from fakes.slack_api import FakeSlackApi
 from slack_harness import SECRET, MakeBot, settle
 from slack_payloads import BOT_USER, CHANNEL, app_mention, message
