@@ -70,9 +70,10 @@ def cli_error(exc: BaseException) -> click.ClickException | None:
 
 
 def _usage(exc: click.UsageError) -> BadInput:
-    """click's usage error (three lines and a blank) as one line that says where help is."""
+    """click's usage error (usage, a hint, a blank line, the error) as one line; one of
+    click's own parse errors (a bad value, an unknown option) says where help is."""
     message = exc.format_message()
     ctx = exc.ctx
-    if ctx is None:
+    if ctx is None or type(exc) is click.UsageError:  # a command's own refusal says enough
         return BadInput(message)
     return BadInput(f"{message} (see '{ctx.command_path} --help')")
