@@ -157,3 +157,20 @@ def test_exporting_to_a_path_that_cannot_be_written_is_one_line(tmp_path: Path) 
     for target, result in zip(targets, results, strict=True):
         assert result.returncode == 2, result.stderr
         assert error_lines(result) == [f"Error: cannot write {target!r}: No such file or directory"]
+
+
+def test_the_documented_placeholder_web_secret_stops_every_console(tmp_path: Path) -> None:
+    """STATEBOT_WEB_SECRET set to the placeholder docs/web-admin.md used to show: the
+    console (statebot web, and the one Slack's HTTP mode mounts) does not start, and the
+    one line says how to make a secret (both served, and took cookies signed with it)."""
+    (tmp_path / ".env").write_text(
+        "STATEBOT_WEB_SECRET=change-me-to-32-random-characters\n"
+        "STATEBOT_ADMIN_IDS=slack:T1:U1\nSLACK_BOT_TOKEN=xoxb-1\nSLACK_SIGNING_SECRET=s\n"
+    )
+    commands = [["web", "--port", "0"], ["slack", "--port", "0"]]
+    for result in run_all(commands, tmp_path, clean_env()):
+        assert result.returncode == 2, result.stderr
+        assert error_lines(result) == [
+            "Error: STATEBOT_WEB_SECRET (from .env): the value is a placeholder, not a random "
+            'secret; make one with: python -c "import secrets; print(secrets.token_urlsafe(32))"'
+        ]
