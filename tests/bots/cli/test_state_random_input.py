@@ -170,3 +170,60 @@ def test_a_random_option_is_refused_by_every_subcommand(seeded: Path, option: st
     assume(option not in ("--help", "--yes", "--json", "--reveal", "--dry-run", "--replace"))
     for name in ("health", "list", "rekey", "usage", "expire", "export", "import"):
         check_refused(seeded, [name, option])
+
+
+def redis_contents(redis_url: str, key_prefix: str) -> list[tuple[bytes, bytes | None]]:
+    """Every key of this test's prefix with its serialized value (and so its type)."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    try:
+        keys = sorted(client.scan_iter(match=f"*{key_prefix}*", count=1000))
+        return [(key, client.dump(key)) for key in keys]
+    finally:
+        client.close()
+
+
+RANDOM_COMMANDS = st.one_of(
+    st.tuples(ARG).map(lambda v: ["dump", "--", *v]),
+    st.tuples(ARG).map(lambda v: ["history", "--", *v]),
+    st.tuples(ARG, ARG, ARG).map(lambda v: ["diff", "--", *v]),
+    st.tuples(ARG, ARG).map(lambda v: ["restore", "--", *v]),
+    st.tuples(ARG).map(lambda v: ["delete", "--yes", "--", *v]),
+    ARG.filter(_not_user_key).map(lambda user: ["erase", f"--user={user}", "--yes"]),
+)
+
+
+def test_on_a_redis_deployment_random_input_changes_nothing(
+    redis_url: str, key_prefix: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --redis-url (the store the bots serve from) random arguments and import files
+    are refused the same way, and neither Redis nor the durable store changes."""
+    import functools
+
+    import bots.app.build as build
+
+    monkeypatch.setattr(
+        build, "build_store", functools.partial(build.build_store, key_prefix=key_prefix)
+    )
+    db = tmp_path / "durable.db"
+    store = ["--db-url", f"sqlite:///{db}", "--redis-url", redis_url]
+    source = tmp_path / "seed.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in SESSIONS), encoding="utf-8")
+    seeded = CliRunner().invoke(main, ["state", *store, "import", str(source)])
+    assert seeded.exit_code == 0, seeded.output
+    assert redis_contents(redis_url, key_prefix), "the seeded sessions are in Redis"
+
+    @FAST
+    @given(args=RANDOM_COMMANDS, content=CONTENT)
+    def prop(args: list[str], content: bytes) -> None:
+        before = (store_contents(db), redis_contents(redis_url, key_prefix))
+        (tmp_path / "random.jsonl").write_bytes(content)
+        for command in (args, ["import", str(tmp_path / "random.jsonl")]):
+            result = CliRunner().invoke(main, ["state", *store, *command])
+            shown = f"statebot state {command!r}: exit {result.exit_code}\n{result.output}"
+            assert result.exit_code == 2, shown
+            assert len(result.stderr.splitlines()) == 1 and result.stdout == "", shown
+        assert (store_contents(db), redis_contents(redis_url, key_prefix)) == before
+
+    prop()
