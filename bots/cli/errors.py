@@ -8,8 +8,9 @@ The rule, decided here once:
 * a failure of the world — a store down, a write refused — exits **1** with one line;
 * anything else is a bug and keeps its traceback.
 
-``bots.cli.main`` applies it to every command (``StatebotGroup.invoke``); commands raise
-:class:`BadInput` themselves for what only they can judge.
+``bots.cli.main`` applies :func:`cli_error` to every command (``StatebotGroup.invoke``:
+usage errors and refused settings), ``bots.cli.store.with_store`` :func:`store_error` to
+what a store action raises; commands raise :class:`BadInput` for what only they judge.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from bots.settings import settings_class_of, settings_problems
 from core.exceptions import ImportFileError, InvalidIdError, StoreError
 from core.redaction import redact_text
 
-__all__ = ["BAD_INPUT", "BadInput", "cli_error", "one_line_text"]
+__all__ = ["BAD_INPUT", "BadInput", "cli_error", "one_line_text", "store_error"]
 
 #: store errors that are the caller's input, not the store's failure: an id no store can
 #: hold, a session or version that does not exist, a file that is not an export
@@ -52,21 +53,26 @@ def one_line_text(text: str) -> str:
 
 
 def cli_error(exc: BaseException) -> click.ClickException | None:
-    """The one-line CLI error ``exc`` stands for, or None when it is a bug (re-raise it)."""
-    if isinstance(exc, click.ClickException):
-        if isinstance(exc, click.UsageError) and not isinstance(exc, BadInput):
-            return _usage(exc)
-        return exc
+    """What any command's ``exc`` is reported as, or None to let it go as it is: a
+    click usage error and a refused setting become one line per problem (exit 2)."""
+    if isinstance(exc, click.UsageError) and not isinstance(exc, BadInput):
+        return _usage(exc)
     if isinstance(exc, ValidationError):
         settings_cls = settings_class_of(exc)
-        if settings_cls is None:
-            return None
-        return BadInput(*settings_problems(exc, settings_cls))
+        if settings_cls is not None:  # another model's ValidationError is a bug
+            return BadInput(*settings_problems(exc, settings_cls))
+    return None
+
+
+def store_error(exc: StoreError | ValueError) -> click.ClickException | None:
+    """What a store action's failure is reported as (``bots.cli.store.with_store``): the
+    caller's input (BAD_INPUT) exit 2, a store's failure exit 1, in one line; None for
+    another model's ValidationError (a bug)."""
+    if isinstance(exc, ValidationError):
+        return cli_error(exc)
     if isinstance(exc, BAD_INPUT):
         return BadInput(redact_text(one_line(exc)))
-    if isinstance(exc, StoreError | ValueError):
-        return click.ClickException(redact_text(one_line(exc)))
-    return None
+    return click.ClickException(redact_text(one_line(exc)))
 
 
 def _usage(exc: click.UsageError) -> BadInput:

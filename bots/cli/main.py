@@ -17,15 +17,15 @@ class StatebotGroup(click.Group):
     Every command's failures are reported by one rule (``bots.cli.errors``)."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the subcommand; a refused setting, bad input or a store failure becomes
-        one ``Error:`` line per problem (exit 2 for bad input), bugs keep their traceback."""
+        """Run the subcommand; a refused setting or a usage error becomes one ``Error:``
+        line per problem (exit 2); anything else goes on as it is."""
         from bots.cli.errors import cli_error
 
         try:
             return super().invoke(ctx)
         except Exception as exc:
             reported = cli_error(exc)
-            if reported is None or reported is exc:
+            if reported is None:
                 raise
             raise reported from exc
 

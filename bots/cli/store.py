@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import click
 from sqlalchemy.engine import make_url
 
-from bots.cli.errors import BadInput, cli_error
+from bots.cli.errors import BadInput, store_error
 from core.db.base import BaseDb
 from core.db.limits import StateLimits
 from core.exceptions import InvalidIdError, StoreError
@@ -116,7 +116,7 @@ def with_store(
     try:
         return asyncio.run(run())
     except (StoreError, ValueError) as exc:
-        reported = cli_error(exc)  # one line; exit 2 when it is the caller's input
+        reported = store_error(exc)  # one line; exit 2 when it is the caller's input
         if reported is None:
             raise
         raise reported from exc
