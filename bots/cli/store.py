@@ -70,7 +70,7 @@ class SessionIdParam(click.ParamType[str]):
         try:
             StateLimits().check_ids(value)  # the limits every store applies (core/db/limits)
         except InvalidIdError as exc:
-            self.fail(str(exc).removesuffix(" Nothing was written."), param, ctx)
+            self.fail(str(exc), param, ctx)
         return str(value)
 
 
