@@ -23,6 +23,7 @@ from core.db.base import BaseDb
 from core.governance.budgets.model import Budget
 from core.memory.tools import memory_functions
 from core.models.base import Model
+from core.models.default import default_model
 from core.run.output import RunOutput
 from core.state.merge import deep_merge
 from core.state.schema import Migration, StateSchema
@@ -228,6 +229,19 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             output.member_responses = member_outputs
             observer.output = output
         return output
+
+    @property
+    def model(self) -> Model | None:
+        """The model given, else the environment's default model (None: no model).
+
+        Resolved on each use, so an team defined before ``OPENAI_API_KEY`` /
+        ``OPENAI_BASE_URL`` are set still finds it (:mod:`core.models.default`).
+        """
+        return self._model if self._model is not None else default_model()
+
+    @model.setter
+    def model(self, model: Model | None) -> None:
+        self._model = model
 
     @property
     def model_id(self) -> str | None:
