@@ -55,6 +55,8 @@ class LoopSpec:
     #: earlier completed runs put before the question (``add_history_to_context``);
     #: None: no history
     history_runs: int | None = None
+    #: at most this many of those runs' messages, the latest (None: every message)
+    history_messages: int | None = None
     #: a tool that ``requires_confirmation`` pauses the run (agents); else its call is
     #: refused with an error result (a team or workflow step cannot ask a person)
     can_pause: bool = False
@@ -138,6 +140,8 @@ async def _run_loop(
         if spec.history_runs is not None
         else []
     )
+    if spec.history_messages is not None:  # Agno's num_history_messages: the latest ones
+        earlier = earlier[-spec.history_messages :] if spec.history_messages > 0 else []
     batch = _Batch(spec, handle, run_context, injected, output, on_tool_event)
     if resume is None:
         history: list[Message] = [Message("user", user_input)]

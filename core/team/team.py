@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.agent.agent import check_history_runs, history_runs
+from core.agent.agent import check_history_runs
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.loop import ContentSink, LoopSpec, run_loop
@@ -28,14 +28,21 @@ from core.run.output import RunOutput
 from core.state.merge import deep_merge
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
+from core.team.history import (
+    check_count,
+    leader_history_messages,
+    leader_history_runs,
+    team_history_context,
+)
 from core.team.members import (
     DELEGATE_ALL_TOOL,
     DELEGATE_TOOL,
     Delegation,
+    Member,
     check_members,
     members_prompt,
 )
-from core.team.modes import COLLABORATE, ROUTE, RouteModel, resolve_mode
+from core.team.modes import COLLABORATE, ROUTE, RouteModel, TeamMode, resolve_mode
 from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
 
@@ -71,7 +78,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         tool_call_limit: int = 10,
         run_timeout: float | None = DEFAULT_RUN_TIMEOUT,
         tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
-        mode: str | None = None,
+        mode: str | TeamMode | None = None,
         respond_directly: bool = False,
         delegate_to_all_members: bool = False,
         role: str | None = None,
@@ -87,6 +94,10 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         session_state_schema_version: int = 1,
         session_state_migrations: Mapping[int, Migration] | None = None,
         budget: Budget | None = None,
+        num_history_messages: int | None = None,
+        add_team_history_to_members: bool = False,
+        num_team_history_runs: int | None = 3,
+        cache_session: bool = False,
     ) -> None:
         """Build the team (a template: runs never change it).
 
@@ -98,7 +109,12 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         ``update_memory_on_run`` (like ``enable_agentic_memory``) gives the leader the
         user-memory tools, so the model records what it learns about the user during
         the run (Agno runs a separate memory pass after the run instead).
-        ``add_history_to_context`` / ``num_history_runs`` are kept for run history.
+        ``add_history_to_context`` / ``num_history_runs`` (or ``num_history_messages``)
+        give the leader the session's earlier runs; ``add_team_history_to_members`` gives
+        each member the team's last ``num_team_history_runs`` runs with its task
+        (:mod:`core.team.history`). ``cache_session`` is accepted for Agno code: sessions
+        are always cached per process here and checked against the store on every run
+        (core.state.cache), so both values read the same, current session.
         ``telemetry`` is accepted for Agno code: this project sends no telemetry at
         all, whatever its value.
         """
@@ -114,6 +130,10 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         self.update_memory_on_run = update_memory_on_run
         self.add_history_to_context = add_history_to_context
         self.num_history_runs = check_history_runs(num_history_runs)
+        self.num_history_messages = check_count("num_history_messages", num_history_messages)
+        self.add_team_history_to_members = add_team_history_to_members
+        self.num_team_history_runs = check_count("num_team_history_runs", num_team_history_runs)
+        self.cache_session = cache_session
         self.telemetry = telemetry  # no-op by design: nothing is ever sent anywhere
         # members' own defaults come first, so their tools find the keys they expect
         template: dict[str, Any] = {}
@@ -168,7 +188,12 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
     ) -> LoopSpec:
         """How the leader runs the model loop with ``functions`` (team tools + delegation)."""
         return LoopSpec(
-            history_runs=history_runs(self.add_history_to_context, self.num_history_runs),
+            history_runs=leader_history_runs(
+                self.add_history_to_context, self.num_history_runs, self.num_history_messages
+            ),
+            history_messages=leader_history_messages(
+                self.num_history_runs, self.num_history_messages
+            ),
             owner_id=self.id,
             model=model or self.model,
             functions=functions,
@@ -203,6 +228,9 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
                 injected={"team": self},
                 on_member_output=lambda _member, out: member_outputs.append(out),
                 share_member_interactions=self.share_member_interactions,
+                team_history=self._history_for(handle)
+                if self.add_team_history_to_members
+                else None,
             )
             if self.mode == COLLABORATE:
                 functions[DELEGATE_ALL_TOOL] = delegation.delegate_all_function()
@@ -229,6 +257,20 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             output.member_responses = member_outputs
             observer.output = output
         return output
+
+    def _history_for(self, handle: SessionHandle) -> Callable[[Member], str | None]:
+        """What each member gets of the team's earlier runs (add_team_history_to_members)."""
+        own_session = handle.meta.kind == self.kind
+
+        def history(member: Member) -> str | None:
+            # a member that is a team gets its own runs, as in Agno; an agent the team's
+            if isinstance(member, Team):
+                owner: str | None = member.id
+            else:
+                owner = None if own_session else self.id
+            return team_history_context(handle.data, owner, self.num_team_history_runs)
+
+        return history
 
     @property
     def model(self) -> Model | None:
