@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from core.agent.callables import owner_callables, split_callable, static_list
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.history_tool import chat_history_function
@@ -61,11 +62,11 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         db: BaseDb | None = None,
         storage: BaseDb | None = None,
         session_state: Mapping[str, Any] | None = None,
-        tools: Sequence[Any] | None = None,
+        tools: Sequence[Any] | Callable[..., Any] | None = None,
         tool_hooks: Sequence[Callable[..., Any]] | None = None,
-        instructions: str | Sequence[str] | None = None,
+        instructions: str | Sequence[str] | Callable[..., Any] | None = None,
         description: str | None = None,
-        system_message: str | None = None,
+        system_message: str | Callable[..., Any] | None = None,
         name: str | None = None,
         id: str | None = None,
         add_session_state_to_context: bool = False,
@@ -91,8 +92,14 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         session_state_schema_version: int = 1,
         session_state_migrations: Mapping[int, Migration] | None = None,
         budget: Budget | None = None,
+        cache_callables: bool = True,
+        callable_tools_cache_key: Callable[..., Any] | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
+
+        ``instructions`` / ``system_message`` may be functions and ``tools`` a factory,
+        called per run (``cache_callables`` / ``callable_tools_cache_key``: how tool
+        lists are cached, :mod:`core.agent.callables`).
 
         Agno arguments kept as plain attributes for the part that honours them:
         ``add_history_to_context`` / ``num_history_runs`` (None: Agno's default) /
@@ -137,11 +144,23 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             extra_tools.extend(memory_functions(self.db))
         if self.read_chat_history:
             extra_tools.append(chat_history_function(self.db))
-        self.functions: dict[str, Function] = collect_functions([*(tools or []), *extra_tools])
+        self.tools = tools
+        self.cache_callables = cache_callables
+        self.callable_tools_cache_key = callable_tools_cache_key
+        # direct calls (arun_tool) reach the static tools; a factory's exist per run only
+        self.functions: dict[str, Function] = collect_functions([*static_list(tools), *extra_tools])
+        self.callables = owner_callables(
+            instructions,
+            system_message,
+            tools,
+            extra_tools,
+            cache=cache_callables,
+            tools_key=callable_tools_cache_key,
+        )
         self.prompt = PromptSpec(
             description=description,
-            instructions=instructions,
-            system_message=system_message,
+            instructions=split_callable(instructions)[0],
+            system_message=split_callable(system_message)[0],
             markdown=markdown,
             resolve_in_context=resolve_in_context,
             add_session_state_to_context=add_session_state_to_context,
@@ -165,7 +184,17 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             tool_call_limit=self.tool_call_limit,
             tool_timeout=self.tool_timeout,
             injected={"agent": self, **(injected or {})},
+            per_run=self.callables if self.callables.any else None,
         )
+
+    def clear_callable_cache(self) -> None:
+        """Forget the cached results of the tools factory (Agno's name)."""
+        if self.callables.tools is not None and self.callables.tools.cache is not None:
+            self.callables.tools.cache.clear()
+
+    async def aclear_callable_cache(self) -> None:
+        """:meth:`clear_callable_cache`, for async code."""
+        self.clear_callable_cache()
 
     async def arun_on_session(
         self,

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.agent.callables import PerRun
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.agent.prompt import PromptSpec, build_system_message
 from core.agent.tool_calls import execute_tool_call, prepare_run, signal_messages
@@ -56,6 +57,9 @@ class LoopSpec:
     #: a tool that ``requires_confirmation`` pauses the run (agents); else its call is
     #: refused with an error result (a team or workflow step cannot ask a person)
     can_pause: bool = False
+    #: resolves what the owner reads per run (callable instructions, tool and member
+    #: factories, pre-hooks) into the spec this run uses (:mod:`core.agent.callables`)
+    per_run: PerRun | None = None
 
 
 @dataclass(slots=True)
@@ -112,7 +116,8 @@ async def _run_loop(
     on_tool_event: ToolEventSink | None,
     resume: Resume | None,
 ) -> RunOutput:
-    if spec.model is None:
+    model = spec.model
+    if model is None:
         raise NoModelError(
             f"{spec.owner_id!r} has no model: set OPENAI_API_KEY or OPENAI_BASE_URL, "
             "or pass model=... (tools can still be called directly)"
@@ -121,11 +126,14 @@ async def _run_loop(
     run_context, injected = await prepare_run(
         handle, dependencies=dependencies, metadata=metadata, extra=spec.injected
     )
-    identity = {"user_id": handle.user_id, "session_id": handle.session_id}
-    tools = [f.to_openai() for f in spec.functions.values()]
     output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
     output.agent_id = spec.owner_id
     output.input = RunInput(input_content=user_input)
+    if spec.per_run is not None:  # a resumed run's input was checked when it started
+        spec = await spec.per_run(spec, run_context, injected, output.input if not resume else None)
+        user_input = output.input.input_content_string()  # a pre-hook may have changed it
+    identity = {"user_id": handle.user_id, "session_id": handle.session_id}
+    tools = [f.to_openai() for f in spec.functions.values()]
     earlier = (
         history_messages(handle.data, spec.history_runs, current_user=handle.user_id)
         if spec.history_runs is not None
@@ -159,7 +167,7 @@ async def _run_loop(
         messages = ([Message("system", system)] if system else []) + earlier + history
         run_context.messages = messages
         with observe("model_call", owner_id=spec.owner_id):
-            response = await _call_model(spec.model, messages, tools, on_content)
+            response = await _call_model(model, messages, tools, on_content)
         handle.check_saves()  # a batch save that failed meanwhile ends the run here
         output.metrics.model_calls += 1
         output.metrics.input_tokens += response.usage.input_tokens
