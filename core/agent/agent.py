@@ -10,17 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.agent.callables import owner_callables, split_callable, static_list
+from core.agent.callables import PerRun, owner_callables, split_callable, static_list
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.history_tool import chat_history_function
 from core.agent.loop import ContentSink, LoopSpec, Resume, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
+from core.agent.run_options import RunOptions, time_line, zone_of
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
 from core.db.base import BaseDb
-from core.exceptions import NoModelError
+from core.exceptions import InputCheckError, NoModelError, OutputCheckError
 from core.governance.budgets.model import Budget
 from core.memory.tools import memory_functions
 from core.models.base import Model
@@ -94,12 +95,20 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         budget: Budget | None = None,
         cache_callables: bool = True,
         callable_tools_cache_key: Callable[..., Any] | None = None,
+        pre_hooks: Sequence[Callable[..., Any]] | None = None,
+        post_hooks: Sequence[Callable[..., Any]] | None = None,
+        output_schema: type[Any] | dict[str, Any] | None = None,
+        add_datetime_to_context: bool = False,
+        timezone_identifier: str | None = None,
+        datetime_format: str | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
 
         ``instructions`` / ``system_message`` may be functions and ``tools`` a factory,
         called per run (``cache_callables`` / ``callable_tools_cache_key``: how tool
-        lists are cached, :mod:`core.agent.callables`).
+        lists are cached, :mod:`core.agent.callables`). ``pre_hooks`` / ``post_hooks``,
+        ``output_schema`` and ``add_datetime_to_context`` (with ``timezone_identifier``,
+        ``datetime_format``) work as in Agno (:mod:`core.agent.run_options`).
 
         Agno arguments kept as plain attributes for the part that honours them:
         ``add_history_to_context`` / ``num_history_runs`` (None: Agno's default) /
@@ -157,6 +166,14 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             cache=cache_callables,
             tools_key=callable_tools_cache_key,
         )
+        self.pre_hooks = list(pre_hooks or [])
+        self.post_hooks = list(post_hooks or [])
+        self.output_schema = output_schema
+        self.options = RunOptions(self.pre_hooks, self.post_hooks, output_schema)
+        self.add_datetime_to_context = add_datetime_to_context
+        self.timezone_identifier = timezone_identifier
+        self.datetime_format = datetime_format
+        zone = zone_of(timezone_identifier)
         self.prompt = PromptSpec(
             description=description,
             instructions=split_callable(instructions)[0],
@@ -166,11 +183,16 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             add_session_state_to_context=add_session_state_to_context,
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
+            current_time=time_line(zone, datetime_format) if add_datetime_to_context else None,
         )
 
     # -- runs -------------------------------------------------------------------------
     def loop_spec(
-        self, injected: Mapping[str, Any] | None = None, *, can_pause: bool = False
+        self,
+        injected: Mapping[str, Any] | None = None,
+        *,
+        can_pause: bool = False,
+        per_run: PerRun | None = None,
     ) -> LoopSpec:
         """How this agent runs the model loop (teams and workflows reuse it)."""
         return LoopSpec(
@@ -184,7 +206,7 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             tool_call_limit=self.tool_call_limit,
             tool_timeout=self.tool_timeout,
             injected={"agent": self, **(injected or {})},
-            per_run=self.callables if self.callables.any else None,
+            per_run=per_run,
         )
 
     def clear_callable_cache(self) -> None:
@@ -218,18 +240,28 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         if self.add_memories_to_context and handle.user_id:
             # the store that holds this session (a team's or workflow's, when shared)
             memories = [m.memory for m in await handle.db.aget_memories(handle.user_id)]
+        stage = self.options.stage(self.callables, {"agent": self}, self.id)
+        spec = self.loop_spec(
+            injected,
+            can_pause=can_pause or resume is not None,
+            per_run=stage.per_run if stage.needed else None,
+        )
         async with observe_run(self, handle.run_id, handle.session_id) as observer:
-            output = await run_loop(
-                self.loop_spec(injected, can_pause=can_pause or resume is not None),
-                handle,
-                input,
-                dependencies=self.run_dependencies(dependencies),
-                metadata=metadata or {},
-                memories=memories,
-                on_content=on_content,
-                on_tool_event=observer.on_tool,
-                resume=resume,
-            )
+            try:
+                output = await run_loop(
+                    spec,
+                    handle,
+                    input,
+                    dependencies=self.run_dependencies(dependencies),
+                    metadata=metadata or {},
+                    memories=memories,
+                    on_content=on_content,
+                    on_tool_event=observer.on_tool,
+                    resume=resume,
+                )
+                await stage.finish(output)
+            except (InputCheckError, OutputCheckError) as error:  # a pre-hook refused the run
+                output = stage.refused(error)
             observer.output = output
         return output
 

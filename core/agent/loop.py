@@ -60,6 +60,8 @@ class LoopSpec:
     #: resolves what the owner reads per run (callable instructions, tool and member
     #: factories, pre-hooks) into the spec this run uses (:mod:`core.agent.callables`)
     per_run: PerRun | None = None
+    #: the structured output asked of the model (``output_schema``); None: plain text
+    response_format: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -167,7 +169,7 @@ async def _run_loop(
         messages = ([Message("system", system)] if system else []) + earlier + history
         run_context.messages = messages
         with observe("model_call", owner_id=spec.owner_id):
-            response = await _call_model(model, messages, tools, on_content)
+            response = await _call_model(model, messages, tools, on_content, spec.response_format)
         handle.check_saves()  # a batch save that failed meanwhile ends the run here
         output.metrics.model_calls += 1
         output.metrics.input_tokens += response.usage.input_tokens
@@ -340,11 +342,19 @@ async def _call_model(
     messages: list[Message],
     tools: list[dict[str, Any]],
     on_content: ContentSink | None,
+    response_format: dict[str, Any] | None = None,
 ) -> ModelResponse:
     if on_content is None:
+        if response_format is not None:
+            return await model.ainvoke_structured(messages, tools, response_format)
         return await model.ainvoke(messages, tools)
     final: ModelResponse | None = None
-    async for item in model.astream(messages, tools):
+    chunks = (
+        model.astream(messages, tools)
+        if response_format is None
+        else model.astream_structured(messages, tools, response_format)
+    )
+    async for item in chunks:
         if isinstance(item, ModelResponse):
             final = item
         else:

@@ -25,9 +25,11 @@ from core.agent.direct_tool import DirectToolMethods
 from core.agent.loop import ContentSink, LoopSpec, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
+from core.agent.run_options import RunOptions, time_line, zone_of
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
 from core.db.base import BaseDb
+from core.exceptions import InputCheckError, OutputCheckError
 from core.governance.budgets.model import Budget
 from core.memory.tools import memory_functions
 from core.models.base import Model
@@ -100,12 +102,20 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         cache_callables: bool = True,
         callable_tools_cache_key: Callable[..., Any] | None = None,
         callable_members_cache_key: Callable[..., Any] | None = None,
+        pre_hooks: Sequence[Callable[..., Any]] | None = None,
+        post_hooks: Sequence[Callable[..., Any]] | None = None,
+        output_schema: type[Any] | dict[str, Any] | None = None,
+        add_datetime_to_context: bool = False,
+        timezone_identifier: str | None = None,
+        datetime_format: str | None = None,
     ) -> None:
         """Build the team (a template: runs never change it).
 
         ``members`` may be a factory, and ``instructions`` / ``system_message`` / ``tools``
         callables, read per run like an Agent's (:mod:`core.agent.callables`); a members
         factory's members bring no default state into the team's template.
+        ``pre_hooks`` / ``post_hooks`` (hooks name ``team``), ``output_schema`` and
+        ``add_datetime_to_context`` are the Agent's (:mod:`core.agent.run_options`).
 
         ``mode`` (or Agno's ``respond_directly`` / ``delegate_to_all_members``) is how
         the leader works with the members (:mod:`core.team.modes`). ``role`` is shown to
@@ -186,6 +196,14 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         for reserved in (DELEGATE_TOOL, DELEGATE_ALL_TOOL):
             if reserved in self.functions:
                 raise ValueError(f"the tool name {reserved!r} is reserved for delegation")
+        self.pre_hooks = list(pre_hooks or [])
+        self.post_hooks = list(post_hooks or [])
+        self.output_schema = output_schema
+        self.options = RunOptions(self.pre_hooks, self.post_hooks, output_schema)
+        self.add_datetime_to_context = add_datetime_to_context
+        self.timezone_identifier = timezone_identifier
+        self.datetime_format = datetime_format
+        zone = zone_of(timezone_identifier)
         self.prompt = PromptSpec(
             description=description,
             instructions=split_callable(instructions)[0],
@@ -195,6 +213,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             add_session_state_to_context=add_session_state_to_context,
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
+            current_time=time_line(zone, datetime_format) if add_datetime_to_context else None,
         )
 
     def loop_spec(
@@ -250,6 +269,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         deps = self.run_dependencies(dependencies)
         member_outputs: list[RunOutput] = []
         leader = RouteModel(self.model) if self.mode == ROUTE and self.model else None
+        stage = self.options.stage(self.callables, {"team": self}, self.id)
 
         async def per_run(
             spec: LoopSpec,
@@ -257,9 +277,8 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             values: Mapping[str, Any],
             run_input: RunInput | None,
         ) -> LoopSpec:
-            """The run's callables, then delegation to the run's members."""
-            if self.callables.any:
-                spec = await self.callables(spec, run_context, values, run_input)
+            """Hooks, callables and output schema, then delegation to the run's members."""
+            spec = await stage.per_run(spec, run_context, values, run_input)
             members = await self.run_members(run_context, values)
             if not members:
                 return spec
@@ -283,15 +302,19 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             return dataclasses.replace(spec, functions=functions, prompt=prompt)
 
         async with observe_run(self, handle.run_id, handle.session_id) as observer:
-            output = await run_loop(
-                self.loop_spec(dict(self.functions), injected, leader, per_run),
-                handle,
-                input,
-                dependencies=deps,
-                metadata=metadata or {},
-                on_content=on_content,
-                on_tool_event=observer.on_tool,
-            )
+            try:
+                output = await run_loop(
+                    self.loop_spec(dict(self.functions), injected, leader, per_run),
+                    handle,
+                    input,
+                    dependencies=deps,
+                    metadata=metadata or {},
+                    on_content=on_content,
+                    on_tool_event=observer.on_tool,
+                )
+                await stage.finish(output)
+            except (InputCheckError, OutputCheckError) as error:  # a pre-hook refused the run
+                output = stage.refused(error)
             if leader is not None:  # turns that returned a member's answer were no model call
                 output.metrics.model_calls -= leader.routed_turns
             for member_output in member_outputs:  # the run's cost includes its members'
