@@ -24,7 +24,7 @@ from core.models.base import Message, Model, ModelResponse
 from core.models.openai import OpenAIChat
 from core.models.scripted import ScriptedModel, tool_call
 from core.run import RunContext
-from core.run.agent import RunCompletedEvent, RunInput, RunOutput
+from core.run.agent import RunCompletedEvent, RunErrorEvent, RunInput, RunOutput
 from core.run.output import RunStatus
 from core.team import Team
 from core.testing import FakeOpenAIServer
@@ -268,3 +268,17 @@ async def test_team_input_check_error(store: BaseDb) -> None:
     team = Team(members=[Agent(name="W")], model=leader, db=store, pre_hooks=[guard])
     out = await team.arun("anything", session_id="s")
     assert (out.status, out.content, leader.requests) == (RunStatus.error, "off topic", [])
+
+
+def test_a_streamed_refused_run_ends_with_an_error_event() -> None:
+    """Streamed, a refused run ends with RunErrorEvent carrying the message and the output."""
+
+    def guard() -> None:
+        raise InputCheckError("not allowed here")
+
+    agent = Agent(model=ScriptedModel([]), pre_hooks=[guard])
+    events = list(agent.run("hi", stream=True, stream_events=True))
+    last = events[-1]
+    assert isinstance(last, RunErrorEvent) and last.content == "not allowed here"
+    assert last.run_output is not None and last.run_output.status == RunStatus.error
+    assert not any(isinstance(e, RunCompletedEvent) for e in events)
