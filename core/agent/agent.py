@@ -10,16 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from core.agent.callables import PerRun, owner_callables, split_callable, static_list
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.history_tool import chat_history_function
 from core.agent.loop import ContentSink, LoopSpec, Resume, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
+from core.agent.run_options import RunOptions, time_line, zone_of
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
 from core.db.base import BaseDb
-from core.exceptions import NoModelError
+from core.exceptions import InputCheckError, NoModelError, OutputCheckError
 from core.governance.budgets.model import Budget
 from core.memory.tools import memory_functions
 from core.models.base import Model
@@ -62,11 +64,11 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         db: BaseDb | None = None,
         storage: BaseDb | None = None,
         session_state: Mapping[str, Any] | None = None,
-        tools: Sequence[Any] | None = None,
+        tools: Sequence[Any] | Callable[..., Any] | None = None,
         tool_hooks: Sequence[Callable[..., Any]] | None = None,
-        instructions: str | Sequence[str] | None = None,
+        instructions: str | Sequence[str] | Callable[..., Any] | None = None,
         description: str | None = None,
-        system_message: str | None = None,
+        system_message: str | Callable[..., Any] | None = None,
         name: str | None = None,
         id: str | None = None,
         add_session_state_to_context: bool = False,
@@ -92,8 +94,22 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         session_state_schema_version: int = 1,
         session_state_migrations: Mapping[int, Migration] | None = None,
         budget: Budget | None = None,
+        cache_callables: bool = True,
+        callable_tools_cache_key: Callable[..., Any] | None = None,
+        pre_hooks: Sequence[Callable[..., Any]] | None = None,
+        post_hooks: Sequence[Callable[..., Any]] | None = None,
+        output_schema: type[Any] | dict[str, Any] | None = None,
+        add_datetime_to_context: bool = False,
+        timezone_identifier: str | None = None,
+        datetime_format: str | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
+
+        ``instructions`` / ``system_message`` may be functions and ``tools`` a factory,
+        called per run (``cache_callables`` / ``callable_tools_cache_key``: how tool
+        lists are cached, :mod:`core.agent.callables`). ``pre_hooks`` / ``post_hooks``,
+        ``output_schema`` and ``add_datetime_to_context`` (with ``timezone_identifier``,
+        ``datetime_format``) work as in Agno (:mod:`core.agent.run_options`).
 
         Agno arguments kept as plain attributes for the part that honours them:
         ``add_history_to_context`` / ``num_history_runs`` (None: Agno's default) /
@@ -138,21 +154,46 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             extra_tools.extend(memory_functions(self.db))
         if self.read_chat_history:
             extra_tools.append(chat_history_function(self.db))
-        self.functions: dict[str, Function] = collect_functions([*(tools or []), *extra_tools])
+        self.tools = tools
+        self.cache_callables = cache_callables
+        self.callable_tools_cache_key = callable_tools_cache_key
+        # direct calls (arun_tool) reach the static tools; a factory's exist per run only
+        self.functions: dict[str, Function] = collect_functions([*static_list(tools), *extra_tools])
+        self.callables = owner_callables(
+            instructions,
+            system_message,
+            tools,
+            extra_tools,
+            cache=cache_callables,
+            tools_key=callable_tools_cache_key,
+        )
+        self.pre_hooks = list(pre_hooks or [])
+        self.post_hooks = list(post_hooks or [])
+        self.output_schema = output_schema
+        self.options = RunOptions(self.pre_hooks, self.post_hooks, output_schema)
+        self.add_datetime_to_context = add_datetime_to_context
+        self.timezone_identifier = timezone_identifier
+        self.datetime_format = datetime_format
+        zone = zone_of(timezone_identifier)
         self.prompt = PromptSpec(
             description=description,
-            instructions=instructions,
-            system_message=system_message,
+            instructions=split_callable(instructions)[0],
+            system_message=split_callable(system_message)[0],
             markdown=markdown,
             resolve_in_context=resolve_in_context,
             add_session_state_to_context=add_session_state_to_context,
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
+            current_time=time_line(zone, datetime_format) if add_datetime_to_context else None,
         )
 
     # -- runs -------------------------------------------------------------------------
     def loop_spec(
-        self, injected: Mapping[str, Any] | None = None, *, can_pause: bool = False
+        self,
+        injected: Mapping[str, Any] | None = None,
+        *,
+        can_pause: bool = False,
+        per_run: PerRun | None = None,
     ) -> LoopSpec:
         """How this agent runs the model loop (teams and workflows reuse it)."""
         return LoopSpec(
@@ -166,7 +207,17 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             tool_call_limit=self.tool_call_limit,
             tool_timeout=self.tool_timeout,
             injected={"agent": self, **(injected or {})},
+            per_run=per_run,
         )
+
+    def clear_callable_cache(self) -> None:
+        """Forget the cached results of the tools factory (Agno's name)."""
+        if self.callables.tools is not None and self.callables.tools.cache is not None:
+            self.callables.tools.cache.clear()
+
+    async def aclear_callable_cache(self) -> None:
+        """:meth:`clear_callable_cache`, for async code."""
+        self.clear_callable_cache()
 
     async def arun_on_session(
         self,
@@ -190,18 +241,28 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         if self.add_memories_to_context and handle.user_id:
             # the store that holds this session (a team's or workflow's, when shared)
             memories = [m.memory for m in await handle.db.aget_memories(handle.user_id)]
+        stage = self.options.stage(self.callables, {"agent": self}, self.id)
+        spec = self.loop_spec(
+            injected,
+            can_pause=can_pause or resume is not None,
+            per_run=stage.per_run if stage.needed else None,
+        )
         async with observe_run(self, handle.run_id, handle.session_id) as observer:
-            output = await run_loop(
-                self.loop_spec(injected, can_pause=can_pause or resume is not None),
-                handle,
-                input,
-                dependencies=self.run_dependencies(dependencies),
-                metadata=metadata or {},
-                memories=memories,
-                on_content=on_content,
-                on_tool_event=observer.on_tool,
-                resume=resume,
-            )
+            try:
+                output = await run_loop(
+                    spec,
+                    handle,
+                    input,
+                    dependencies=self.run_dependencies(dependencies),
+                    metadata=metadata or {},
+                    memories=memories,
+                    on_content=on_content,
+                    on_tool_event=observer.on_tool,
+                    resume=resume,
+                )
+                await stage.finish(output)
+            except (InputCheckError, OutputCheckError) as error:  # a pre-hook refused the run
+                output = stage.refused(error)
             observer.output = output
         return output
 

@@ -15,7 +15,7 @@ instructions (``@tool(instructions=...)``, a Toolkit's ``instructions`` with
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +36,8 @@ class PromptSpec:
     add_dependencies_to_context: bool = False
     enable_agentic_state: bool = False
     extra: tuple[str, ...] = ()
+    #: "The current time is ..." (``add_datetime_to_context``), read per model call
+    current_time: Callable[[], str] | None = None
 
 
 def build_system_message(
@@ -71,6 +73,8 @@ def build_system_message(
     parts.extend(tool_instructions(functions or {}))
     if spec.markdown:
         parts.append("Use markdown to format your answers.")
+    if spec.current_time is not None:
+        parts.append(spec.current_time())
     if spec.add_session_state_to_context:
         shown = json.dumps(dict(state), ensure_ascii=False, indent=None)
         parts.append(f"<session_state>\n{shown}\n</session_state>")

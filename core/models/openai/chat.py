@@ -28,29 +28,66 @@ class OpenAIChat(OpenAIModel):
 
     name = "OpenAIChat"
     api_name = "Chat Completions"
+    supports_response_format = True
 
     async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
         """One Chat Completions call, answered whole."""
+        return await self._complete(messages, tools, None)
+
+    async def ainvoke_structured(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any],
+    ) -> ModelResponse:
+        """One call with ``response_format`` (structured output) in the request."""
+        return await self._complete(messages, tools, response_format)
+
+    def astream(
+        self, messages: list[Message], tools: list[dict[str, Any]]
+    ) -> AsyncIterator[str | ModelResponse]:
+        """Text chunks as the server streams them, then the whole turn."""
+        return self._stream(messages, tools, None)
+
+    def astream_structured(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any],
+    ) -> AsyncIterator[str | ModelResponse]:
+        """:meth:`astream` with ``response_format`` in the request."""
+        return self._stream(messages, tools, response_format)
+
+    async def _complete(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+    ) -> ModelResponse:
         client, ctx = self._client()
         try:
-            completion = await client.chat.completions.create(**self._params(messages, tools))
+            completion = await client.chat.completions.create(
+                **self._params(messages, tools, response_format)
+            )
             return _to_response(completion)
         except ModelError:
             raise
         except Exception as exc:
             raise_model_error(exc, ctx)
 
-    async def astream(
-        self, messages: list[Message], tools: list[dict[str, Any]]
+    async def _stream(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
     ) -> AsyncIterator[str | ModelResponse]:
-        """Text chunks as the server streams them, then the whole turn."""
         client, ctx = self._client()
         text: list[str] = []
         calls = ToolCallAssembler()
         usage = Usage()
         try:
             stream = await client.chat.completions.create(
-                **self._params(messages, tools),
+                **self._params(messages, tools, response_format),
                 stream=True,
                 stream_options={"include_usage": True},
             )
@@ -78,11 +115,18 @@ class OpenAIChat(OpenAIModel):
             raise_model_error(exc, ctx)
         yield ModelResponse(content="".join(text) or None, tool_calls=calls.calls(), usage=usage)
 
-    def _params(self, messages: list[Message], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def _params(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.id,
             "messages": [m.to_openai() for m in messages],
         }
+        if response_format is not None:
+            params["response_format"] = response_format
         if tools:  # some servers reject an empty tools list
             params["tools"] = tools
         if self.temperature is not None:
