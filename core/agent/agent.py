@@ -18,12 +18,14 @@ from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
+from core.agent.summary_api import SessionSummaryApi
 from core.db.base import BaseDb
 from core.exceptions import NoModelError
 from core.governance.budgets.model import Budget
 from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.run.output import RunOutput
+from core.session.summary import SessionSummaryManager
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
 from core.tools.collect import agentic_state_function, collect_functions
@@ -48,7 +50,7 @@ def history_runs(add_history_to_context: bool, num_history_runs: int | None) -> 
     return DEFAULT_HISTORY_RUNS if num_history_runs is None else num_history_runs
 
 
-class Agent(RunMethods, DirectToolMethods, SessionStateApi):
+class Agent(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi):
     """An Agno-compatible agent (see the seed documents for usage)."""
 
     kind = "agent"
@@ -91,6 +93,9 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         session_state_schema_version: int = 1,
         session_state_migrations: Mapping[int, Migration] | None = None,
         budget: Budget | None = None,
+        enable_session_summaries: bool = False,
+        session_summary_manager: SessionSummaryManager | None = None,
+        add_session_summary_to_context: bool | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
 
@@ -99,7 +104,9 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         ``read_chat_history`` for run history, ``add_dependencies_to_context`` for the
         system message. ``role`` is what a team leader is told this member does.
         ``telemetry`` is accepted for Agno code and honoured trivially: this project
-        sends no telemetry at all, whatever its value.
+        sends no telemetry at all, whatever its value. ``enable_session_summaries`` /
+        ``session_summary_manager`` / ``add_session_summary_to_context``: session
+        summaries (:mod:`core.session.summary`).
         """
         super().__init__(
             name=name,
@@ -147,6 +154,12 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             add_session_state_to_context=add_session_state_to_context,
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
+            add_session_summary_to_context=self.set_summary_options(
+                enable_session_summaries=enable_session_summaries,
+                session_summary_manager=session_summary_manager,
+                add_session_summary_to_context=add_session_summary_to_context,
+                model=model,
+            ),
         )
 
     # -- runs -------------------------------------------------------------------------

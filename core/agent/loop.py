@@ -155,6 +155,7 @@ async def _run_loop(
             identity=identity,
             memories=memories,
             functions=spec.functions,
+            summary=(handle.data.summary or {}).get("summary"),
         )
         messages = ([Message("system", system)] if system else []) + earlier + history
         run_context.messages = messages

@@ -19,11 +19,13 @@ from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
+from core.agent.summary_api import SessionSummaryApi
 from core.db.base import BaseDb
 from core.governance.budgets.model import Budget
 from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.run.output import RunOutput
+from core.session.summary import SessionSummaryManager
 from core.state.merge import deep_merge
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
@@ -39,7 +41,7 @@ from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
 
 
-class Team(RunMethods, DirectToolMethods, SessionStateApi):
+class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi):
     """An Agno-compatible team whose members share the team's session state."""
 
     owner_param = "team"
@@ -86,6 +88,9 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         session_state_schema_version: int = 1,
         session_state_migrations: Mapping[int, Migration] | None = None,
         budget: Budget | None = None,
+        enable_session_summaries: bool = False,
+        session_summary_manager: SessionSummaryManager | None = None,
+        add_session_summary_to_context: bool | None = None,
     ) -> None:
         """Build the team (a template: runs never change it).
 
@@ -98,6 +103,8 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         user-memory tools, so the model records what it learns about the user during
         the run (Agno runs a separate memory pass after the run instead).
         ``add_history_to_context`` / ``num_history_runs`` are kept for run history.
+        ``enable_session_summaries`` / ``session_summary_manager`` /
+        ``add_session_summary_to_context``: session summaries (:mod:`core.session.summary`).
         ``telemetry`` is accepted for Agno code: this project sends no telemetry at
         all, whatever its value.
         """
@@ -156,6 +163,12 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             add_session_state_to_context=add_session_state_to_context,
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
+            add_session_summary_to_context=self.set_summary_options(
+                enable_session_summaries=enable_session_summaries,
+                session_summary_manager=session_summary_manager,
+                add_session_summary_to_context=add_session_summary_to_context,
+                model=model,
+            ),
             extra=(members_prompt(self.members, self.mode),) if self.members else (),
         )
 
