@@ -131,6 +131,12 @@ async def _run_loop(
         if spec.history_runs is not None
         else []
     )
+    # the data is decoded only when something needs it (here: the stored summary)
+    summary = (
+        (handle.data.summary or {}).get("summary")
+        if spec.prompt.add_session_summary_to_context
+        else None
+    )
     batch = _Batch(spec, handle, run_context, injected, output, on_tool_event)
     if resume is None:
         history: list[Message] = [Message("user", user_input)]
@@ -155,7 +161,7 @@ async def _run_loop(
             identity=identity,
             memories=memories,
             functions=spec.functions,
-            summary=(handle.data.summary or {}).get("summary"),
+            summary=summary,
         )
         messages = ([Message("system", system)] if system else []) + earlier + history
         run_context.messages = messages
