@@ -20,8 +20,10 @@ sets its ``model`` and ``summaries_updated`` on use).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -184,16 +186,25 @@ async def summarize_run(
 ) -> None:
     """After a model run, before its final save: write the session's new summary.
 
-    The call's tokens count in the run's metrics (and so in its budget). A failure
-    leaves the previous summary, and the run goes on to its save. Only a completed run
+    The call's tokens count in the run's metrics (and so in its budget). A failure,
+    or no answer within half the time left before the run's deadline, leaves the
+    previous summary, and the run goes on to its save. Only a completed run
     is summarized (a paused one once it is resumed and completes), as in Agno.
     """
     if RunStatus(output.status) is not RunStatus.completed:
         return
+    # half the time left before the run's deadline at most: the other half is the
+    # save's, so a slow summary model never costs the run its answer
+    left = None if handle.deadline is None else (handle.deadline - time.monotonic()) / 2
     try:
-        made = await manager.amake(handle.data, manager.model)
+        async with asyncio.timeout(left):
+            made = await manager.amake(handle.data, manager.model)
     except Exception as exc:  # the run's answer stands without a new summary (Agno's rule)
-        log_warning("session summary not written", session_id=handle.session_id, error=str(exc))
+        log_warning(
+            "session summary not written",
+            session_id=handle.session_id,
+            error=str(exc) or type(exc).__name__,
+        )
         return
     if made is None:
         return

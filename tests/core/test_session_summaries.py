@@ -8,6 +8,7 @@ back with ``get_session_summary`` and shown in the system message with
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 from core.agent import Agent
 from core.db.base import BaseDb
-from core.models.base import ModelResponse, Usage
+from core.models.base import Message, ModelResponse, Usage
 from core.run.history import SUMMARY_CHARS, SessionData
 from core.session.summary import SessionSummary, SessionSummaryManager
 from core.team import Team
@@ -205,3 +206,33 @@ async def test_a_paused_run_is_summarized_once_it_completes(store: BaseDb) -> No
     [waiting] = paused.tools_requiring_confirmation
     await agent.acontinue_run(paused.run_id, approved=[waiting.tool_call_id], session_id="s1")
     assert await summary_text(agent, "s1") == "List cleared."
+
+
+class _HangingSummary(ScriptedModel):
+    """Answers the run, then never answers the summary request."""
+
+    async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
+        if self.remaining == 0:
+            await asyncio.Event().wait()
+        return await super().ainvoke(messages, tools)
+
+
+async def test_a_hanging_summary_model_does_not_cost_the_run(store: BaseDb) -> None:
+    """The summary may use half the time left before the deadline: a hung summary call
+    is given up and the run's answer and state are still saved."""
+
+    def remember(session_state: dict[str, Any]) -> str:
+        """Remember."""
+        session_state["kept"] = True
+        return "ok"
+
+    model = _HangingSummary([tool_call("remember"), "Kept."])
+    agent = Agent(
+        model=model, db=store, tools=[remember], enable_session_summaries=True, run_timeout=4.0
+    )
+    output = await agent.arun("remember", session_id="s1")
+    assert output.content == "Kept."
+    assert await agent.aget_session_state("s1") == {"kept": True}
+    session = await agent.aget_session("s1")
+    assert session is not None and [r.output for r in session.runs] == ["Kept."]
+    assert await summary_text(agent, "s1") is None
