@@ -24,7 +24,9 @@ from core.db.postgres.async_postgres import AsyncPostgresDb as AsyncPostgresAtPa
 from core.db.sqlite import AsyncSqliteDb, SqliteDb
 from core.db.sqlite.async_sqlite import AsyncSqliteDb as AsyncSqliteAtPath
 from core.run import RunContext
+from core.team import Team
 from core.testing import ScriptedModel, tool_call
+from core.workflow import Step, StepInput, Workflow
 
 
 def add_item(run_context: RunContext, item: str) -> str:
@@ -105,6 +107,33 @@ async def test_concurrent_runs_on_async_stores_lose_no_update(
     assert sorted(state["items"]) == sorted(items)
     for db in dbs:
         await db.aclose()
+
+
+async def test_teams_and_workflows_run_on_async_stores(
+    make_async_db: Callable[[], BaseDb],
+) -> None:
+    """A team's and a workflow's state is stored on the async stores and read back."""
+    db = make_async_db()
+    member = Agent(name="helper", model=ScriptedModel())
+    team_model = ScriptedModel([tool_call("add_item", item="tea"), "added tea"])
+    team = Team(members=[member], model=team_model, db=db, tools=[add_item])
+    await team.arun("add tea", session_id="team-s", user_id="u1")
+
+    def count(step_input: StepInput, session_state: dict[str, Any]) -> str:
+        session_state["visits"] = session_state.get("visits", 0) + 1
+        return "counted"
+
+    flow = Workflow(name="flow", db=db, steps=[Step(name="count", executor=count)])
+    await flow.arun("go", session_id="flow-s")
+    await flow.arun("go", session_id="flow-s")
+
+    reader = make_async_db()
+    team_record, flow_record = await reader.aload("team-s"), await reader.aload("flow-s")
+    assert team_record is not None and team_record.state == {"items": ["tea"]}
+    assert flow_record is not None and flow_record.state == {"visits": 2}
+    assert flow_record.version >= 2
+    await db.aclose()
+    await reader.aclose()
 
 
 def test_sync_run_works_on_an_async_store(tmp_path: Path) -> None:
