@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.agent.callables import PerRun, owner_callables, split_callable, static_list
+from core.agent.callables import (
+    CallableCacheMethods,
+    PerRun,
+    owner_callables,
+    split_callable,
+    static_list,
+)
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.history_tool import chat_history_function
@@ -20,6 +26,7 @@ from core.agent.run_methods import RunMethods
 from core.agent.run_options import RunOptions, time_line, zone_of
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
+from core.agent.summary_api import SessionSummaryApi
 from core.db.base import BaseDb
 from core.exceptions import InputCheckError, NoModelError, OutputCheckError
 from core.governance.budgets.model import Budget
@@ -27,6 +34,7 @@ from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.models.default import default_model
 from core.run.output import RunOutput
+from core.session.summary import SessionSummaryManager
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
 from core.tools.collect import agentic_state_function, collect_functions
@@ -51,7 +59,9 @@ def history_runs(add_history_to_context: bool, num_history_runs: int | None) -> 
     return DEFAULT_HISTORY_RUNS if num_history_runs is None else num_history_runs
 
 
-class Agent(RunMethods, DirectToolMethods, SessionStateApi):
+class Agent(
+    RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, CallableCacheMethods
+):
     """An Agno-compatible agent (see the seed documents for usage)."""
 
     kind = "agent"
@@ -102,6 +112,9 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         add_datetime_to_context: bool = False,
         timezone_identifier: str | None = None,
         datetime_format: str | None = None,
+        enable_session_summaries: bool = False,
+        session_summary_manager: SessionSummaryManager | None = None,
+        add_session_summary_to_context: bool | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
 
@@ -116,7 +129,9 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         ``read_chat_history`` for run history, ``add_dependencies_to_context`` for the
         system message. ``role`` is what a team leader is told this member does.
         ``telemetry`` is accepted for Agno code and honoured trivially: this project
-        sends no telemetry at all, whatever its value.
+        sends no telemetry at all, whatever its value. ``enable_session_summaries`` /
+        ``session_summary_manager`` / ``add_session_summary_to_context``: session
+        summaries (:mod:`core.session.summary`).
         """
         super().__init__(
             name=name,
@@ -185,6 +200,12 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
             current_time=time_line(zone, datetime_format) if add_datetime_to_context else None,
+            add_session_summary_to_context=self.set_summary_options(
+                enable_session_summaries=enable_session_summaries,
+                session_summary_manager=session_summary_manager,
+                add_session_summary_to_context=add_session_summary_to_context,
+                model=model,
+            ),
         )
 
     # -- runs -------------------------------------------------------------------------
@@ -209,15 +230,6 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             injected={"agent": self, **(injected or {})},
             per_run=per_run,
         )
-
-    def clear_callable_cache(self) -> None:
-        """Forget the cached results of the tools factory (Agno's name)."""
-        if self.callables.tools is not None and self.callables.tools.cache is not None:
-            self.callables.tools.cache.clear()
-
-    async def aclear_callable_cache(self) -> None:
-        """:meth:`clear_callable_cache`, for async code."""
-        self.clear_callable_cache()
 
     async def arun_on_session(
         self,

@@ -218,3 +218,23 @@ def owner_callables(
         else None,
         extra_tools=tuple(extra_tools),
     )
+
+
+class CallableCacheMethods:
+    """Agno's ``clear_callable_cache`` for an owner whose factories cache their results."""
+
+    callables: RunCallables
+
+    def cached_factories(self) -> list[Factory | None]:
+        """The factories whose cache :meth:`clear_callable_cache` empties."""
+        return [self.callables.tools]
+
+    def clear_callable_cache(self) -> None:
+        """Forget the cached results of the owner's factories (Agno's name)."""
+        for factory in self.cached_factories():
+            if factory is not None and factory.cache is not None:
+                factory.cache.clear()
+
+    async def aclear_callable_cache(self) -> None:
+        """:meth:`clear_callable_cache`, for async code."""
+        self.clear_callable_cache()

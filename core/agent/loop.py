@@ -152,6 +152,12 @@ async def _run_loop(
     )
     if spec.history_messages is not None:  # Agno's num_history_messages: the latest ones
         earlier = earlier[-spec.history_messages :] if spec.history_messages > 0 else []
+    # the data is decoded only when something needs it (here: the stored summary)
+    summary = (
+        (handle.data.summary or {}).get("summary")
+        if spec.prompt.add_session_summary_to_context
+        else None
+    )
     batch = _Batch(spec, handle, run_context, injected, output, on_tool_event)
     if resume is None:
         history: list[Message] = [Message("user", user_input)]
@@ -176,6 +182,7 @@ async def _run_loop(
             identity=identity,
             memories=memories,
             functions=spec.functions,
+            summary=summary,
         )
         messages = ([Message("system", system)] if system else []) + earlier + history
         run_context.messages = messages

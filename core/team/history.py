@@ -16,8 +16,12 @@ Both read the session's run history (:mod:`core.run.history`), which is bounded.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from core.agent.agent import DEFAULT_HISTORY_RUNS
 from core.run.history import SessionData
+from core.state.session import SessionHandle
 
 #: a history counted in messages reads every stored run (the store bounds how many)
 ALL_RUNS = 1 << 30
@@ -71,3 +75,20 @@ def team_history_context(
         lines.append("")
     lines.extend(["</team_history_context>", ""])
     return "\n".join(lines)
+
+
+def member_history(
+    handle: SessionHandle, team_id: str, team_kind: str, runs: int | None
+) -> Callable[[Any], str | None]:
+    """What each member of team ``team_id`` gets of its earlier runs in this session."""
+    own_session = handle.meta.kind == team_kind
+
+    def history(member: Any) -> str | None:
+        # a member that is a team gets its own runs, as in Agno; an agent the team's
+        if getattr(member, "kind", None) == team_kind:
+            owner: str | None = member.id
+        else:
+            owner = None if own_session else team_id
+        return team_history_context(handle.data, owner, runs)
+
+    return history

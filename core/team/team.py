@@ -14,6 +14,7 @@ from typing import Any
 
 from core.agent.agent import check_history_runs
 from core.agent.callables import (
+    CallableCacheMethods,
     Factory,
     PerRun,
     owner_callables,
@@ -28,6 +29,7 @@ from core.agent.run_methods import RunMethods
 from core.agent.run_options import RunOptions, time_line, zone_of
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
+from core.agent.summary_api import SessionSummaryApi
 from core.db.base import BaseDb
 from core.exceptions import InputCheckError, OutputCheckError
 from core.governance.budgets.model import Budget
@@ -37,6 +39,7 @@ from core.models.default import default_model
 from core.run.context import RunContext
 from core.run.output import RunOutput
 from core.run.run_input import RunInput
+from core.session.summary import SessionSummaryManager
 from core.state.merge import deep_merge
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
@@ -44,7 +47,7 @@ from core.team.history import (
     check_count,
     leader_history_messages,
     leader_history_runs,
-    team_history_context,
+    member_history,
 )
 from core.team.members import (
     DELEGATE_ALL_TOOL,
@@ -59,7 +62,7 @@ from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
 
 
-class Team(RunMethods, DirectToolMethods, SessionStateApi):
+class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, CallableCacheMethods):
     """An Agno-compatible team whose members share the team's session state."""
 
     owner_param = "team"
@@ -119,6 +122,9 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         add_datetime_to_context: bool = False,
         timezone_identifier: str | None = None,
         datetime_format: str | None = None,
+        enable_session_summaries: bool = False,
+        session_summary_manager: SessionSummaryManager | None = None,
+        add_session_summary_to_context: bool | None = None,
     ) -> None:
         """Build the team (a template: runs never change it).
 
@@ -142,6 +148,8 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         (:mod:`core.team.history`). ``cache_session`` is accepted for Agno code: sessions
         are always cached per process here and checked against the store on every run
         (core.state.cache), so both values read the same, current session.
+        ``enable_session_summaries`` / ``session_summary_manager`` /
+        ``add_session_summary_to_context``: session summaries (:mod:`core.session.summary`).
         ``telemetry`` is accepted for Agno code: this project sends no telemetry at
         all, whatever its value.
         """
@@ -234,6 +242,13 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
             current_time=time_line(zone, datetime_format) if add_datetime_to_context else None,
+            add_session_summary_to_context=self.set_summary_options(
+                enable_session_summaries=enable_session_summaries,
+                session_summary_manager=session_summary_manager,
+                add_session_summary_to_context=add_session_summary_to_context,
+                model=model,
+            ),
+            extra=(members_prompt(self.members, self.mode),) if self.members else (),
         )
 
     def loop_spec(
@@ -270,15 +285,9 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             return list(self.members) if isinstance(self.members, list) else []
         return check_members(await self.members_factory.resolve(run_context, injected))
 
-    def clear_callable_cache(self) -> None:
-        """Forget the cached results of the tools and members factories (Agno's name)."""
-        for factory in (self.callables.tools, self.members_factory):
-            if factory is not None and factory.cache is not None:
-                factory.cache.clear()
-
-    async def aclear_callable_cache(self) -> None:
-        """:meth:`clear_callable_cache`, for async code."""
-        self.clear_callable_cache()
+    def cached_factories(self) -> list[Factory | None]:
+        """The tools and members factories (:meth:`clear_callable_cache` empties them)."""
+        return [self.callables.tools, self.members_factory]
 
     async def arun_on_session(
         self,
@@ -316,7 +325,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
                 injected={"team": self},
                 on_member_output=lambda _member, out: member_outputs.append(out),
                 share_member_interactions=self.share_member_interactions,
-                team_history=self._history_for(handle)
+                team_history=member_history(handle, self.id, self.kind, self.num_team_history_runs)
                 if self.add_team_history_to_members
                 else None,
             )
@@ -353,20 +362,6 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             output.member_responses = member_outputs
             observer.output = output
         return output
-
-    def _history_for(self, handle: SessionHandle) -> Callable[[Member], str | None]:
-        """What each member gets of the team's earlier runs (add_team_history_to_members)."""
-        own_session = handle.meta.kind == self.kind
-
-        def history(member: Member) -> str | None:
-            # a member that is a team gets its own runs, as in Agno; an agent the team's
-            if isinstance(member, Team):
-                owner: str | None = member.id
-            else:
-                owner = None if own_session else self.id
-            return team_history_context(handle.data, owner, self.num_team_history_runs)
-
-        return history
 
     @property
     def model(self) -> Model | None:
