@@ -248,7 +248,6 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, Ca
                 add_session_summary_to_context=add_session_summary_to_context,
                 model=model,
             ),
-            extra=(members_prompt(self.members, self.mode),) if self.members else (),
         )
 
     def loop_spec(
