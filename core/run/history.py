@@ -326,7 +326,9 @@ def run_record(
         tool_calls=(known.tool_calls if known is not None else ()) + tool_records(output.tools),
         created_at=created,
         paused=output.paused_data,
-        transcript=transcript_of(output.messages),
+        # not the system message: it is rebuilt each run from the state, so keeping it
+        # would copy the state where erasure's exact-id rule cannot reach it
+        transcript=transcript_of(m for m in output.messages if m.role != "system"),
         metrics=metrics_dict(output.metrics),
         team_id=team_id,
     )

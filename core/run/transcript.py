@@ -5,8 +5,12 @@ messages too (``RunRecord.transcript``), so ``get_last_run_output().messages`` a
 ``AgentSession.get_messages()`` work from any process, but within a bound, so one
 long tool loop can never take the room of the whole history:
 
-* at most :data:`MAX_RUN_MESSAGES` messages per run: the first two (system prompt and
-  question) and the newest ones, the middle of a longer tool loop dropped;
+* a run's own messages without its system message (rebuilt each run from the state:
+  kept, it would copy the state into the history, where the state's own rules —
+  erasure's exact-id rule — cannot reach it); a session object a program saves keeps
+  the messages it holds;
+* at most :data:`MAX_RUN_MESSAGES` messages per run: the first two and the newest
+  ones, the middle of a longer tool loop dropped;
 * each message's text cut to :data:`MESSAGE_CHARS` characters (a tool result to
   ``RESULT_CHARS``, as in the tool-call records), tool-call arguments likewise.
 

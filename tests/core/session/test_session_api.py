@@ -109,3 +109,21 @@ async def test_erasure_takes_a_users_messages_with_their_runs(store: BaseDb) -> 
     assert session is not None and session.runs is not None
     assert [m.content for r in session.runs for m in r.messages] == ["bob asks", "to bob"]
     assert "slack:T:ann" not in json.dumps(session.to_dict(), default=str)
+
+
+async def test_erasure_reaches_state_shown_to_the_model(store: BaseDb) -> None:
+    """State rendered into the system message is not copied into the kept messages, so
+    erasing a user named in the state leaves no copy of the id in the history."""
+    agent = Agent(
+        model=ScriptedModel(["noted"]),
+        db=store,
+        add_session_state_to_context=True,
+        session_state={"owner": "slack:T:ann"},
+    )
+    await agent.arun("who owns this?", session_id="s", user_id="slack:T:bob")
+    await erase_user(store, "slack:T:ann")
+    record = await store.aload("s")
+    assert record is not None and "slack:T:ann" not in record.data
+    assert "slack:T:ann" not in json.dumps(record.state)
+    last = await agent.aget_last_run_output("s")
+    assert last is not None and [m.role for m in last.messages] == ["user", "assistant"]
