@@ -41,16 +41,21 @@ class SessionApi(SessionOwner):
         return self.open_run_session(session_id, None)
 
     # -- the session object -----------------------------------------------------------
-    async def aget_session(self, session_id: str | None = None) -> BaseSession | None:
-        """The stored session as an object, or None when there is none."""
+    async def aget_session(
+        self, session_id: str | None = None, user_id: str | None = None
+    ) -> BaseSession | None:
+        """The stored session as an object, or None when there is none (or ``user_id``
+        never acted in it)."""
         session: BaseSession | None = await self.db.aget_session(
-            session_id or self.session_id, SessionType(self.kind)
+            session_id or self.session_id, SessionType(self.kind), user_id
         )
         return session
 
-    def get_session(self, session_id: str | None = None) -> BaseSession | None:
+    def get_session(
+        self, session_id: str | None = None, user_id: str | None = None
+    ) -> BaseSession | None:
         """Sync twin of :meth:`aget_session`."""
-        return run_sync(self.aget_session(session_id))
+        return run_sync(self.aget_session(session_id, user_id))
 
     async def asave_session(self, session: BaseSession) -> None:
         """Save a session object (its state, name, data and runs) under its lease, audited.
@@ -70,14 +75,18 @@ class SessionApi(SessionOwner):
         run_sync(self.asave_session(session))
 
     # -- runs -------------------------------------------------------------------------
-    async def aget_run_output(self, run_id: str, session_id: str | None = None) -> RunOutput | None:
+    async def aget_run_output(
+        self, run_id: str, session_id: str | None = None, user_id: str | None = None
+    ) -> RunOutput | None:
         """A stored run of the session, with its kept messages (None when not kept)."""
-        session = await self.aget_session(session_id)
+        session = await self.aget_session(session_id, user_id)
         return None if session is None else session.get_run(run_id)
 
-    def get_run_output(self, run_id: str, session_id: str | None = None) -> RunOutput | None:
+    def get_run_output(
+        self, run_id: str, session_id: str | None = None, user_id: str | None = None
+    ) -> RunOutput | None:
         """Sync twin of :meth:`aget_run_output`."""
-        return run_sync(self.aget_run_output(run_id, session_id))
+        return run_sync(self.aget_run_output(run_id, session_id, user_id))
 
     async def aget_last_run_output(self, session_id: str | None = None) -> RunOutput | None:
         """The session's newest stored run, with its messages (None when it has none)."""
@@ -100,19 +109,24 @@ class SessionApi(SessionOwner):
         return run_sync(self.aget_session_metrics(session_id))
 
     # -- messages ---------------------------------------------------------------------
-    async def aget_chat_history(self, session_id: str | None = None) -> list[Message]:
-        """The questions and answers of the session's completed runs, oldest first.
+    async def aget_chat_history(
+        self, session_id: str | None = None, last_n_runs: int | None = None
+    ) -> list[Message]:
+        """The questions and answers of the session's completed runs (the last
+        ``last_n_runs`` when given), oldest first.
 
         In a thread several users share, each question names who asked it.
         """
         record = await self.db.aload(session_id or self.session_id)
         if record is None:
             return []
-        return history_messages(SessionData.decode(record.data), None)
+        return history_messages(SessionData.decode(record.data), last_n_runs)
 
-    def get_chat_history(self, session_id: str | None = None) -> list[Message]:
+    def get_chat_history(
+        self, session_id: str | None = None, last_n_runs: int | None = None
+    ) -> list[Message]:
         """Sync twin of :meth:`aget_chat_history`."""
-        return run_sync(self.aget_chat_history(session_id))
+        return run_sync(self.aget_chat_history(session_id, last_n_runs))
 
     async def aget_session_messages(
         self,

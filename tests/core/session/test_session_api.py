@@ -33,6 +33,8 @@ async def test_run_outputs_come_back_with_their_messages(store: BaseDb) -> None:
     ]
     assert await agent.aget_run_output("unknown", session_id="s") is None
     assert len(await agent.aget_session_messages(session_id="s")) == 4
+    recent = await agent.aget_chat_history(session_id="s", last_n_runs=1)
+    assert [m.content for m in recent] == ["second", "second answer"]
 
 
 async def test_session_metrics_add_up_the_runs(store: BaseDb) -> None:
