@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
@@ -11,6 +12,8 @@ from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
 from core.exceptions import NoModelError
 from core.governance.erasure import erase_user
+from core.governance.transfer import export_jsonl, import_jsonl
+from core.governance.user_export import export_user
 from core.models.base import ModelResponse, Usage
 from core.models.scripted import ScriptedModel
 from core.workflow.workflow import Workflow
@@ -129,3 +132,21 @@ async def test_erasure_reaches_state_shown_to_the_model(store: BaseDb) -> None:
     assert "slack:T:ann" not in json.dumps(record.state)
     last = await agent.aget_last_run_output("s")
     assert last is not None and [m.role for m in last.messages] == ["user", "assistant"]
+
+
+async def test_kept_messages_travel_with_an_export(store: BaseDb) -> None:
+    """An exported session, imported into another store, shows the same run messages."""
+    agent = Agent(model=ScriptedModel(["hello back"]), db=store)
+    await agent.arun("hello", session_id="s", user_id="slack:T:ann")
+    out = io.StringIO()
+    await export_jsonl(store, out)
+    other = InMemoryDb()
+    assert await import_jsonl(other, out.getvalue().splitlines()) == 1
+    copied = await Agent(model=ScriptedModel([]), db=other).aget_last_run_output("s")
+    assert copied is not None
+    assert [(m.role, m.content) for m in copied.messages] == [
+        ("user", "hello"),
+        ("assistant", "hello back"),
+    ]
+    mine = await export_user(store, "slack:T:ann")
+    assert "hello back" in json.dumps(mine)
