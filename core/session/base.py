@@ -18,7 +18,7 @@ from core.models.base import Message
 from core.run.output import RunOutput, RunStatus
 from core.session.runs import output_from_dict, output_to_dict
 
-__all__ = ["BaseSession"]
+__all__ = ["BaseSession", "messages_of"]
 
 #: statuses whose messages ``get_messages`` leaves out unless told otherwise (Agno's)
 _SKIPPED = (RunStatus.paused, RunStatus.cancelled, RunStatus.error)
@@ -109,35 +109,15 @@ class BaseSession:
         otherwise; ``last_n_runs`` keeps the newest runs, ``limit`` the newest messages
         (the system message first, and never a tool result without its call).
         """
-        skipped = {RunStatus(s) for s in (_SKIPPED if skip_statuses is None else skip_statuses)}
-        roles = set(skip_roles or ())
-        runs = [r for r in self.runs or () if RunStatus(r.status) not in skipped]
+        runs = list(self.runs or ())
         if agent_id:
             runs = [r for r in runs if r.agent_id == agent_id]
         if team_id:
             runs = [r for r in runs if r.team_id == team_id]
         runs = [r for r in runs if r.parent_run_id is None]  # a member's run is its team's
-        if last_n_runs is not None:
-            runs = runs[-last_n_runs:] if last_n_runs > 0 else []
-        system: Message | None = None
-        others: list[Message] = []
-        for run in runs:
-            for message in run.messages or ():  # a program's run may hold None
-                if message.role in roles or (
-                    skip_history_messages and getattr(message, "from_history", False)
-                ):
-                    continue
-                if message.role != "system":
-                    others.append(message)
-                elif system is None:
-                    system = message
-        if limit is not None:
-            others = (
-                others[-(limit - 1 if system else limit) :] if limit > (1 if system else 0) else []
-            )
-            while others and others[0].role == "tool":
-                others.pop(0)
-        return ([system] if system else []) + others
+        return messages_of(
+            runs, last_n_runs, limit, skip_roles, skip_statuses, skip_history_messages
+        )
 
     def get_chat_history(self, last_n_runs: int | None = None) -> list[Message]:
         """The user and assistant messages of the session's runs, oldest first."""
@@ -167,6 +147,40 @@ class BaseSession:
     def get_session_summary(self) -> Any:
         """The session's summary, None when none was stored."""
         return self.summary
+
+
+def messages_of(
+    runs: Iterable[RunOutput],
+    last_n_runs: int | None = None,
+    limit: int | None = None,
+    skip_roles: Iterable[str] | None = None,
+    skip_statuses: Iterable[RunStatus] | None = None,
+    skip_history_messages: bool = True,
+) -> list[Message]:
+    """The messages of ``runs`` by ``get_messages``' rules (its docstring)."""
+    skipped = {RunStatus(s) for s in (_SKIPPED if skip_statuses is None else skip_statuses)}
+    roles = set(skip_roles or ())
+    kept = [r for r in runs if RunStatus(r.status) not in skipped]
+    if last_n_runs is not None:
+        kept = kept[-last_n_runs:] if last_n_runs > 0 else []
+    system: Message | None = None
+    others: list[Message] = []
+    for run in kept:
+        for message in run.messages or ():  # a program's run may hold None
+            if message.role in roles or (
+                skip_history_messages and getattr(message, "from_history", False)
+            ):
+                continue
+            if message.role != "system":
+                others.append(message)
+            elif system is None:
+                system = message
+    if limit is not None:
+        room = limit - 1 if system else limit  # the system message takes one place
+        others = others[-room:] if room > 0 else []
+        while others and others[0].role == "tool":  # a result without its call
+            others.pop(0)
+    return ([system] if system else []) + others
 
 
 def _runs(runs: Iterable[RunOutput | Mapping[str, Any]]) -> list[RunOutput]:

@@ -38,7 +38,8 @@ def output_of(record: RunRecord, session_id: str) -> RunOutput:
             for c in record.tool_calls
         ],
         # a run stored before transcripts were kept shows its question and answer
-        messages=[message_from_dict(m) for m in record.transcript] or record.messages(),
+        messages=[message_from_dict(m) for m in record.transcript]
+        or (record.messages() if record.input else []),
         metrics=_metrics(record.metrics),
         # a team's own run is named by its team_id (Agno's TeamRunOutput), not agent_id
         agent_id=record.owner_id if record.owner_id != record.team_id else None,

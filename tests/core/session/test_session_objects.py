@@ -8,8 +8,10 @@ from core.db.limits import StateLimits
 from core.models.base import Message, ToolCall
 from core.run import RunOutput, RunStatus
 from core.run.history import RunRecord, SessionData
+from core.run.run_input import RunInput
 from core.run.transcript import MAX_RUN_MESSAGES, MESSAGE_CHARS, RESULT_CHARS, transcript_of
 from core.session import AgentSession, Session, TeamSession, WorkflowSession
+from core.session.runs import output_of, record_of
 
 
 def _run(
@@ -137,3 +139,39 @@ def test_transcripts_give_way_before_runs() -> None:
     data.encode(StateLimits(max_data_bytes=16_000, max_audit_bytes=8_000))
     assert [r.run_id for r in data.runs] == ["r0", "r1", "r2"]
     assert [bool(r.transcript) for r in data.runs] == [False, True, True]
+
+
+def test_team_session_messages_and_history() -> None:
+    """A team session gives its own runs by default, members' runs when named, and its
+    history as (input, answer) pairs and as a context block."""
+    member_run = RunOutput(
+        run_id="m1",
+        agent_id="researcher",
+        parent_run_id="t1",
+        messages=[Message("user", "dig"), Message("assistant", "found")],
+    )
+    team_run = RunOutput(
+        run_id="t1",
+        team_id="crew",
+        content="summary",
+        input=RunInput("plan it"),
+        messages=[Message("user", "plan it"), Message("assistant", "summary")],
+        member_responses=[member_run],
+    )
+    session = TeamSession(session_id="s", team_id="crew", runs=[team_run, member_run])
+    assert [m.content for m in session.get_messages()] == ["plan it", "summary"]
+    assert [m.content for m in session.get_messages(member_ids=["researcher"])] == [
+        "dig",
+        "found",
+    ]
+    assert session.get_team_history() == [("plan it", "summary")]
+    context = session.get_team_history_context(num_runs=1)
+    assert context is not None and "[run-1]\ninput: plan it\nresponse: summary" in context
+    assert session.get_team_history(num_runs=0) == []
+    assert TeamSession(session_id="e").get_team_history_context() is None
+
+
+def test_a_run_without_messages_shows_none() -> None:
+    """A program's run stored without messages comes back without any."""
+    record = record_of(RunOutput(run_id="r", messages=None), "a")  # Agno allows None
+    assert output_of(record, "s").messages == []
