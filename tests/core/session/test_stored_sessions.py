@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from core.agent import Agent
@@ -16,6 +20,8 @@ from core.session import AgentSession, TeamSession
 from core.team import Team
 from tests.db.conftest import backend as backend  # every store: the conformance fixtures
 from tests.db.conftest import store as store
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 async def _audit_kinds(db: BaseDb, session_id: str) -> list[str]:
@@ -106,3 +112,18 @@ async def test_a_teams_session_is_a_team_session(store: BaseDb) -> None:
     assert isinstance(session, TeamSession) and session.team_id == "crew"
     assert session.runs is not None and session.runs[0].team_id == "crew"
     assert isinstance(await store.aget_session("t", SessionType.TEAM), TeamSession)
+
+
+def test_a_store_without_core_session_says_what_to_import() -> None:
+    """A program that loaded only a store gets a clear message, not a wrong answer."""
+    script = (
+        "from core.db.in_memory import InMemoryDb\n"
+        "try:\n"
+        "    InMemoryDb().get_session('s', 'agent')\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.startswith("StoreError session objects are defined in core.session")
