@@ -149,9 +149,9 @@ class RunRecord:
         users), so the model can tell people apart.
         """
         question = f"{self.user_id}: {self.input}" if name_user and self.user_id else self.input
-        out = [Message("user", question)]
+        out = [Message("user", question, from_history=True)]
         if self.output:
-            out.append(Message("assistant", self.output))
+            out.append(Message("assistant", self.output, from_history=True))
         return out
 
 
