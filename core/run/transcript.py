@@ -55,6 +55,8 @@ def message_to_dict(message: Message) -> dict[str, Any]:
         ],
         "tool_call_id": message.tool_call_id,
         "name": message.name,
+        # only when set: a run's own messages (the usual case) stay as small as before
+        **({"from_history": True} if message.from_history else {}),
     }
 
 
@@ -66,6 +68,7 @@ def message_from_dict(data: Mapping[str, Any]) -> Message:
         [_tool_call(c) for c in data.get("tool_calls") or ()],
         tool_call_id=data.get("tool_call_id"),
         name=data.get("name"),
+        from_history=bool(data.get("from_history")),
     )
 
 

@@ -17,6 +17,7 @@ from core.db.session_types import SessionType
 from core.models.base import Message
 from core.run.output import RunOutput, RunStatus
 from core.session.runs import output_from_dict, output_to_dict
+from core.session.summary import SessionSummary
 
 __all__ = ["BaseSession", "messages_of"]
 
@@ -72,8 +73,9 @@ class BaseSession:
             return None
         names = {f.name for f in fields(cls)} - _NOT_AGNOS
         known = {k: v for k, v in data.items() if k in names}
-        if isinstance(known.get("summary"), Mapping):  # a summary's dict form stays a dict
-            known["summary"] = dict(known["summary"])
+        summary = known.get("summary")
+        if isinstance(summary, Mapping) and isinstance(summary.get("summary"), str):
+            known["summary"] = SessionSummary.from_dict(summary)  # Agno's from_dict does too
         runs = data.get("runs")
         known["runs"] = _runs(runs or ())
         return cls(**known)

@@ -42,3 +42,40 @@ async def test_the_session_object_reads_and_saves_the_summary(store: BaseDb) -> 
     session.summary = None
     await agent.asave_session(session)
     assert await _stored_summary(store, "s1") is None
+
+
+def test_from_dict_reads_a_summary_as_a_session_summary() -> None:
+    session = AgentSession.from_dict(
+        {"session_id": "s", "summary": {"summary": "Short.", "topics": ["t"]}}
+    )
+    assert session is not None and isinstance(session.summary, SessionSummary)
+    assert (session.summary.summary, session.summary.topics) == ("Short.", ["t"])
+    assert session.to_dict()["summary"] == {"summary": "Short.", "topics": ["t"]}
+
+
+async def test_messages_from_history_keep_their_flag_through_the_store(store: BaseDb) -> None:
+    """A saved run's messages copied from history stay marked, so get_messages skips them."""
+    from core.models.message import Message
+    from core.run.output import RunOutput
+
+    session = AgentSession(session_id="h", agent_id="a", runs=[])
+    session.upsert_run(
+        RunOutput(
+            run_id="r1",
+            session_id="h",
+            user_id=None,
+            messages=[
+                Message("user", "old", from_history=True),
+                Message("user", "new"),
+                Message("assistant", "answer"),
+            ],
+        )
+    )
+    await store.aupsert_session(session)
+    back = await store.aget_session("h")
+    assert [m.content for m in back.get_messages()] == ["new", "answer"]
+    assert [m.content for m in back.get_messages(skip_history_messages=False)] == [
+        "old",
+        "new",
+        "answer",
+    ]
