@@ -41,8 +41,9 @@ from core.agent.pause import resume_of
 from core.exceptions import RunError
 from core.governance.budgets.gate import check_budget, metered, record_usage, usage_of
 from core.governance.budgets.model import Budget, Scope, Usage, run_scopes
-from core.run.history import RunRecord, run_record
+from core.run.history import RunRecord
 from core.run.output import RunOutput
+from core.run.run_records import run_record
 from core.session.summary import summarize_run
 from core.state.session import SessionHandle
 from core.utils.observe import observe

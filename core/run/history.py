@@ -29,21 +29,14 @@ from typing import Any, Literal, Protocol
 
 from core.db.limits import StateLimits
 from core.models.base import Message
-from core.run.output import RunMetrics, RunOutput, ToolExecution, content_as_text
-from core.run.output import RunStatus as OutputStatus
+from core.run.summary_bounds import SUMMARY_CHARS as SUMMARY_CHARS
+from core.run.summary_bounds import bounded_summary as bounded_summary
 from core.run.transcript import RESULT_CHARS as RESULT_CHARS
 from core.run.transcript import cut as _cut
 from core.run.transcript import message_from_dict as message_from_dict
 from core.run.transcript import message_to_dict as message_to_dict
-from core.run.transcript import transcript_of
 
 RunStatus = Literal["completed", "paused", "error", "cancelled", "pending", "running"]
-
-#: a stored summary's bounds: its text, its topics, each topic, the users it names
-SUMMARY_CHARS = 4000
-SUMMARY_TOPICS = 20
-TOPIC_CHARS = 100
-SUMMARY_USERS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,24 +266,6 @@ class SessionData:
         return len({r.user_id for r in self.runs if r.user_id}) > 1
 
 
-def bounded_summary(value: object) -> dict[str, Any] | None:
-    """A summary's stored form within its bounds (None for anything not a summary):
-    the text cut to :data:`SUMMARY_CHARS`, at most :data:`SUMMARY_TOPICS` topics of
-    :data:`TOPIC_CHARS`, :data:`SUMMARY_USERS` users."""
-    if not isinstance(value, Mapping) or not isinstance(value.get("summary"), str):
-        return None
-    out: dict[str, Any] = {"summary": _cut_text(value["summary"], SUMMARY_CHARS)}
-    topics = value.get("topics")
-    if isinstance(topics, list):
-        out["topics"] = [_cut_text(str(t), TOPIC_CHARS) for t in topics[:SUMMARY_TOPICS]]
-    if isinstance(value.get("updated_at"), str):
-        out["updated_at"] = value["updated_at"]
-    users = value.get("users")
-    if isinstance(users, list):
-        out["users"] = [str(u) for u in users[-SUMMARY_USERS:]]
-    return out
-
-
 def history_messages(
     data: SessionData, last: int | None, *, current_user: str | None = None
 ) -> list[Message]:
@@ -322,79 +297,6 @@ class OpenRun(Protocol):
 
 
 #: how a RunOutput's status is stored (any other status: completed)
-_STORED_STATUS: dict[OutputStatus, RunStatus] = {
-    OutputStatus.paused: "paused",
-    OutputStatus.error: "error",
-    OutputStatus.cancelled: "cancelled",
-}
-
-
-def run_record(
-    handle: OpenRun,
-    input: str,
-    output: RunOutput | None,
-    *,
-    owner_id: str | None,
-    team_id: str | None = None,
-) -> RunRecord:
-    """The history entry of a run that just ended (``output`` None: it failed);
-    ``team_id``: the owner's id when the owner is a team."""
-    known = handle.data.find(handle.run_id)
-    created = known.created_at if known is not None else time.time()
-    if output is None:
-        return RunRecord(
-            handle.run_id,
-            "error",
-            input,
-            None,
-            handle.user_id,
-            owner_id,
-            (),
-            created,
-            team_id=team_id,
-        )
-    status = _STORED_STATUS.get(OutputStatus(output.status), "completed")
-    content = None if output.content is None else content_as_text(output.content)
-    return RunRecord(
-        run_id=handle.run_id,
-        status=status,
-        input=input,
-        output=content,
-        user_id=handle.user_id,
-        owner_id=owner_id,
-        # a resumed run keeps the calls it made before its pause
-        tool_calls=(known.tool_calls if known is not None else ()) + tool_records(output.tools),
-        created_at=created,
-        paused=output.paused_data,
-        # not the system message: it is rebuilt each run from the state, so keeping it
-        # would copy the state where erasure's exact-id rule cannot reach it
-        transcript=transcript_of(m for m in output.messages if m.role != "system"),
-        metrics=metrics_dict(output.metrics),
-        team_id=team_id,
-    )
-
-
-def metrics_dict(metrics: RunMetrics) -> dict[str, float]:
-    """A run's counts as stored."""
-    return {
-        "model_calls": metrics.model_calls,
-        "tool_calls": metrics.tool_calls,
-        "input_tokens": metrics.input_tokens,
-        "output_tokens": metrics.output_tokens,
-        "duration_s": metrics.duration_s,
-    }
-
-
-def tool_records(calls: Iterable[ToolExecution]) -> tuple[ToolCallRecord, ...]:
-    """ToolCallRecords from a RunOutput's tool executions (results cut short)."""
-    return tuple(
-        ToolCallRecord(
-            c.tool_call_id, c.tool_name, dict(c.tool_args), _cut(c.result), bool(c.error)
-        )
-        for c in calls
-    )
-
-
 def audit_lines(stored: str | Iterable[object] | None) -> list[str]:
     """Audit entries as JSON texts, from the stored form (JSON Lines in one string) or
     from a list of objects (an export file)."""
@@ -407,10 +309,6 @@ def audit_lines(stored: str | Iterable[object] | None) -> list[str]:
 
 def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _cut_text(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _within(runs: list[RunRecord], room: int) -> list[RunRecord]:

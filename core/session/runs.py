@@ -7,10 +7,11 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from core.run.history import RunRecord, ToolCallRecord, metrics_dict
+from core.run.history import RunRecord, ToolCallRecord
 from core.run.history import RunStatus as StoredStatus
 from core.run.output import RunMetrics, RunOutput, RunStatus, ToolExecution, content_as_text
 from core.run.run_input import RunInput
+from core.run.run_records import metrics_dict
 from core.run.transcript import cut, message_from_dict, message_to_dict, transcript_of
 
 __all__ = ["output_from_dict", "output_of", "output_to_dict", "record_of"]

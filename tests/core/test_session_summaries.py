@@ -123,7 +123,7 @@ async def test_a_failed_summary_keeps_the_old_one_and_the_run(store: BaseDb, fai
     assert output.content == "two"
     assert await summary_text(agent, "s1") == "First."
     session = await agent.aget_session("s1")
-    assert session is not None and [r.output for r in session.runs] == ["one", "two"]
+    assert session is not None and [r.content for r in session.runs] == ["one", "two"]
 
 
 async def test_last_n_runs_and_conversation_limit_bound_what_is_sent() -> None:
@@ -234,5 +234,5 @@ async def test_a_hanging_summary_model_does_not_cost_the_run(store: BaseDb) -> N
     assert output.content == "Kept."
     assert await agent.aget_session_state("s1") == {"kept": True}
     session = await agent.aget_session("s1")
-    assert session is not None and [r.output for r in session.runs] == ["Kept."]
+    assert session is not None and [r.content for r in session.runs] == ["Kept."]
     assert await summary_text(agent, "s1") is None
