@@ -181,6 +181,7 @@ MODEL_TURNS: dict[str, list[Any]] = {
         "Added milk and eggs.",
     ],
     "chat_0": ["Hello! Your board is empty."],
+    "models_0": ["Hello from the default model."],
     "runtime_0": [tool_call("delete_tasks"), "The board is clear."] * 2,
     "teams-and-workflows_1": [
         tool_call("add_item", item="eggs"),
