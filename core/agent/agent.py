@@ -26,7 +26,12 @@ from core.models.base import Model
 from core.run.output import RunOutput
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
-from core.tools.collect import agentic_state_function, collect_functions
+from core.tools.collect import (
+    LiveToolkit,
+    agentic_state_function,
+    collect_functions,
+    with_live_tools,
+)
 from core.tools.function import Function
 
 #: earlier runs sent with ``add_history_to_context`` when ``num_history_runs`` is None
@@ -137,7 +142,9 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             extra_tools.extend(memory_functions(self.db))
         if self.read_chat_history:
             extra_tools.append(chat_history_function(self.db))
-        self.functions: dict[str, Function] = collect_functions([*(tools or []), *extra_tools])
+        #: toolkits whose tools are read per run (MCP servers: core.tools.mcp)
+        self.live_toolkits: list[LiveToolkit] = []
+        self.functions = collect_functions([*(tools or []), *extra_tools], live=self.live_toolkits)
         self.prompt = PromptSpec(
             description=description,
             instructions=instructions,
@@ -148,6 +155,25 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
         )
+
+    @property
+    def functions(self) -> dict[str, Function]:
+        """The tools offered now: the agent's own, then its live toolkits' as last listed."""
+        if not self.live_toolkits:
+            return self._own_functions
+        return with_live_tools(self._own_functions, self.live_toolkits)
+
+    @functions.setter
+    def functions(self, table: dict[str, Function]) -> None:
+        self._own_functions = table
+
+    def add_tool(self, tool: Any) -> None:
+        """Add a tool, Function or toolkit (an MCPTools too) after construction (Agno's)."""
+        table = collect_functions([tool], live=self.live_toolkits)
+        taken = sorted(set(table) & set(self._own_functions))
+        if taken:
+            raise ValueError(f"two tools are named {', '.join(map(repr, taken))}")
+        self._own_functions = {**self._own_functions, **table}
 
     # -- runs -------------------------------------------------------------------------
     def loop_spec(
@@ -185,6 +211,8 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         the agent itself was asked to run: a team or workflow step cannot pause);
         ``resume``: continue a paused run with the decisions made.
         """
+        for toolkit in self.live_toolkits:  # connected before the tools are offered
+            await toolkit.aready()
         memories: list[str] = []
         if self.add_memories_to_context and handle.user_id:
             # the store that holds this session (a team's or workflow's, when shared)
