@@ -29,6 +29,14 @@ def _builtin_platforms() -> None:
     registry.names()
 
 
+@pytest.fixture(autouse=True)
+def _no_openai_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The machine's own model settings must not leak into tests: with them an agent
+    without ``model=`` would get the default model (core.models.default)."""
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "STATEBOT_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
 def _reachable(host: str, port: int) -> bool:
     try:
         with socket.create_connection((host, port), timeout=1):

@@ -113,9 +113,11 @@ def check_command(command: str) -> None:
         compose = words[words.index("-f") + 1]
         assert (ROOT / compose).is_file(), f"{compose} does not exist"
     elif program == "export":
-        name = words[1].split("=", 1)[0]
-        every = {field for cls in settings_classes() for field in cls.model_fields}
-        assert name.lower() in every, f"{name} is not a setting"
+        name, _, value = words[1].partition("=")
+        owners = [cls for cls in settings_classes() if name.lower() in cls.model_fields]
+        assert owners, f"{name} is not a setting"
+        if value and not value.startswith(("$", "<")):  # a literal value a reader may copy
+            owners[0](**{name.lower(): value})  # refused placeholders fail here
     elif program == ".venv/bin/pytest":
         paths = [w for w in words[1:] if not w.startswith("-")]
         result = run([sys.executable, "-m", "pytest", "--collect-only", "-q", *paths])
@@ -196,7 +198,8 @@ PRINTS: dict[str, str] = {
     "runtime_0": "The board is clear. {'tasks': []}",
     "teams-and-workflows_1": "tool add_item({'item': 'eggs'})",
     "teams-and-workflows_2": "Shopping list: milk, eggs ['manage_items', 'view_list']",
-    "teams-and-workflows_3": "'list-flow']",
+    "teams-and-workflows_3": "long: go home",
+    "teams-and-workflows_4": "'list-flow']",
     "web-admin_0": "['/admin']",
     "toolkits_0": "Added task #1: Review the Q2 roadmap (work).",
     "state-schemas_1": "Added Ship it {'tasks': [{'title': 'Ship it'}]}",

@@ -88,10 +88,8 @@ def config(markdown: bool) -> None:
     if markdown:
         click.echo(settings_table())
         return
-    try:
-        instances = [settings_cls() for settings_cls in settings_classes()]
-    except ValueError as exc:  # pydantic's ValidationError names the variable and why
-        raise click.ClickException(str(exc)) from exc
+    # a refused value is reported by bots.cli.errors: one line naming it and its source
+    instances = [settings_cls() for settings_cls in settings_classes()]
     rows = effective_settings(*instances)
     width = max(len(name) for name, _, _ in rows)
     value_width = min(40, max(len(value) for _, value, _ in rows))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import click
 
@@ -12,7 +13,21 @@ from bots.settings import ENV_FILE_VARIABLE
 
 class StatebotGroup(click.Group):
     """The ``statebot`` group; ``statebot <platform>`` also finds an adapter registered
-    after start-up (``bots.adapters.registry.register``), not only the built-in ones."""
+    after start-up (``bots.adapters.registry.register``), not only the built-in ones.
+    Every command's failures are reported by one rule (``bots.cli.errors``)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the subcommand; a refused setting or a usage error becomes one ``Error:``
+        line per problem (exit 2); anything else goes on as it is."""
+        from bots.cli.errors import cli_error
+
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            reported = cli_error(exc)
+            if reported is None:
+                raise
+            raise reported from exc
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """Every subcommand, the registered platforms' included."""

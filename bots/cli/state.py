@@ -21,6 +21,7 @@ import click
 
 from bots.app.cli_format import HELP_OPTIONS, iso_time, plural, with_iso_times
 from bots.cli.audit_view import diff_lines, history_json, history_lines, redact_ops
+from bots.cli.errors import BadInput
 from bots.cli.state_erasure import erase_cmd, expire_cmd, export_with_user_cmd
 from bots.cli.state_migrate import migrate
 from bots.cli.state_rekey import rekey_cmd
@@ -30,6 +31,7 @@ from bots.cli.store import (
     DB_URL_HELP,
     DURABLE_ONLY_HELP,
     REDIS_URL_HELP,
+    SESSION_ID,
     operator,
     print_json,
     store_options,
@@ -132,7 +134,7 @@ def list_cmd(ctx: click.Context, owner: str | None, limit: int, show_all: bool) 
 
 @state.command(context_settings=HELP_OPTIONS)
 @store_options
-@click.argument("session_id")
+@click.argument("session_id", type=SESSION_ID)
 @click.option("--reveal", is_flag=True, help="Show values of sensitive keys too.")
 @click.pass_context
 def dump(ctx: click.Context, session_id: str, reveal: bool) -> None:
@@ -143,7 +145,7 @@ def dump(ctx: click.Context, session_id: str, reveal: bool) -> None:
 
 @state.command(context_settings=HELP_OPTIONS)
 @store_options
-@click.argument("session_id")
+@click.argument("session_id", type=SESSION_ID)
 @click.option(
     "-n", "--limit", default=20, show_default=True, help="Show at most this many versions."
 )
@@ -163,7 +165,7 @@ def history(ctx: click.Context, session_id: str, limit: int, as_json: bool, reve
 
     versions, entries = with_store(ctx, read)
     if not versions and not entries:
-        raise click.ClickException(f"no history for session {session_id!r}")
+        raise BadInput(f"no history for session {session_id!r}")
     if as_json:
         print_json(history_json(versions, entries))
         return
@@ -173,7 +175,7 @@ def history(ctx: click.Context, session_id: str, limit: int, as_json: bool, reve
 
 @state.command(context_settings=HELP_OPTIONS)
 @store_options
-@click.argument("session_id")
+@click.argument("session_id", type=SESSION_ID)
 @click.argument("v1", type=int)
 @click.argument("v2", type=int)
 @click.option("--json", "as_json", is_flag=True, help="Machine output: the RFC 6902 patch.")
@@ -204,7 +206,7 @@ def diff(
 
 @state.command(context_settings=HELP_OPTIONS)
 @store_options
-@click.argument("session_id")
+@click.argument("session_id", type=SESSION_ID)
 @click.argument("version", type=int)
 @click.pass_context
 def restore(ctx: click.Context, session_id: str, version: int) -> None:
@@ -218,7 +220,7 @@ def restore(ctx: click.Context, session_id: str, version: int) -> None:
 
 @state.command(context_settings=HELP_OPTIONS)
 @store_options
-@click.argument("session_id")
+@click.argument("session_id", type=SESSION_ID)
 @click.confirmation_option(prompt="Delete this session and its history?")
 @click.pass_context
 def delete(ctx: click.Context, session_id: str) -> None:
@@ -229,6 +231,12 @@ def delete(ctx: click.Context, session_id: str) -> None:
 
 # export with --user (state_erasure) replaces the plain export and runs it without --user
 for _command in (
-    usage, migrate, import_cmd, erase_cmd, expire_cmd, export_with_user_cmd, rekey_cmd
+    usage,
+    migrate,
+    import_cmd,
+    erase_cmd,
+    expire_cmd,
+    export_with_user_cmd,
+    rekey_cmd,
 ):
     state.add_command(_command)

@@ -18,8 +18,10 @@ import click
 
 from bots.app.cli_format import HELP_OPTIONS, plural
 from bots.app.retention import policy_from_settings, retention_policy
+from bots.cli.errors import BadInput
+from bots.cli.files import open_output
 from bots.cli.state_transfer import export_cmd
-from bots.cli.store import BadInput, print_json, store_options, with_store
+from bots.cli.store import print_json, store_options, with_store
 from bots.keys import parse_user_key
 from core.db.limits import StateLimits
 from core.exceptions import InvalidIdError
@@ -178,7 +180,7 @@ def export_with_user_cmd(
     user_id = full_user_key(ctx, user_id)
     data: dict[str, Any] = with_store(ctx, lambda db: export_user(db, user_id))
     target = target or "-"
-    with click.open_file(target, "w", encoding="utf-8", atomic=target != "-") as out:
+    with open_output(target) as out:
         out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
     click.echo(
         f"exported {user_id}: {plural(len(data['sessions']), 'session')}, "

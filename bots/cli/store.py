@@ -27,8 +27,10 @@ import click
 from sqlalchemy.engine import make_url
 
 from bots.app.cli_format import iso_time
+from bots.cli.errors import BadInput, store_error
 from core.db.base import BaseDb
 from core.db.fronts import afronts
+from core.db.limits import StateLimits
 from core.exceptions import InvalidIdError, StoreError
 from core.redaction import redact_text
 
@@ -37,7 +39,7 @@ __all__ = [
     "DEFAULT_DB_URL",
     "DURABLE_ONLY_HELP",
     "REDIS_URL_HELP",
-    "BadInput",
+    "SESSION_ID",
     "BadInvocation",
     "DurableWriteRefused",
     "StoreChoice",
@@ -57,10 +59,22 @@ F = TypeVar("F", bound=Callable[..., Any])
 DEFAULT_DB_URL = "sqlite:///statebot.db"
 
 
-class BadInput(click.ClickException):
-    """Bad input: exit 2 with one line (no usage text), nothing done."""
+class SessionIdParam(click.ParamType[str]):
+    """A session id argument, refused at the edge (exit 2, one line) when no store could
+    hold it — a NUL, a lone surrogate from bytes that are not UTF-8, over the length
+    limit — so no store sees it and no driver error stands in for the answer."""
 
-    exit_code = 2
+    name = "session_id"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            StateLimits().check_ids(value)  # the limits every store applies (core/db/limits)
+        except InvalidIdError as exc:
+            self.fail(str(exc), param, ctx)
+        return str(value)
+
+
+SESSION_ID = SessionIdParam()
 
 
 def open_deployment(db_url: str, redis_url: str | None) -> BaseDb:
@@ -159,7 +173,8 @@ def with_store(
     create: bool = False,
     writes: bool = False,
 ) -> T:
-    """Open the store, run ``action``, close it; store errors become clean CLI errors.
+    """Open the store, run ``action``, close it; store errors become one-line CLI errors
+    (``bots.cli.errors``).
 
     Unless ``create``, a SQLite file that does not exist is an error: opening it would
     create an empty database, and a typo in --db-url would look like "no sessions".
@@ -170,7 +185,7 @@ def with_store(
     db_url = choice.db_url
     path = sqlite_file(db_url.strip())
     if not create and path is not None and not path.exists():
-        raise click.ClickException(f"no database file {str(path)!r} (from --db-url {db_url})")
+        raise BadInput(f"no database file {str(path)!r} (from --db-url {db_url})")
 
     async def run() -> T:
         db = open_deployment(db_url, choice.redis_url)
@@ -186,7 +201,10 @@ def with_store(
     except InvalidIdError as exc:  # an id no store can hold: refused before any saw it
         raise BadInput(redact_text(str(exc))) from exc
     except (StoreError, ValueError) as exc:
-        raise click.ClickException(redact_text(str(exc))) from exc
+        reported = store_error(exc)  # one line; exit 2 when it is the caller's input
+        if reported is None:
+            raise
+        raise reported from exc
 
 
 DB_URL_HELP = (

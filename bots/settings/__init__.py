@@ -15,13 +15,15 @@ schedules, budgets), ``serving`` (logging, endpoints, shutdown, web console);
 ``combined`` joins them with the checks that span concerns. A platform's own
 settings (tokens, secrets, its options) are a class in its adapter's folder
 (``bots/adapters/<name>/settings.py``) read the same way: ``env`` holds the one way of
-reading (:class:`EnvSettings`), ``sources`` the ``.env`` file and the value forms.
+reading (:class:`EnvSettings`), ``sources`` the ``.env`` file and the value forms,
+``problems`` a refused value in one line naming the variable and its source.
 """
 
 from __future__ import annotations
 
 from bots.settings.combined import Settings
 from bots.settings.env import EnvSettings, setting_sources
+from bots.settings.problems import settings_class_of, settings_problems
 from bots.settings.sources import ENV_FILE_VARIABLE, blank_is_unset, env_file_path, split_list
 
 __all__ = [
@@ -31,5 +33,7 @@ __all__ = [
     "blank_is_unset",
     "env_file_path",
     "setting_sources",
+    "settings_class_of",
+    "settings_problems",
     "split_list",
 ]

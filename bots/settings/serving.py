@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import NoDecode
+
+from core.crypto import check_secret
 
 __all__ = ["ServingSettings"]
 
@@ -60,8 +62,9 @@ class ServingSettings(BaseModel):
     statebot_web_secret: SecretStr | None = Field(
         default=None,
         description=(
-            "key signing the console's session cookies and CSRF tokens (32+ random "
-            "characters; required by `statebot web`)"
+            "key signing the console's session cookies and CSRF tokens, 32 random bytes "
+            "(`python -c \"import secrets; print(secrets.token_urlsafe(32))\"`); "
+            "placeholders and weak values are refused; required by `statebot web`"
         ),
     )
     statebot_web_url: str | None = Field(
@@ -83,3 +86,12 @@ class ServingSettings(BaseModel):
         ),
     )
     # --- end web console ------------------------------------------------------------
+
+    @field_validator("statebot_web_secret")
+    @classmethod
+    def _web_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        # a documented placeholder would let anyone sign an admin cookie: refuse it at
+        # start, by the rule every secret setting follows (core/crypto.py)
+        if value is not None:
+            check_secret("the value", value.get_secret_value())
+        return value

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field, SecretStr, field_validator
 
 from core.crypto import KeyRing
+from core.models.env import DEFAULT_MODEL_ID
 
 __all__ = ["StorageSettings"]
 
@@ -26,7 +27,7 @@ class StorageSettings(BaseModel):
         description="base URL of an OpenAI-compatible model server (default: OpenAI's)",
     )
     statebot_model: str = Field(
-        default="gpt-4o-mini",
+        default=DEFAULT_MODEL_ID,
         description="model name sent to the model server",
     )
     # Storage

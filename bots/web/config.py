@@ -10,6 +10,7 @@ from pathlib import Path
 from bots.settings import Settings
 from bots.web.names import OfferedNames
 from bots.web.sign_in import SignInProvider
+from core.crypto import SECRET_HINT
 
 #: how long a signed-in session lasts without signing in again
 SESSION_SECONDS = 8 * 3600
@@ -50,12 +51,11 @@ class WebConfig:
         ``names`` lookups the adapters built; WebConfigError naming what is missing."""
         if settings.statebot_web_secret is None:
             raise WebConfigError(
-                "STATEBOT_WEB_SECRET is not set: the console signs its cookies with it. "
-                "Make one with: python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+                "STATEBOT_WEB_SECRET is not set: the console signs its cookies with it; "
+                + SECRET_HINT
             )
+        # strong enough: the setting refuses placeholders and weak values (core/crypto.py)
         secret = settings.statebot_web_secret.get_secret_value()
-        if len(secret) < 32:
-            raise WebConfigError("STATEBOT_WEB_SECRET must be at least 32 characters long")
         unknown = settings.statebot_web_reveal_ids - settings.statebot_admin_ids
         if unknown:
             raise WebConfigError(

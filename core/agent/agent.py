@@ -10,20 +10,31 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from core.agent.callables import (
+    CallableCacheMethods,
+    PerRun,
+    owner_callables,
+    split_callable,
+    static_list,
+)
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.history_tool import chat_history_function
 from core.agent.loop import ContentSink, LoopSpec, Resume, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
+from core.agent.run_options import RunOptions, time_line, zone_of
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
+from core.agent.summary_api import SessionSummaryApi
 from core.db.base import BaseDb
-from core.exceptions import NoModelError
+from core.exceptions import InputCheckError, NoModelError, OutputCheckError
 from core.governance.budgets.model import Budget
 from core.memory.tools import memory_functions
 from core.models.base import Model
+from core.models.default import default_model
 from core.run.output import RunOutput
+from core.session.summary import SessionSummaryManager
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
 from core.tools.collect import (
@@ -53,7 +64,9 @@ def history_runs(add_history_to_context: bool, num_history_runs: int | None) -> 
     return DEFAULT_HISTORY_RUNS if num_history_runs is None else num_history_runs
 
 
-class Agent(RunMethods, DirectToolMethods, SessionStateApi):
+class Agent(
+    RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, CallableCacheMethods
+):
     """An Agno-compatible agent (see the seed documents for usage)."""
 
     kind = "agent"
@@ -66,11 +79,11 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         db: BaseDb | None = None,
         storage: BaseDb | None = None,
         session_state: Mapping[str, Any] | None = None,
-        tools: Sequence[Any] | None = None,
+        tools: Sequence[Any] | Callable[..., Any] | None = None,
         tool_hooks: Sequence[Callable[..., Any]] | None = None,
-        instructions: str | Sequence[str] | None = None,
+        instructions: str | Sequence[str] | Callable[..., Any] | None = None,
         description: str | None = None,
-        system_message: str | None = None,
+        system_message: str | Callable[..., Any] | None = None,
         name: str | None = None,
         id: str | None = None,
         add_session_state_to_context: bool = False,
@@ -96,15 +109,34 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         session_state_schema_version: int = 1,
         session_state_migrations: Mapping[int, Migration] | None = None,
         budget: Budget | None = None,
+        cache_callables: bool = True,
+        callable_tools_cache_key: Callable[..., Any] | None = None,
+        pre_hooks: Sequence[Callable[..., Any]] | None = None,
+        post_hooks: Sequence[Callable[..., Any]] | None = None,
+        output_schema: type[Any] | dict[str, Any] | None = None,
+        add_datetime_to_context: bool = False,
+        timezone_identifier: str | None = None,
+        datetime_format: str | None = None,
+        enable_session_summaries: bool = False,
+        session_summary_manager: SessionSummaryManager | None = None,
+        add_session_summary_to_context: bool | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
+
+        ``instructions`` / ``system_message`` may be functions and ``tools`` a factory,
+        called per run (``cache_callables`` / ``callable_tools_cache_key``: how tool
+        lists are cached, :mod:`core.agent.callables`). ``pre_hooks`` / ``post_hooks``,
+        ``output_schema`` and ``add_datetime_to_context`` (with ``timezone_identifier``,
+        ``datetime_format``) work as in Agno (:mod:`core.agent.run_options`).
 
         Agno arguments kept as plain attributes for the part that honours them:
         ``add_history_to_context`` / ``num_history_runs`` (None: Agno's default) /
         ``read_chat_history`` for run history, ``add_dependencies_to_context`` for the
         system message. ``role`` is what a team leader is told this member does.
         ``telemetry`` is accepted for Agno code and honoured trivially: this project
-        sends no telemetry at all, whatever its value.
+        sends no telemetry at all, whatever its value. ``enable_session_summaries`` /
+        ``session_summary_manager`` / ``add_session_summary_to_context``: session
+        summaries (:mod:`core.session.summary`).
         """
         super().__init__(
             name=name,
@@ -142,18 +174,47 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             extra_tools.extend(memory_functions(self.db))
         if self.read_chat_history:
             extra_tools.append(chat_history_function(self.db))
+        self.tools = tools
+        self.cache_callables = cache_callables
+        self.callable_tools_cache_key = callable_tools_cache_key
         #: toolkits whose tools are read per run (MCP servers: core.tools.mcp)
         self.live_toolkits: list[LiveToolkit] = []
-        self.functions = collect_functions([*(tools or []), *extra_tools], live=self.live_toolkits)
+        # direct calls (arun_tool) reach the static tools; a factory's exist per run only
+        self.functions = collect_functions(
+            [*static_list(tools), *extra_tools], live=self.live_toolkits
+        )
+        self.callables = owner_callables(
+            instructions,
+            system_message,
+            tools,
+            extra_tools,
+            cache=cache_callables,
+            tools_key=callable_tools_cache_key,
+        )
+        self.pre_hooks = list(pre_hooks or [])
+        self.post_hooks = list(post_hooks or [])
+        self.output_schema = output_schema
+        self.options = RunOptions(self.pre_hooks, self.post_hooks, output_schema)
+        self.add_datetime_to_context = add_datetime_to_context
+        self.timezone_identifier = timezone_identifier
+        self.datetime_format = datetime_format
+        zone = zone_of(timezone_identifier)
         self.prompt = PromptSpec(
             description=description,
-            instructions=instructions,
-            system_message=system_message,
+            instructions=split_callable(instructions)[0],
+            system_message=split_callable(system_message)[0],
             markdown=markdown,
             resolve_in_context=resolve_in_context,
             add_session_state_to_context=add_session_state_to_context,
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
+            current_time=time_line(zone, datetime_format) if add_datetime_to_context else None,
+            add_session_summary_to_context=self.set_summary_options(
+                enable_session_summaries=enable_session_summaries,
+                session_summary_manager=session_summary_manager,
+                add_session_summary_to_context=add_session_summary_to_context,
+                model=model,
+            ),
         )
 
     @property
@@ -177,7 +238,11 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
 
     # -- runs -------------------------------------------------------------------------
     def loop_spec(
-        self, injected: Mapping[str, Any] | None = None, *, can_pause: bool = False
+        self,
+        injected: Mapping[str, Any] | None = None,
+        *,
+        can_pause: bool = False,
+        per_run: PerRun | None = None,
     ) -> LoopSpec:
         """How this agent runs the model loop (teams and workflows reuse it)."""
         return LoopSpec(
@@ -191,6 +256,7 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             tool_call_limit=self.tool_call_limit,
             tool_timeout=self.tool_timeout,
             injected={"agent": self, **(injected or {})},
+            per_run=per_run,
         )
 
     async def arun_on_session(
@@ -217,18 +283,28 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
         if self.add_memories_to_context and handle.user_id:
             # the store that holds this session (a team's or workflow's, when shared)
             memories = [m.memory for m in await handle.db.aget_memories(handle.user_id)]
+        stage = self.options.stage(self.callables, {"agent": self}, self.id)
+        spec = self.loop_spec(
+            injected,
+            can_pause=can_pause or resume is not None,
+            per_run=stage.per_run if stage.needed else None,
+        )
         async with observe_run(self, handle.run_id, handle.session_id) as observer:
-            output = await run_loop(
-                self.loop_spec(injected, can_pause=can_pause or resume is not None),
-                handle,
-                input,
-                dependencies=self.run_dependencies(dependencies),
-                metadata=metadata or {},
-                memories=memories,
-                on_content=on_content,
-                on_tool_event=observer.on_tool,
-                resume=resume,
-            )
+            try:
+                output = await run_loop(
+                    spec,
+                    handle,
+                    input,
+                    dependencies=self.run_dependencies(dependencies),
+                    metadata=metadata or {},
+                    memories=memories,
+                    on_content=on_content,
+                    on_tool_event=observer.on_tool,
+                    resume=resume,
+                )
+                await stage.finish(output)
+            except (InputCheckError, OutputCheckError) as error:  # a pre-hook refused the run
+                output = stage.refused(error)
             observer.output = output
         return output
 
@@ -252,6 +328,19 @@ class Agent(RunMethods, DirectToolMethods, SessionStateApi):
             can_pause=True,
             resume=resume,
         )
+
+    @property
+    def model(self) -> Model | None:
+        """The model given, else the environment's default model (None: no model).
+
+        Resolved on each use, so an agent defined before ``OPENAI_API_KEY`` /
+        ``OPENAI_BASE_URL`` are set still finds it (:mod:`core.models.default`).
+        """
+        return self._model if self._model is not None else default_model()
+
+    @model.setter
+    def model(self, model: Model | None) -> None:
+        self._model = model
 
     @property
     def model_id(self) -> str | None:

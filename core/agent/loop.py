@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.agent.callables import PerRun
 from core.agent.deadline import DEFAULT_TOOL_TIMEOUT
 from core.agent.prompt import PromptSpec, build_system_message
 from core.agent.tool_calls import execute_tool_call, prepare_run, signal_messages
@@ -55,9 +56,16 @@ class LoopSpec:
     #: earlier completed runs put before the question (``add_history_to_context``);
     #: None: no history
     history_runs: int | None = None
+    #: at most this many of those runs' messages, the latest (None: every message)
+    history_messages: int | None = None
     #: a tool that ``requires_confirmation`` pauses the run (agents); else its call is
     #: refused with an error result (a team or workflow step cannot ask a person)
     can_pause: bool = False
+    #: resolves what the owner reads per run (callable instructions, tool and member
+    #: factories, pre-hooks) into the spec this run uses (:mod:`core.agent.callables`)
+    per_run: PerRun | None = None
+    #: the structured output asked of the model (``output_schema``); None: plain text
+    response_format: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         # decided here, once for every owner: the model is offered (and may call) only the
@@ -119,7 +127,8 @@ async def _run_loop(
     on_tool_event: ToolEventSink | None,
     resume: Resume | None,
 ) -> RunOutput:
-    if spec.model is None:
+    model = spec.model
+    if model is None:
         raise NoModelError(
             f"{spec.owner_id!r} has no model: set OPENAI_API_KEY or OPENAI_BASE_URL, "
             "or pass model=... (tools can still be called directly)"
@@ -128,15 +137,26 @@ async def _run_loop(
     run_context, injected = await prepare_run(
         handle, dependencies=dependencies, metadata=metadata, extra=spec.injected
     )
-    identity = {"user_id": handle.user_id, "session_id": handle.session_id}
-    tools = [f.to_openai() for f in spec.functions.values()]
     output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
     output.agent_id = spec.owner_id
     output.input = RunInput(input_content=user_input)
+    if spec.per_run is not None:  # a resumed run's input was checked when it started
+        spec = await spec.per_run(spec, run_context, injected, output.input if not resume else None)
+        user_input = output.input.input_content_string()  # a pre-hook may have changed it
+    identity = {"user_id": handle.user_id, "session_id": handle.session_id}
+    tools = [f.to_openai() for f in spec.functions.values()]
     earlier = (
         history_messages(handle.data, spec.history_runs, current_user=handle.user_id)
         if spec.history_runs is not None
         else []
+    )
+    if spec.history_messages is not None:  # Agno's num_history_messages: the latest ones
+        earlier = earlier[-spec.history_messages :] if spec.history_messages > 0 else []
+    # the data is decoded only when something needs it (here: the stored summary)
+    summary = (
+        (handle.data.summary or {}).get("summary")
+        if spec.prompt.add_session_summary_to_context
+        else None
     )
     batch = _Batch(spec, handle, run_context, injected, output, on_tool_event)
     if resume is None:
@@ -162,11 +182,12 @@ async def _run_loop(
             identity=identity,
             memories=memories,
             functions=spec.functions,
+            summary=summary,
         )
         messages = ([Message("system", system)] if system else []) + earlier + history
         run_context.messages = messages
         with observe("model_call", owner_id=spec.owner_id):
-            response = await _call_model(spec.model, messages, tools, on_content)
+            response = await _call_model(model, messages, tools, on_content, spec.response_format)
         handle.check_saves()  # a batch save that failed meanwhile ends the run here
         output.metrics.model_calls += 1
         output.metrics.input_tokens += response.usage.input_tokens
@@ -349,11 +370,19 @@ async def _call_model(
     messages: list[Message],
     tools: list[dict[str, Any]],
     on_content: ContentSink | None,
+    response_format: dict[str, Any] | None = None,
 ) -> ModelResponse:
     if on_content is None:
+        if response_format is not None:
+            return await model.ainvoke_structured(messages, tools, response_format)
         return await model.ainvoke(messages, tools)
     final: ModelResponse | None = None
-    async for item in model.astream(messages, tools):
+    chunks = (
+        model.astream(messages, tools)
+        if response_format is None
+        else model.astream_structured(messages, tools, response_format)
+    )
+    async for item in chunks:
         if isinstance(item, ModelResponse):
             final = item
         else:

@@ -42,6 +42,7 @@ from core.db.records import SessionMeta
 from core.exceptions import RunError
 from core.governance.budgets.model import Budget
 from core.run.output import RunOutput
+from core.session.summary import SessionSummaryManager
 from core.state.schema import Migration, StateSchema, schema_of
 from core.state.schema_session import typed_session
 from core.state.session import SessionHandle, open_session
@@ -62,6 +63,8 @@ class SessionOwner(abc.ABC):
     #: makes one board the whole channel shares, whether mentioned in a thread or used
     #: through its slash command.
     session_scope: str | None = None
+    #: writes the session's summary after each model run (None: no summaries)
+    summaries: SessionSummaryManager | None = None
 
     def __init__(
         self,

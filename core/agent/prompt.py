@@ -15,7 +15,7 @@ instructions (``@tool(instructions=...)``, a Toolkit's ``instructions`` with
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +35,10 @@ class PromptSpec:
     add_session_state_to_context: bool = False
     add_dependencies_to_context: bool = False
     enable_agentic_state: bool = False
+    add_session_summary_to_context: bool = False
     extra: tuple[str, ...] = ()
+    #: "The current time is ..." (``add_datetime_to_context``), read per model call
+    current_time: Callable[[], str] | None = None
 
 
 def build_system_message(
@@ -47,10 +50,13 @@ def build_system_message(
     memories: Sequence[str] = (),
     metadata: Mapping[str, Any] | None = None,
     functions: Mapping[str, Function] | None = None,
+    summary: str | None = None,
 ) -> str | None:
     """The system message for one model call, or None when there is nothing to say.
 
-    ``dependencies`` are the run's resolved ones (``run_context.dependencies``).
+    ``dependencies`` are the run's resolved ones (``run_context.dependencies``);
+    ``summary`` the session's stored summary, shown when the spec asks for it (never
+    templated: it is the model's own text about the users' words).
     """
 
     def fill(text: str) -> str:
@@ -71,6 +77,8 @@ def build_system_message(
     parts.extend(tool_instructions(functions or {}))
     if spec.markdown:
         parts.append("Use markdown to format your answers.")
+    if spec.current_time is not None:
+        parts.append(spec.current_time())
     if spec.add_session_state_to_context:
         shown = json.dumps(dict(state), ensure_ascii=False, indent=None)
         parts.append(f"<session_state>\n{shown}\n</session_state>")
@@ -85,6 +93,12 @@ def build_system_message(
     if memories:
         listed = "\n".join(f"- {m}" for m in memories)
         parts.append(f"<memories_about_user>\n{listed}\n</memories_about_user>")
+    if spec.add_session_summary_to_context and summary:
+        parts.append(
+            "A summary of your earlier conversation in this session (it may be out of "
+            "date: prefer what is said in this conversation):\n"
+            f"<summary_of_previous_interactions>\n{summary}\n</summary_of_previous_interactions>"
+        )
     return "\n\n".join(p for p in parts if p) or None
 
 

@@ -14,9 +14,11 @@ and a resumed confirmation (``continue_run``) all take the same steps, in order:
    (:func:`core.agent.deadline.run_deadline`); past it nothing more is saved.
 4. **Run** — the owner's :meth:`~core.agent.owner.SessionOwner.arun_top` (the model
    loop on the open session), or the body a direct call or a resume brings.
-5. **Record** — the run's usage in its budget counters (failed runs too), and its
-   entry in the session's bounded history (a failed run is recorded as failed; a run
-   that never started is not recorded).
+5. **Record** — the run's entry in the session's bounded history (a failed run is
+   recorded as failed; a run that never started is not recorded), then, after a
+   model run with ``enable_session_summaries``, the session's new summary
+   (:mod:`core.session.summary`), then the run's usage in its budget counters
+   (failed runs too; the summary's tokens included).
 6. **Save** — one final save of what changed, releasing the run lease in the same
    store call (:meth:`SessionHandle.persist_final
    <core.state.session.SessionHandle.persist_final>`); tool batches saved earlier stay
@@ -41,6 +43,7 @@ from core.governance.budgets.gate import check_budget, metered, record_usage, us
 from core.governance.budgets.model import Budget, Scope, Usage, run_scopes
 from core.run.history import RunRecord, run_record
 from core.run.output import RunOutput
+from core.session.summary import summarize_run
 from core.state.session import SessionHandle
 from core.utils.observe import observe
 
@@ -109,9 +112,11 @@ async def execute(
                     handle.record_run(_record(owner, handle, body.history_input, None))
                     await _save(handle)  # keep what earlier steps and tool batches did
                     raise
-            await _record_usage(budget, owner, handle, usage_of(output.metrics))
             if body.history_input is not None:
                 handle.record_run(_record(owner, handle, body.history_input, output))
+                if body.spends_tokens and owner.summaries is not None:  # before the usage
+                    await summarize_run(owner.summaries, handle, output)
+            await _record_usage(budget, owner, handle, usage_of(output.metrics))
             await _save(handle)
             # decoded from the saved texts only if the caller reads it
             output.keep_state(handle.final_state())

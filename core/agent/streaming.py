@@ -108,7 +108,12 @@ class EventSource:
         )
 
     def final(self, output: RunOutput) -> ev.RunOutputEvent:
-        """Completed, or paused when the output says so (the confirmation hook)."""
+        """Completed, paused (the confirmation hook), or RunError for a run a check refused.
+
+        The RunError of a refused run (Agno's event) still ends it and carries its output.
+        """
+        if RunStatus(output.status) is RunStatus.error:
+            return self.event("error", content=output.content, run_output=output)
         if RunStatus(output.status) is RunStatus.paused:
             return self.event(
                 "paused",

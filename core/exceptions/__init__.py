@@ -36,6 +36,8 @@ The hierarchy::
     │   ├── ImportWriteError              admin: an import stopped at a failed write
     │   ├── RestoreSchemaError            admin: a restore whose schema version is unknown
     │   └── StateDecryptError             a stored value no configured key opens
+    ├── InputCheckError                   a pre-hook refuses the run's input (run ends, ERROR)
+    ├── OutputCheckError                  a post-hook refuses the run's output (ERROR)
     ├── AgentRunException                 a tool steers its run (Agno's names; not failures)
     │   ├── RetryAgentRun                 the model should try again, told why
     │   └── StopAgentRun                  the run ends after this tool call
@@ -55,8 +57,9 @@ The hierarchy::
         │   └── ScheduleLimitError        a session already holds its maximum of schedules
         └── EncryptionKeyError            an encryption key that is missing or malformed
 
-Each error is defined once, in a private module by area (``_control``, ``_run``, ``_storage``,
-``_state``, ``_models``, ``_schedule``, ``_crypto``, ``_governance``), and imported
+Each error is defined once, in a private module by area (``_checks``, ``_control``,
+``_run``, ``_storage``, ``_state``, ``_models``, ``_schedule``, ``_crypto``,
+``_governance``), and imported
 from here: ``core.exceptions`` is its one import path. Modules that used to define
 these re-export them (``from core.db.base import StoreError`` still works and names
 the same class).
@@ -64,6 +67,8 @@ the same class).
 
 from __future__ import annotations
 
+from core.exceptions._checks import CheckTrigger as CheckTrigger  # Agno's path; not an error
+from core.exceptions._checks import InputCheckError, OutputCheckError
 from core.exceptions._control import AgentRunException, RetryAgentRun, StopAgentRun
 from core.exceptions._crypto import (
     EncryptionKeyError,
@@ -135,6 +140,7 @@ __all__ = [
     "ErasureInProgressError",
     "ImportFileError",
     "ImportWriteError",
+    "InputCheckError",
     "InvalidIdError",
     "LeaseGoneError",
     "LeaseLostError",
@@ -145,6 +151,7 @@ __all__ = [
     "NoModelError",
     "NothingToUndoError",
     "OutcomeUnknownError",
+    "OutputCheckError",
     "ParallelStateConflictError",
     "RedisDataLostError",
     "RestoreSchemaError",

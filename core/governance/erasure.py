@@ -16,7 +16,9 @@
    is still at the version it was classified at (else it is classified again).
 4. **Shared sessions** (someone else ran there too): under the lease, the user's runs
    leave the run history and every exact occurrence of their id, in the state and in
-   the session's data (audit entries, ...), becomes a pseudonym; saved through the
+   the session's data (audit entries, ...), becomes a pseudonym; the session's
+   summary, free text the model wrote, is dropped when it was made from their runs
+   or names them (:func:`core.governance.pseudonym.summary_names`); saved through the
    normal save path as a new version (fenced, snapshotted). Then the stored versions
    (durable history rows; Redis undo records, conflict copy, quarantine entry) are
    rewritten the same way, and the user's schedules there are cancelled.

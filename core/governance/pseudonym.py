@@ -35,6 +35,7 @@ __all__ = [
     "run_users",
     "scrub_data",
     "scrub_texts",
+    "summary_names",
     "user_rewrite",
     "user_runs",
 ]
@@ -121,11 +122,22 @@ def scrub_data(text: str, user_id: str, pseudonym: str) -> str:
         data["runs"] = [
             r for r in runs if not (isinstance(r, dict) and r.get("user_id") == user_id)
         ]
+    if summary_names(data, user_id):  # free text the model wrote from their words
+        del data["summary"]
     stored_audit = data.pop("audit", None)
     scrubbed, _ = replace_user(data, user_id, pseudonym)
     if stored_audit is not None:
         scrubbed["audit"] = _scrub_audit(stored_audit, user_id, pseudonym)
     return str(_JSON.encode(scrubbed))
+
+
+def summary_names(data: Mapping[str, Any], user_id: str) -> bool:
+    """True when the session's summary was made from the user's runs or names them in
+    any form: its text cannot be pseudonymised reliably, so erasure drops it."""
+    summary = data.get("summary")
+    if not isinstance(summary, dict):
+        return False
+    return user_id in (summary.get("users") or ()) or mentions_text(_JSON.encode(summary), user_id)
 
 
 def _scrub_audit(stored: str | Iterable[object], user_id: str, pseudonym: str) -> str | list[Any]:
@@ -144,11 +156,17 @@ def audit_entries(text: str) -> list[Any]:
 
 
 def run_users(text: str) -> set[str]:
-    """Users who ran in a session, from its data (runs without a user are left out)."""
-    runs = _decode_data(text).get("runs")
+    """Users who ran in a session, from its data: its runs (those without a user left
+    out) and the runs its summary was made from (they may have left the history)."""
+    data = _decode_data(text)
+    runs = data.get("runs")
+    summary = data.get("summary")
+    users = {str(u) for u in summary.get("users") or ()} if isinstance(summary, dict) else set()
     if not isinstance(runs, list):
-        return set()
-    return {r["user_id"] for r in runs if isinstance(r, dict) and isinstance(r.get("user_id"), str)}
+        return users
+    return users | {
+        r["user_id"] for r in runs if isinstance(r, dict) and isinstance(r.get("user_id"), str)
+    }
 
 
 def user_runs(text: str, user_id: str) -> list[dict[str, Any]]:

@@ -147,6 +147,8 @@ def _parse_line(number: int, raw: str, limits: StateLimits, now: float) -> Sessi
         data = json.loads(raw, parse_constant=_no_constants)
     except ValueError as exc:
         raise ImportFileError(number, f"not valid JSON ({exc})") from None
+    except RecursionError:  # json gives up near Python's recursion limit
+        raise ImportFileError(number, "nested too deeply to read") from None
     if not isinstance(data, dict):
         raise ImportFileError(number, "expected a JSON object per line")
     unknown = set(data) - _FIELDS - {"state", "data"}

@@ -6,7 +6,9 @@ What the user is entitled to, and nothing of anyone else's:
   state, run history, other data (name, audit trail), meta;
 * ``shared_sessions``: in sessions others acted in too, their own runs, the audit
   entries naming them, and the top-level state keys whose value names them exactly
-  (key names only: the values also hold other people's data);
+  (key names only: the values also hold other people's data); ``summary_withheld``
+  says the session's summary was made from their runs or names them (it is not
+  shown: it tells of the others too; erasure deletes it);
 * ``memories`` and ``schedules`` they made.
 
 Sessions are found as erasure finds them (:func:`core.governance.erasure.sessions_naming`),
@@ -22,7 +24,7 @@ from typing import Any
 
 from core.db.base import BaseDb
 from core.governance.erasure import participants, sessions_naming
-from core.governance.pseudonym import audit_entries, replace_user, user_runs
+from core.governance.pseudonym import audit_entries, replace_user, summary_names, user_runs
 from core.governance.save import check_user_id
 from core.schedule.model import Schedule
 from core.schedule.stores import schedule_store
@@ -89,9 +91,17 @@ def _shared_entry(
     runs = user_runs(text, user_id)
     audit = [e for e in data.get("audit") or () if replace_user(e, user_id, "")[1]]
     keys = sorted(k for k, v in state.items() if k == user_id or replace_user(v, user_id, "")[1])
-    if not (runs or audit or keys):
+    # the summary tells of everyone's runs: withheld like state values, and erased
+    withheld = summary_names(data, user_id)
+    if not (runs or audit or keys or withheld):
         return None
-    return {"session_id": session_id, "runs": runs, "audit": audit, "state_keys_naming": keys}
+    return {
+        "session_id": session_id,
+        "runs": runs,
+        "audit": audit,
+        "state_keys_naming": keys,
+        "summary_withheld": withheld,
+    }
 
 
 def _schedule(schedule: Schedule) -> dict[str, Any]:

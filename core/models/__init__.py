@@ -1,7 +1,10 @@
 """Models: the seam to a language model, one method wide (``Model.ainvoke``).
 
 ``core.models.openai.OpenAIChat`` speaks Chat Completions to any OpenAI-compatible
-server; ``core.models.scripted.ScriptedModel`` replays scripted answers in tests.
+server, ``core.models.openai.OpenAIResponses`` the Responses API;
+``core.models.default`` picks the model of an owner given none (from the environment,
+``core.models.env``); ``core.models.scripted.ScriptedModel`` replays scripted answers
+in tests.
 """
 
 from __future__ import annotations

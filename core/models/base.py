@@ -75,6 +75,9 @@ class Model(abc.ABC):
     """A chat model. ``tools`` are Chat Completions tool schemas."""
 
     id: str = "model"
+    #: takes a Chat Completions ``response_format`` (structured output, Agno's
+    #: ``output_schema``); models that do not are told the schema in the system message
+    supports_response_format: bool = False
 
     @abc.abstractmethod
     async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
@@ -91,3 +94,25 @@ class Model(abc.ABC):
         if response.content:
             yield response.content
         yield response
+
+    async def ainvoke_structured(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any],
+    ) -> ModelResponse:
+        """One model turn asked to answer in ``response_format``.
+
+        The default ignores the format: it is used only by models whose
+        ``supports_response_format`` is False, which get the schema as text instead.
+        """
+        return await self.ainvoke(messages, tools)
+
+    def astream_structured(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any],
+    ) -> AsyncIterator[str | ModelResponse]:
+        """:meth:`astream` asked to answer in ``response_format`` (see ainvoke_structured)."""
+        return self.astream(messages, tools)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,6 +42,8 @@ class ModelRequest:
 
     messages: list[Message]
     tools: list[dict[str, Any]]
+    #: the structured-output format asked for (None: plain text)
+    response_format: dict[str, Any] | None = None
 
     @property
     def system(self) -> str:
@@ -67,8 +69,40 @@ class ScriptedModel(Model):
         """Turns not yet played."""
         return len(self._turns) - self._next
 
+    #: records ``response_format`` in its requests (its script holds the JSON reply)
+    supports_response_format = True
+
     async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
-        self.requests.append(ModelRequest(list(messages), list(tools)))
+        return await self._play(messages, tools, None)
+
+    async def ainvoke_structured(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any],
+    ) -> ModelResponse:
+        """A scripted turn, with the format asked for recorded in the request."""
+        return await self._play(messages, tools, response_format)
+
+    async def astream_structured(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any],
+    ) -> AsyncIterator[str | ModelResponse]:
+        """The structured turn streamed as one chunk, then whole (like ``astream``)."""
+        response = await self.ainvoke_structured(messages, tools, response_format)
+        if response.content:
+            yield response.content
+        yield response
+
+    async def _play(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+    ) -> ModelResponse:
+        self.requests.append(ModelRequest(list(messages), list(tools), response_format))
         if self._next >= len(self._turns):
             raise ScriptExhaustedError(
                 f"ScriptedModel {self.id!r} has no turn left (played {self._next})"

@@ -9,6 +9,10 @@ characters; the audit trail has its own bound (``max_audit_entries`` in
 ``audit_bytes``), so a long run history never pushes out audit entries or the reverse,
 and a long-lived chat thread never grows without limit.
 
+The session's summary (``enable_session_summaries``, :mod:`core.session.summary`) is
+kept in ``summary``: ``{"summary", "topics", "updated_at", "users"}`` (``users``: whose
+runs it was made from, so erasure finds it), bounded by :func:`bounded_summary`.
+
 A paused run (a tool that ``requires_confirmation``) keeps what it needs to resume in
 ``paused``: the run's messages so far and the pending tool calls. ``continue_run``
 finds it here, in whatever process it runs.
@@ -31,6 +35,11 @@ RunStatus = Literal["completed", "paused", "error", "cancelled"]
 
 #: characters of a tool's result kept in the history
 RESULT_CHARS = 500
+#: a stored summary's bounds: its text, its topics, each topic, the users it names
+SUMMARY_CHARS = 4000
+SUMMARY_TOPICS = 20
+TOPIC_CHARS = 100
+SUMMARY_USERS = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +151,8 @@ class SessionData:
     counters: list[str] = field(default_factory=list)
     #: audit entries as compact JSON texts, oldest first
     audit: list[str] = field(default_factory=list)
+    #: the session's summary as plain JSON data (None: none written yet)
+    summary: dict[str, Any] | None = None
 
     @classmethod
     def decode(cls, text: str) -> SessionData:
@@ -155,6 +166,7 @@ class SessionData:
             schema_version=data.get("schema_version"),
             counters=[str(k) for k in data.get("counters") or ()],
             audit=audit_lines(data.get("audit")),
+            summary=bounded_summary(data.get("summary")),
         )
 
     def add_audit(self, entry: Mapping[str, Any]) -> str:
@@ -171,14 +183,17 @@ class SessionData:
         """JSON text within ``limits``: runs and audit entries each within their own
         share, the oldest of each dropped first."""
         runs = [_short(r) for r in self.runs[-limits.max_runs :]] if limits.max_runs > 0 else []
+        summary_bytes = len(_dumps(self.summary).encode()) if self.summary is not None else 0
         while True:
             body: dict[str, Any] = {"name": self.name, "runs": [r.to_dict() for r in runs]}
             if self.schema_version is not None:
                 body["schema_version"] = self.schema_version
             if self.counters:
                 body["counters"] = self.counters
+            if self.summary is not None:  # bounded on its own (bounded_summary)
+                body["summary"] = self.summary
             text = _dumps(body)
-            if len(text.encode()) <= limits.run_bytes or not runs:
+            if len(text.encode()) - summary_bytes <= limits.run_bytes or not runs:
                 self.runs = runs
                 break
             runs = runs[1:]
@@ -224,6 +239,24 @@ class SessionData:
     def shared(self) -> bool:
         """True when more than one user ran in this session (a shared thread)."""
         return len({r.user_id for r in self.runs if r.user_id}) > 1
+
+
+def bounded_summary(value: object) -> dict[str, Any] | None:
+    """A summary's stored form within its bounds (None for anything not a summary):
+    the text cut to :data:`SUMMARY_CHARS`, at most :data:`SUMMARY_TOPICS` topics of
+    :data:`TOPIC_CHARS`, :data:`SUMMARY_USERS` users."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("summary"), str):
+        return None
+    out: dict[str, Any] = {"summary": _cut_text(value["summary"], SUMMARY_CHARS)}
+    topics = value.get("topics")
+    if isinstance(topics, list):
+        out["topics"] = [_cut_text(str(t), TOPIC_CHARS) for t in topics[:SUMMARY_TOPICS]]
+    if isinstance(value.get("updated_at"), str):
+        out["updated_at"] = value["updated_at"]
+    users = value.get("users")
+    if isinstance(users, list):
+        out["users"] = [str(u) for u in users[-SUMMARY_USERS:]]
+    return out
 
 
 def history_messages(
@@ -337,9 +370,11 @@ def _dumps(value: object) -> str:
 
 
 def _cut(text: str | None) -> str | None:
-    if text is None or len(text) <= RESULT_CHARS:
-        return text
-    return text[: RESULT_CHARS - 1] + "…"
+    return None if text is None else _cut_text(text, RESULT_CHARS)
+
+
+def _cut_text(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _short(run: RunRecord) -> RunRecord:

@@ -1,5 +1,11 @@
-"""Agno's ``agno.run.workflow`` path: workflow event names and classes."""
+"""Agno's ``agno.run.workflow`` path: workflow event names and classes.
 
+``WorkflowRunOutputEvent`` is, in Agno, the union of every event a workflow run
+streams; here every event (the workflow's, its steps' and its agents') is a
+:class:`~core.run.events.RunOutputEvent`, so that class is the name.
+"""
+
+from core.run.events import RunOutputEvent as WorkflowRunOutputEvent
 from core.run.events import (
     StepCompletedEvent,
     StepErrorEvent,
@@ -17,5 +23,6 @@ __all__ = [
     "WorkflowCompletedEvent",
     "WorkflowRunEvent",
     "WorkflowRunOutput",
+    "WorkflowRunOutputEvent",
     "WorkflowStartedEvent",
 ]

@@ -106,7 +106,15 @@ def members_prompt(members: Sequence[Member], mode: str = COORDINATE) -> str:
 class Delegation:
     """One run's delegation: runs members on the run's session, records what they did."""
 
-    __slots__ = ("_kwargs", "handle", "interactions", "members", "on_output", "share")
+    __slots__ = (
+        "_kwargs",
+        "handle",
+        "interactions",
+        "members",
+        "on_output",
+        "share",
+        "team_history",
+    )
 
     def __init__(
         self,
@@ -118,6 +126,7 @@ class Delegation:
         injected: Mapping[str, Any],
         on_member_output: Callable[[Member, RunOutput], None],
         share_member_interactions: bool = False,
+        team_history: Callable[[Member], str | None] | None = None,
     ) -> None:
         self.members = members
         self.handle = handle
@@ -126,6 +135,8 @@ class Delegation:
         self.share = share_member_interactions
         #: (member label, task, answer) of this run, in order
         self.interactions: list[tuple[str, str, str]] = []
+        #: the team's earlier runs for a member (add_team_history_to_members), or None
+        self.team_history = team_history
 
     async def run(self, member: Member, task: str) -> str:
         """Run one member on the task; its answer (or a note that it gave none)."""
@@ -138,6 +149,9 @@ class Delegation:
                 for who, asked, answer in self.interactions
             )
             message = f"{task}\n\nEarlier in this run:\n{earlier}"
+        history = self.team_history(member) if self.team_history is not None else None
+        if history:
+            message = f"{history}\n\n{message}"  # Agno's layout: the history, then the task
         output = await member.arun_on_session(self.handle, message, **self._kwargs)
         self.on_output(member, output)
         answer = output.get_content_as_string() or f"{label} finished without a reply."

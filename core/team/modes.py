@@ -10,18 +10,31 @@
   writes the answer from all their replies. Members run one after another, in member
   order, because they share one live session state (see docs/teams-and-workflows.md).
 
-Agno's ``tasks`` mode (an autonomous task list) is not built and is refused.
+Agno's ``tasks`` mode (an autonomous task list) is not built and is refused with a
+ValueError naming it, as is any other name. :class:`TeamMode` is Agno's enum of the
+names (``core.team.mode.TeamMode``, Agno's path); a string works too.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from enum import StrEnum
 from typing import Any
 
 from core.models.base import Message, Model, ModelResponse
 
 COORDINATE, ROUTE, COLLABORATE = "coordinate", "route", "collaborate"
 _ALIASES = {"broadcast": COLLABORATE}
+_SUPPORTED = "'coordinate', 'route' or 'broadcast' (also called 'collaborate')"
+
+
+class TeamMode(StrEnum):
+    """Agno's team modes; ``tasks`` is named so Agno code imports, and is refused."""
+
+    coordinate = "coordinate"
+    route = "route"
+    broadcast = "broadcast"
+    tasks = "tasks"
 
 
 def resolve_mode(mode: Any, *, respond_directly: bool, delegate_to_all_members: bool) -> str:
@@ -36,12 +49,11 @@ def resolve_mode(mode: Any, *, respond_directly: bool, delegate_to_all_members: 
     name = _ALIASES.get(name, name)
     if name == "tasks":
         raise ValueError(
-            "Team(mode='tasks') is not supported; use coordinate, route or collaborate"
+            "Team(mode='tasks') (Agno's autonomous task list) is not supported here; "
+            f"use {_SUPPORTED}"
         )
     if name not in (COORDINATE, ROUTE, COLLABORATE):
-        raise ValueError(
-            f"unknown team mode {mode!r}; expected 'coordinate', 'route' or 'collaborate'"
-        )
+        raise ValueError(f"unknown team mode {mode!r}; expected {_SUPPORTED}")
     return name
 
 

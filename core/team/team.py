@@ -8,38 +8,61 @@ loop on the same open session, so leader and members read and write one
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.agent.agent import check_history_runs, history_runs
+from core.agent.agent import check_history_runs
+from core.agent.callables import (
+    CallableCacheMethods,
+    Factory,
+    PerRun,
+    owner_callables,
+    split_callable,
+    static_list,
+)
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.loop import ContentSink, LoopSpec, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
+from core.agent.run_options import RunOptions, time_line, zone_of
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
+from core.agent.summary_api import SessionSummaryApi
 from core.db.base import BaseDb
+from core.exceptions import InputCheckError, OutputCheckError
 from core.governance.budgets.model import Budget
 from core.memory.tools import memory_functions
 from core.models.base import Model
+from core.models.default import default_model
+from core.run.context import RunContext
 from core.run.output import RunOutput
+from core.run.run_input import RunInput
+from core.session.summary import SessionSummaryManager
 from core.state.merge import deep_merge
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
+from core.team.history import (
+    check_count,
+    leader_history_messages,
+    leader_history_runs,
+    member_history,
+)
 from core.team.members import (
     DELEGATE_ALL_TOOL,
     DELEGATE_TOOL,
     Delegation,
+    Member,
     check_members,
     members_prompt,
 )
-from core.team.modes import COLLABORATE, ROUTE, RouteModel, resolve_mode
+from core.team.modes import COLLABORATE, ROUTE, RouteModel, TeamMode, resolve_mode
 from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
 
 
-class Team(RunMethods, DirectToolMethods, SessionStateApi):
+class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, CallableCacheMethods):
     """An Agno-compatible team whose members share the team's session state."""
 
     owner_param = "team"
@@ -47,16 +70,16 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
 
     def __init__(
         self,
-        members: Sequence[Any],
+        members: Sequence[Any] | Callable[..., Any],
         model: Model | None = None,
         *,
         db: BaseDb | None = None,
         session_state: Mapping[str, Any] | None = None,
-        tools: Sequence[Any] | None = None,
+        tools: Sequence[Any] | Callable[..., Any] | None = None,
         tool_hooks: Sequence[Callable[..., Any]] | None = None,
-        instructions: str | Sequence[str] | None = None,
+        instructions: str | Sequence[str] | Callable[..., Any] | None = None,
         description: str | None = None,
-        system_message: str | None = None,
+        system_message: str | Callable[..., Any] | None = None,
         name: str | None = None,
         id: str | None = None,
         add_session_state_to_context: bool = False,
@@ -70,7 +93,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         tool_call_limit: int = 10,
         run_timeout: float | None = DEFAULT_RUN_TIMEOUT,
         tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
-        mode: str | None = None,
+        mode: str | TeamMode | None = None,
         respond_directly: bool = False,
         delegate_to_all_members: bool = False,
         role: str | None = None,
@@ -86,8 +109,30 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         session_state_schema_version: int = 1,
         session_state_migrations: Mapping[int, Migration] | None = None,
         budget: Budget | None = None,
+        num_history_messages: int | None = None,
+        add_team_history_to_members: bool = False,
+        num_team_history_runs: int | None = 3,
+        cache_session: bool = False,
+        cache_callables: bool = True,
+        callable_tools_cache_key: Callable[..., Any] | None = None,
+        callable_members_cache_key: Callable[..., Any] | None = None,
+        pre_hooks: Sequence[Callable[..., Any]] | None = None,
+        post_hooks: Sequence[Callable[..., Any]] | None = None,
+        output_schema: type[Any] | dict[str, Any] | None = None,
+        add_datetime_to_context: bool = False,
+        timezone_identifier: str | None = None,
+        datetime_format: str | None = None,
+        enable_session_summaries: bool = False,
+        session_summary_manager: SessionSummaryManager | None = None,
+        add_session_summary_to_context: bool | None = None,
     ) -> None:
         """Build the team (a template: runs never change it).
+
+        ``members`` may be a factory, and ``instructions`` / ``system_message`` / ``tools``
+        callables, read per run like an Agent's (:mod:`core.agent.callables`); a members
+        factory's members bring no default state into the team's template.
+        ``pre_hooks`` / ``post_hooks`` (hooks name ``team``), ``output_schema`` and
+        ``add_datetime_to_context`` are the Agent's (:mod:`core.agent.run_options`).
 
         ``mode`` (or Agno's ``respond_directly`` / ``delegate_to_all_members``) is how
         the leader works with the members (:mod:`core.team.modes`). ``role`` is shown to
@@ -97,11 +142,20 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         ``update_memory_on_run`` (like ``enable_agentic_memory``) gives the leader the
         user-memory tools, so the model records what it learns about the user during
         the run (Agno runs a separate memory pass after the run instead).
-        ``add_history_to_context`` / ``num_history_runs`` are kept for run history.
+        ``add_history_to_context`` / ``num_history_runs`` (or ``num_history_messages``)
+        give the leader the session's earlier runs; ``add_team_history_to_members`` gives
+        each member the team's last ``num_team_history_runs`` runs with its task
+        (:mod:`core.team.history`). ``cache_session`` is accepted for Agno code: sessions
+        are always cached per process here and checked against the store on every run
+        (core.state.cache), so both values read the same, current session.
+        ``enable_session_summaries`` / ``session_summary_manager`` /
+        ``add_session_summary_to_context``: session summaries (:mod:`core.session.summary`).
         ``telemetry`` is accepted for Agno code: this project sends no telemetry at
         all, whatever its value.
         """
-        self.members = check_members(members)
+        self.members: list[Member] | Callable[..., Any]
+        self.members = members if callable(members) else check_members(members)
+        self.cache_callables = cache_callables
         self.mode = resolve_mode(
             mode, respond_directly=respond_directly, delegate_to_all_members=delegate_to_all_members
         )
@@ -113,10 +167,14 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         self.update_memory_on_run = update_memory_on_run
         self.add_history_to_context = add_history_to_context
         self.num_history_runs = check_history_runs(num_history_runs)
+        self.num_history_messages = check_count("num_history_messages", num_history_messages)
+        self.add_team_history_to_members = add_team_history_to_members
+        self.num_team_history_runs = check_count("num_team_history_runs", num_team_history_runs)
+        self.cache_session = cache_session
         self.telemetry = telemetry  # no-op by design: nothing is ever sent anywhere
         # members' own defaults come first, so their tools find the keys they expect
         template: dict[str, Any] = {}
-        for member in self.members:
+        for member in self.members if isinstance(self.members, list) else ():
             template = deep_merge(template, member.session_state)
         super().__init__(
             name=name,
@@ -143,20 +201,53 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         extra = [agentic_state_function()] if enable_agentic_state else []
         if enable_agentic_memory or update_memory_on_run:
             extra.extend(memory_functions(self.db))
-        self.functions: dict[str, Function] = collect_functions([*(tools or []), *extra])
+        self.tools = tools
+        self.callables = owner_callables(
+            instructions,
+            system_message,
+            tools,
+            extra,
+            cache=cache_callables,
+            tools_key=callable_tools_cache_key,
+        )
+        self.members_factory = (
+            Factory(
+                self.members,
+                what="members",
+                cache=cache_callables,
+                key_function=callable_members_cache_key,
+            )
+            if callable(self.members)
+            else None
+        )
+        self.functions: dict[str, Function] = collect_functions([*static_list(tools), *extra])
         for reserved in (DELEGATE_TOOL, DELEGATE_ALL_TOOL):
             if reserved in self.functions:
                 raise ValueError(f"the tool name {reserved!r} is reserved for delegation")
+        self.pre_hooks = list(pre_hooks or [])
+        self.post_hooks = list(post_hooks or [])
+        self.output_schema = output_schema
+        self.options = RunOptions(self.pre_hooks, self.post_hooks, output_schema)
+        self.add_datetime_to_context = add_datetime_to_context
+        self.timezone_identifier = timezone_identifier
+        self.datetime_format = datetime_format
+        zone = zone_of(timezone_identifier)
         self.prompt = PromptSpec(
             description=description,
-            instructions=instructions,
-            system_message=system_message,
+            instructions=split_callable(instructions)[0],
+            system_message=split_callable(system_message)[0],
             markdown=markdown,
             resolve_in_context=resolve_in_context,
             add_session_state_to_context=add_session_state_to_context,
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
-            extra=(members_prompt(self.members, self.mode),) if self.members else (),
+            current_time=time_line(zone, datetime_format) if add_datetime_to_context else None,
+            add_session_summary_to_context=self.set_summary_options(
+                enable_session_summaries=enable_session_summaries,
+                session_summary_manager=session_summary_manager,
+                add_session_summary_to_context=add_session_summary_to_context,
+                model=model,
+            ),
         )
 
     def loop_spec(
@@ -164,10 +255,16 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         functions: Mapping[str, Function],
         injected: Mapping[str, Any] | None = None,
         model: Model | None = None,
+        per_run: PerRun | None = None,
     ) -> LoopSpec:
         """How the leader runs the model loop with ``functions`` (team tools + delegation)."""
         return LoopSpec(
-            history_runs=history_runs(self.add_history_to_context, self.num_history_runs),
+            history_runs=leader_history_runs(
+                self.add_history_to_context, self.num_history_runs, self.num_history_messages
+            ),
+            history_messages=leader_history_messages(
+                self.num_history_runs, self.num_history_messages
+            ),
             owner_id=self.id,
             model=model or self.model,
             functions=functions,
@@ -176,7 +273,20 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             tool_call_limit=self.tool_call_limit,
             tool_timeout=self.tool_timeout,
             injected={**(injected or {}), "team": self},
+            per_run=per_run,
         )
+
+    async def run_members(
+        self, run_context: RunContext, injected: Mapping[str, Any]
+    ) -> list[Member]:
+        """This run's members: the team's list, or what its members factory gives now."""
+        if self.members_factory is None:
+            return list(self.members) if isinstance(self.members, list) else []
+        return check_members(await self.members_factory.resolve(run_context, injected))
+
+    def cached_factories(self) -> list[Factory | None]:
+        """The tools and members factories (:meth:`clear_callable_cache` empties them)."""
+        return [self.callables.tools, self.members_factory]
 
     async def arun_on_session(
         self,
@@ -191,33 +301,56 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         """Run the leader on an open session (this team's, or a workflow's)."""
         deps = self.run_dependencies(dependencies)
         member_outputs: list[RunOutput] = []
-        functions = dict(self.functions)
         leader = RouteModel(self.model) if self.mode == ROUTE and self.model else None
-        if self.members:
+        stage = self.options.stage(self.callables, {"team": self}, self.id)
+
+        async def per_run(
+            spec: LoopSpec,
+            run_context: RunContext,
+            values: Mapping[str, Any],
+            run_input: RunInput | None,
+        ) -> LoopSpec:
+            """Hooks, callables and output schema, then delegation to the run's members."""
+            spec = await stage.per_run(spec, run_context, values, run_input)
+            members = await self.run_members(run_context, values)
+            if not members:
+                return spec
+            functions = dict(spec.functions)
             delegation = Delegation(
-                self.members,
+                members,
                 handle,
                 dependencies=deps,
                 metadata=metadata or {},
                 injected={"team": self},
                 on_member_output=lambda _member, out: member_outputs.append(out),
                 share_member_interactions=self.share_member_interactions,
+                team_history=member_history(handle, self.id, self.kind, self.num_team_history_runs)
+                if self.add_team_history_to_members
+                else None,
             )
             if self.mode == COLLABORATE:
                 functions[DELEGATE_ALL_TOOL] = delegation.delegate_all_function()
             else:
                 on_answer = leader.answers.append if leader is not None else None
                 functions[DELEGATE_TOOL] = delegation.delegate_function(on_answer)
+            extra = (*spec.prompt.extra, members_prompt(members, self.mode))
+            prompt = dataclasses.replace(spec.prompt, extra=extra)
+            return dataclasses.replace(spec, functions=functions, prompt=prompt)
+
         async with observe_run(self, handle.run_id, handle.session_id) as observer:
-            output = await run_loop(
-                self.loop_spec(functions, injected, leader),
-                handle,
-                input,
-                dependencies=deps,
-                metadata=metadata or {},
-                on_content=on_content,
-                on_tool_event=observer.on_tool,
-            )
+            try:
+                output = await run_loop(
+                    self.loop_spec(dict(self.functions), injected, leader, per_run),
+                    handle,
+                    input,
+                    dependencies=deps,
+                    metadata=metadata or {},
+                    on_content=on_content,
+                    on_tool_event=observer.on_tool,
+                )
+                await stage.finish(output)
+            except (InputCheckError, OutputCheckError) as error:  # a pre-hook refused the run
+                output = stage.refused(error)
             if leader is not None:  # turns that returned a member's answer were no model call
                 output.metrics.model_calls -= leader.routed_turns
             for member_output in member_outputs:  # the run's cost includes its members'
@@ -228,6 +361,16 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
             output.member_responses = member_outputs
             observer.output = output
         return output
+
+    @property
+    def model(self) -> Model | None:
+        """The model given, else the environment's default, read on each use (None: none;
+        :mod:`core.models.default`)."""
+        return self._model if self._model is not None else default_model()
+
+    @model.setter
+    def model(self, model: Model | None) -> None:
+        self._model = model
 
     @property
     def model_id(self) -> str | None:
@@ -244,4 +387,5 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi):
         return output
 
     def __repr__(self) -> str:
-        return f"Team(id={self.id!r}, members={[m.id for m in self.members]})"
+        members = [m.id for m in self.members] if isinstance(self.members, list) else self.members
+        return f"Team(id={self.id!r}, members={members})"

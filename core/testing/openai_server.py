@@ -18,6 +18,11 @@ A turn may also be a callable ``(request_json) -> turn``. Requests with
 ``"stream": true`` are answered as server-sent events: text split over several
 chunks, each tool call's arguments split over several chunks, a final chunk with
 the finish reason, a usage chunk when asked for, then ``data: [DONE]``.
+
+``POST /v1/responses`` (the Responses API, ``OpenAIResponses``) plays the same script
+in that API's shapes (:mod:`core.testing.responses_wire`): output items, and when
+streamed its typed events ending in ``response.completed`` with the usage.
+``server.paths`` records which endpoint each request went to.
 """
 
 from __future__ import annotations
@@ -34,6 +39,10 @@ from typing import Any
 
 from core.models.base import ModelResponse, ToolCall
 from core.testing.openai_wire import completion_json, sse_events
+from core.testing.responses_wire import response_events, response_json, sse_frames
+
+CHAT_PATH = "/v1/chat/completions"
+RESPONSES_PATH = "/v1/responses"
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +88,9 @@ TurnFactory = Callable[[dict[str, Any]], ServerTurn]
 
 
 class FakeOpenAIServer:
-    """Serves ``POST /v1/chat/completions`` from a script; records every request."""
+    """Serves ``POST /v1/chat/completions`` and ``/v1/responses`` from one script.
+
+    Every request is recorded (``requests``, ``headers``, ``paths``)."""
 
     def __init__(
         self,
@@ -91,6 +102,7 @@ class FakeOpenAIServer:
         self.api_key = api_key
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.paths: list[str] = []
         self._turns: list[ServerTurn | TurnFactory] = list(turns)
         self._next = 0
         self._lock = threading.Lock()
@@ -161,10 +173,11 @@ class FakeOpenAIServer:
         """Turns not yet served."""
         return len(self._turns) - self._next
 
-    def _record(self, request: dict[str, Any], headers: dict[str, str]) -> None:
+    def _record(self, path: str, request: dict[str, Any], headers: dict[str, str]) -> None:
         with self._lock:
             self.requests.append(request)
             self.headers.append(headers)
+            self.paths.append(path)
 
     def _take_turn(self) -> ServerTurn | TurnFactory | None:
         with self._lock:
@@ -181,8 +194,8 @@ class FakeOpenAIServer:
             else:
                 self._connections.discard(conn)
 
-    def _new_id(self) -> str:
-        return f"chatcmpl-fake-{next(self._ids)}"
+    def _new_id(self, prefix: str = "chatcmpl-fake-") -> str:
+        return f"{prefix}{next(self._ids)}"
 
 
 class _Server(ThreadingHTTPServer):
@@ -222,15 +235,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _serve(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if self.path.rstrip("/") != "/v1/chat/completions":
-            return self._error(404, f"no route for {self.path}; serves /v1/chat/completions")
+        path = self.path.rstrip("/")
+        if path not in (CHAT_PATH, RESPONSES_PATH):
+            return self._error(
+                404, f"no route for {self.path}; serves {CHAT_PATH}, {RESPONSES_PATH}"
+            )
         try:
             request = json.loads(body)
         except ValueError:
             return self._error(400, "request body is not JSON")
         headers = {k.lower(): v for k, v in self.headers.items()}
         fake = self.fake
-        fake._record(request, headers)
+        fake._record(path, request, headers)
         if fake.api_key is not None and headers.get("authorization") != f"Bearer {fake.api_key}":
             # echoes the key it was given, as some servers do: callers must mask it
             given = headers.get("authorization", "").removeprefix("Bearer ")
@@ -258,10 +274,18 @@ class _Handler(BaseHTTPRequestHandler):
             response = _as_response(turn)
         except TypeError as exc:
             return self._error(500, str(exc), retry=False)
-        if streaming:
-            return self._send_stream(sse_events(fake._new_id(), request, response))
-        completion = completion_json(fake._new_id(), request, response)
-        return self._send(200, json.dumps(completion).encode(), "application/json")
+        if path == RESPONSES_PATH:
+            id = fake._new_id("fake")
+            if streaming:
+                return self._send_stream(sse_frames(response_events(id, request, response)))
+            answer = response_json(id, request, response)
+        else:
+            id = fake._new_id()
+            if streaming:
+                chunks = sse_events(id, request, response)
+                return self._send_stream(f"data: {chunk}\n\n" for chunk in chunks)
+            answer = completion_json(id, request, response)
+        return self._send(200, json.dumps(answer).encode(), "application/json")
 
     def _error(
         self, status: int, message: str, *, retry_after: float | None = None, retry: bool = True
@@ -284,14 +308,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
         self.wfile.flush()
 
-    def _send_stream(self, events: Iterator[str]) -> None:
+    def _send_stream(self, frames: Iterator[str]) -> None:
+        """Send whole SSE frames (``data: …\\n\\n``) as they are made, chunk-encoded."""
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
-        for event in events:
-            data = f"data: {event}\n\n".encode()
+        for frame in frames:
+            data = frame.encode()
             self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
             self.wfile.flush()
         self.wfile.write(b"0\r\n\r\n")

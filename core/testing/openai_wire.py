@@ -14,19 +14,24 @@ from typing import Any
 
 from core.models.base import ModelResponse, ToolCall, Usage
 
-# words with their surrounding spaces, so the pieces join back to the exact text
-_WORDS = re.compile(r"\s*\S+\s*|\s+")
+#: words with their surrounding spaces, so the pieces join back to the exact text
+WORDS = re.compile(r"\s*\S+\s*|\s+")
+
+
+def scripted_usage(prompt_words: int, response: ModelResponse) -> Usage:
+    """The scripted usage, or a rough word count when none was scripted."""
+    if response.usage != Usage():
+        return response.usage
+    completion = len((response.content or "").split()) + sum(
+        len(c.arguments) // 4 + 1 for c in response.tool_calls
+    )
+    return Usage(input_tokens=prompt_words, output_tokens=completion)
 
 
 def usage_json(request: dict[str, Any], response: ModelResponse) -> dict[str, int]:
-    """The scripted usage, or a rough word count when none was scripted."""
-    usage = response.usage
-    if usage == Usage():
-        prompt = sum(len(str(m.get("content") or "").split()) for m in request.get("messages", []))
-        completion = len((response.content or "").split()) + sum(
-            len(c.arguments) // 4 + 1 for c in response.tool_calls
-        )
-        usage = Usage(input_tokens=prompt, output_tokens=completion)
+    """Chat Completions usage: scripted, or estimated from the request's messages."""
+    prompt = sum(len(str(m.get("content") or "").split()) for m in request.get("messages", []))
+    usage = scripted_usage(prompt, response)
     return {
         "prompt_tokens": usage.input_tokens,
         "completion_tokens": usage.output_tokens,
@@ -60,7 +65,7 @@ def completion_json(id: str, request: dict[str, Any], response: ModelResponse) -
     }
 
 
-def _split_arguments(arguments: str) -> list[str]:
+def split_arguments(arguments: str) -> list[str]:
     """Arguments in three slices (fewer only when the text is shorter)."""
     size = max(1, -(-len(arguments) // 3))
     return [arguments[i : i + size] for i in range(0, len(arguments), size)]
@@ -79,13 +84,13 @@ def sse_events(id: str, request: dict[str, Any], response: ModelResponse) -> Ite
         return json.dumps({**base, "choices": [choice]})
 
     yield chunk({"role": "assistant", "content": ""})
-    for piece in _WORDS.findall(response.content or ""):
+    for piece in WORDS.findall(response.content or ""):
         yield chunk({"content": piece})
     for index, call in enumerate(response.tool_calls):
         head = _tool_call_json(call)
         head["function"]["arguments"] = ""
         yield chunk({"tool_calls": [{"index": index, **head}]})
-        for piece in _split_arguments(call.arguments):
+        for piece in split_arguments(call.arguments):
             yield chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
     yield chunk({}, _finish_reason(response))
     if (request.get("stream_options") or {}).get("include_usage"):

@@ -1,7 +1,8 @@
 """Condition: run some steps only when an evaluator says so.
 
-The evaluator is a bool or a function (sync or async) receiving ``step_input`` and, by
-name, ``run_context`` / ``session_state``; its truthiness decides. A condition that is
+The evaluator is a bool, a function (sync or async) receiving ``step_input`` and, by
+name, ``run_context`` / ``session_state``, or a CEL expression string
+(:mod:`core.workflow.cel`); its truthiness decides. A condition that is
 not met runs nothing and passes the previous step's content through unchanged.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from core.workflow.cel import CelExpression, step_variables
 from core.workflow.execution import WorkflowRun, call_user_function
 from core.workflow.step import as_step
 from core.workflow.types import StepInput, StepOutput
@@ -20,7 +22,7 @@ class Condition:
 
     def __init__(
         self,
-        evaluator: Callable[..., Any] | bool,
+        evaluator: Callable[..., Any] | bool | str,
         steps: Sequence[Any],
         name: str | None = None,
         description: str | None = None,
@@ -28,12 +30,20 @@ class Condition:
         self.evaluator = evaluator
         self.steps = [as_step(s) for s in steps]
         self.name: str | None = name or "condition"
+        self.cel = (
+            CelExpression(evaluator, f"condition {self.name!r}")
+            if isinstance(evaluator, str)
+            else None
+        )
         self.description = description
 
     async def aexecute(self, step_input: StepInput, run: WorkflowRun) -> StepOutput:
         """Evaluate, then run the steps or pass the previous content through."""
         if isinstance(self.evaluator, bool):
             met = self.evaluator
+        elif isinstance(self.evaluator, str):
+            assert self.cel is not None  # compiled in __init__
+            met = self.cel.truth(step_variables(step_input, run.handle.tracker.public_view()))
         else:
             try:
                 decision = await call_user_function(

@@ -24,6 +24,7 @@ from core.state.session import SessionHandle
 from core.state.tracker import StateTracker
 from core.state.view import AgentState
 from core.tools.hooks import call_with
+from core.workflow.history import HistoryPair, workflow_history
 from core.workflow.types import StepInput, StepOutput
 
 
@@ -66,6 +67,7 @@ class WorkflowRun:
     """The state of one run: live session handle, run context, outputs so far."""
 
     __slots__ = (
+        "_history",
         "dependencies",
         "handle",
         "input",
@@ -107,6 +109,17 @@ class WorkflowRun:
         self.tools: list[ToolExecution] = []
         self.metrics = RunMetrics()
         self.stopped = False
+        self._history: list[HistoryPair] | None = None
+
+    @property
+    def history(self) -> list[HistoryPair]:
+        """The session's earlier completed runs, (input, output), read once per run.
+
+        The run itself is recorded only when it ends, so it is never among them.
+        """
+        if self._history is None:
+            self._history = workflow_history(self.handle.data)
+        return self._history
 
     # -- injection ------------------------------------------------------------------
     def values(self, step_input: StepInput) -> dict[str, Any]:
@@ -145,6 +158,7 @@ class WorkflowRun:
             input=self.input,
             previous_step_content=previous_content,
             previous_step_outputs=dict(self.outputs),
+            workflow_history=self.history,
         )
 
     # -- running steps ----------------------------------------------------------------
@@ -206,7 +220,9 @@ class WorkflowRun:
             metadata=self.metadata,
             on_content=self.on_content,
         )
-        # outputs and costs are shared: branches report into the one run
+        # outputs and costs are shared: branches report into the one run; a branch's
+        # handle holds no run history, so it sees the run's
+        child._history = self.history
         child.outputs = self.outputs
         child.tools = self.tools
         child.metrics = self.metrics

@@ -10,7 +10,8 @@ The selector (sync or async, receiving ``step_input`` and, by name, ``run_contex
   first choice, ``False`` the second (needs at least two choices);
 - ``None`` or an empty list: nothing runs and the previous content passes through.
 
-Anything else is a :class:`RouterSelectionError` naming what was returned.
+Anything else is a :class:`RouterSelectionError` naming what was returned. The selector
+may also be a CEL expression string returning a choice's name (:mod:`core.workflow.cel`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from core.exceptions import RouterSelectionError as RouterSelectionError
+from core.workflow.cel import CelExpression, step_variables
 from core.workflow.execution import StepLike, WorkflowRun, call_user_function
 from core.workflow.step import as_step
 from core.workflow.types import StepInput, StepOutput
@@ -29,7 +31,7 @@ class Router:
 
     def __init__(
         self,
-        selector: Callable[..., Any],
+        selector: Callable[..., Any] | str,
         choices: Sequence[Any],
         name: str | None = None,
         description: str | None = None,
@@ -37,6 +39,9 @@ class Router:
         self.selector = selector
         self.choices = [as_step(c) for c in choices]
         self.name: str | None = name or "router"
+        self.cel = (
+            CelExpression(selector, f"router {self.name!r}") if isinstance(selector, str) else None
+        )
         self.description = description
 
     def resolve(self, selection: Any) -> list[StepLike]:
@@ -85,12 +90,21 @@ class Router:
 
     async def aexecute(self, step_input: StepInput, run: WorkflowRun) -> StepOutput:
         """Select, then run the selected steps in order."""
-        try:
-            # as in Agno, a selector that declares ``step_choices`` gets the choices
-            values = {**run.values(step_input), "step_choices": list(self.choices)}
-            selection = await call_user_function(self.selector, step_input, values)
-        finally:
-            run.adopt_state()
+        if self.cel is not None:
+            variables = step_variables(step_input, run.handle.tracker.public_view())
+            variables["step_choices"] = [c.name for c in self.choices]
+            selection: Any = self.cel.text(variables)
+        else:
+            selection = await self._select(step_input, run)
         outputs = await run.run_sequence(self.resolve(selection), step_input.previous_step_content)
         content = outputs[-1].content if outputs else step_input.previous_step_content
         return StepOutput(content=content, step_name=self.name, step_type="router", steps=outputs)
+
+    async def _select(self, step_input: StepInput, run: WorkflowRun) -> Any:
+        assert callable(self.selector)  # a string selector is self.cel
+        try:
+            # as in Agno, a selector that declares ``step_choices`` gets the choices
+            values = {**run.values(step_input), "step_choices": list(self.choices)}
+            return await call_user_function(self.selector, step_input, values)
+        finally:
+            run.adopt_state()

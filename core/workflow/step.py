@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from core.agent.agent import check_history_runs
 from core.agent.owner import SessionOwner
 from core.workflow.execution import StepLike, WorkflowRun, call_user_function
+from core.workflow.history import history_context
 from core.workflow.types import StepInput, StepOutput, content_text
 
 if TYPE_CHECKING:  # workflow.py imports this module
@@ -52,7 +54,13 @@ class Step:
         description: str | None = None,
         step_id: str | None = None,
         workflow: Workflow | None = None,
+        add_workflow_history: bool | None = None,
+        num_history_runs: int | None = None,
     ) -> None:
+        """``add_workflow_history`` / ``num_history_runs``: this step's own choice of
+        whether (and how many of) the session's earlier runs go before its agent's or
+        team's message; None takes the workflow's (``add_workflow_history_to_steps``,
+        ``num_history_runs``)."""
         given = [x for x in (agent, team, executor, workflow) if x is not None]
         if len(given) != 1:
             raise ValueError("a Step needs exactly one of agent=, team=, executor= or workflow=")
@@ -75,6 +83,24 @@ class Step:
         self.name: str | None = name or default_name or "step"
         self.description = description
         self.step_id = step_id
+        self.add_workflow_history = add_workflow_history
+        self.num_history_runs = check_history_runs(num_history_runs)
+
+    def history_block(self, step_input: StepInput, run: WorkflowRun) -> str | None:
+        """The earlier runs to put before this step's message (None: none, or not asked).
+
+        The step's own setting wins over the workflow's, as in Agno.
+        """
+        workflow = run.workflow
+        wanted = self.add_workflow_history
+        if wanted is None:
+            wanted = bool(getattr(workflow, "add_workflow_history_to_steps", False))
+        if not wanted:
+            return None
+        count = self.num_history_runs
+        if count is None:
+            count = getattr(workflow, "num_history_runs", None)
+        return history_context(step_input.workflow_history, count)
 
     @property
     def step_type(self) -> str:
@@ -101,9 +127,13 @@ class Step:
             return output
         runner = self.agent if self.agent is not None else self.team
         assert runner is not None  # exactly one of the four is set (see __init__)
+        message = agent_message(step_input)
+        history = self.history_block(step_input, run)
+        if history:
+            message = f"{history}{message}"  # Agno's layout: the block, then the message
         result = await runner.arun_on_session(
             run.handle,
-            agent_message(step_input),
+            message,
             dependencies=run.dependencies,
             metadata=run.metadata,
             on_content=run.on_content,

@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.workflow.history import HistoryPair, history_context, last_runs
+
 
 @dataclass(slots=True)
 class StepOutput:
@@ -29,6 +31,21 @@ class StepInput:
     previous_step_content: Any = None
     #: outputs of the steps run so far in this run, by step name (latest run wins)
     previous_step_outputs: dict[str, StepOutput] = field(default_factory=dict)
+    #: the session's earlier completed runs as (input, output), oldest first
+    workflow_history: list[HistoryPair] = field(default_factory=list)
+
+    def get_input_as_string(self) -> str | None:
+        """The workflow input as text (None without one)."""
+        return None if self.input is None else content_text(self.input)
+
+    def get_workflow_history(self, num_runs: int | None = None) -> list[HistoryPair]:
+        """The last ``num_runs`` earlier runs of this session as (input, output) pairs
+        (all of them for None); what a function step needs to build its own context."""
+        return last_runs(self.workflow_history, num_runs)
+
+    def get_workflow_history_context(self, num_runs: int | None = None) -> str | None:
+        """Those runs in Agno's ``<workflow_history_context>`` block (None: no runs)."""
+        return history_context(self.workflow_history, num_runs)
 
     def get_step_output(self, step_name: str) -> StepOutput | None:
         """The output of an earlier step, or None."""

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.agent.agent import Agent
+from core.agent.agent import DEFAULT_HISTORY_RUNS, Agent, check_history_runs
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT
 from core.agent.loop import ContentSink
 from core.agent.run_methods import RunMethods
@@ -25,6 +25,7 @@ from core.db.base import BaseDb
 from core.exceptions import NoModelError, UnknownToolError
 from core.governance.budgets.model import Budget
 from core.run.output import RunOutput
+from core.state.merge import deep_merge
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
 from core.team.team import Team
@@ -58,7 +59,22 @@ class Workflow(RunMethods, SessionStateApi):
         session_state_schema_version: int = 1,
         session_state_migrations: Mapping[int, Migration] | None = None,
         budget: Budget | None = None,
+        add_workflow_history_to_steps: bool = False,
+        num_history_runs: int | None = DEFAULT_HISTORY_RUNS,
+        metadata: Mapping[str, Any] | None = None,
+        cache_session: bool = False,
     ) -> None:
+        """Build the workflow (a template: runs never change it).
+
+        ``add_workflow_history_to_steps``: agent and team steps get the session's last
+        ``num_history_runs`` completed runs (input and output) before their message
+        (:mod:`core.workflow.history`); a step's own ``add_workflow_history`` /
+        ``num_history_runs`` wins. ``metadata`` is merged into every run's metadata,
+        over what the call passes (this workflow's keys win, as in Agno).
+        ``cache_session`` is accepted for Agno code: sessions are always cached per
+        process here, checked against the store on every run (core.state.cache), so
+        both values read the same, current session.
+        """
         entries = [steps] if callable(steps) else list(steps)
         if not entries:
             raise ValueError("a Workflow needs at least one step")
@@ -79,6 +95,10 @@ class Workflow(RunMethods, SessionStateApi):
             budget=budget,
         )
         self.description = description
+        self.add_workflow_history_to_steps = add_workflow_history_to_steps
+        self.num_history_runs = check_history_runs(num_history_runs)
+        self.metadata = dict(metadata) if metadata is not None else None
+        self.cache_session = cache_session
         # ``functions`` stays empty: a workflow answers free text only
 
     async def arun_on_session(
@@ -102,7 +122,7 @@ class Workflow(RunMethods, SessionStateApi):
             input=input,
             workflow=self,
             dependencies=resolved,
-            metadata=dict(metadata or {}),
+            metadata=self.run_metadata(metadata),
             on_content=on_content,
         )
         async with observe_run(self, handle.run_id, handle.session_id) as observer:
@@ -139,7 +159,7 @@ class Workflow(RunMethods, SessionStateApi):
             input=step_input.input,
             workflow=self,
             dependencies=self.run_dependencies(outer.dependencies),
-            metadata=outer.metadata,
+            metadata=self.run_metadata(outer.metadata),
             on_content=outer.on_content,
         )
         run.tools = outer.tools  # costs and tool calls are reported into the outer run
@@ -155,6 +175,12 @@ class Workflow(RunMethods, SessionStateApi):
             inner.keep_state(handle.final_state())
             observer.output = inner
         return StepOutput(content=content, step_type="workflow", steps=outputs)
+
+    def run_metadata(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
+        """A run's metadata: what the call passed, with this workflow's merged over it."""
+        if not self.metadata:
+            return dict(given or {})  # nothing to merge: the caller's values, uncopied
+        return deep_merge(dict(given or {}), self.metadata)
 
     async def arun_tool(
         self,

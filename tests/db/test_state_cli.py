@@ -110,14 +110,15 @@ def test_bad_import_file_fails_with_line_number_and_writes_nothing(tmp_path: Pat
     bad.write_text('{"session_id": "s", "version": 1, "state": {}}\n{oops\n', encoding="utf-8")
     url = f"sqlite:///{tmp_path}/empty.db"
     code, out = _run(url, "import", str(bad))
-    assert code == 1 and "line 2" in out
+    assert code == 2 and "line 2" in out  # bad input (bots/cli/errors.py)
     assert not (tmp_path / "empty.db").exists()  # validated before the store was opened
 
 
 def test_unknown_session_is_a_clean_error(db_url: str) -> None:
-    """Commands on a session that does not exist exit 1 with a message, no traceback."""
+    """Commands on a session that does not exist exit 2 (bad input) with a message, no
+    traceback."""
     code, out = _run(db_url, "dump", "nope")
-    assert code == 1 and "no session 'nope'" in out and "Traceback" not in out
+    assert code == 2 and "no session 'nope'" in out and "Traceback" not in out
 
 
 def test_db_url_defaults_to_environment(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -209,14 +210,14 @@ async def test_cli_restore_on_redis_is_seen_by_the_next_bot_run(
 
 
 def test_import_of_an_out_of_range_version_is_a_clean_message(tmp_path: Path) -> None:
-    """A version no durable store can hold fails validation: exit 1, a message, nothing written."""
+    """A version no durable store can hold fails validation: exit 2, a message, nothing written."""
     good = tmp_path / "in.jsonl"
     good.write_text(
         json.dumps({"session_id": "s", "version": 2**70, "state": {}}) + "\n", encoding="utf-8"
     )
     url = f"sqlite:///{tmp_path}/x.db"
     code, out = _run(url, "import", str(good))
-    assert code == 1 and "64-bit" in out and "Traceback" not in out
+    assert code == 2 and "64-bit" in out and "Traceback" not in out
     assert not (tmp_path / "x.db").exists()  # validated before the store was opened
 
 
@@ -247,7 +248,7 @@ def test_read_commands_refuse_a_missing_sqlite_file(tmp_path: Path) -> None:
     typo = tmp_path / "typo.db"
     for command in (["list"], ["health"], ["dump", SESSION], ["history", SESSION]):
         code, out = _run(f"sqlite:///{typo}", *command)
-        assert code == 1 and "no database file" in out and str(typo) in out, out
+        assert code == 2 and "no database file" in out and str(typo) in out, out
     assert not typo.exists()
 
 

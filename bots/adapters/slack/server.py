@@ -1,10 +1,11 @@
 """Serving the bolt app: an aiohttp web server (HTTP mode) or a Socket Mode connection.
 
 HTTP mode verifies every request with the signing secret (bad signature or a
-timestamp older than five minutes -> 401) and serves ``POST /slack/events`` for
-events and slash commands alike, plus ``GET /healthz`` for the container runtime.
-With the OAuth install flow (:mod:`bots.adapters.slack.oauth`) it also serves
-``GET /slack/install`` and ``GET /slack/oauth_redirect`` (paths configurable).
+timestamp older than five minutes -> 401; a body that is not UTF-8 text -> 400) and
+serves ``POST /slack/events`` for events and slash commands alike, plus ``GET /healthz``
+for the container runtime. With the OAuth install flow
+(:mod:`bots.adapters.slack.oauth`) it also serves ``GET /slack/install`` and
+``GET /slack/oauth_redirect`` (paths configurable).
 Socket Mode needs no public URL: the app token opens a websocket and Slack pushes
 the same payloads through it.
 """
@@ -137,7 +138,12 @@ class SlackHttpServer:
             self._runner = None
 
     async def _dispatch(self, request: web.Request) -> web.Response:
-        bolt_resp = await self._app.async_dispatch(await to_bolt_request(request))
+        try:
+            bolt_request = await to_bolt_request(request)
+        except (UnicodeDecodeError, LookupError):  # bytes that are not UTF-8, or a charset
+            # no codec knows: Slack sends UTF-8 only, so whoever sent this is not Slack
+            return web.Response(status=400, text="the request body is not UTF-8 text")
+        bolt_resp = await self._app.async_dispatch(bolt_request)
         return await to_aiohttp_response(bolt_resp)
 
     async def _install(self, request: web.Request) -> web.Response:

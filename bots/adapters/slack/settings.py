@@ -12,6 +12,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import NoDecode
 
 from bots.settings import EnvSettings, blank_is_unset, split_list
+from core.crypto import KeyRing
 
 __all__ = ["SLACK_BOT_SCOPES", "SlackSettings"]
 
@@ -154,3 +155,11 @@ class SlackSettings(EnvSettings):
         return (
             SLACK_BOT_SCOPES if isinstance(value, str) and not value.strip() else split_list(value)
         )
+
+    @field_validator("statebot_encryption_keys")
+    @classmethod
+    def _encryption_keys(cls, value: SecretStr | None) -> SecretStr | None:
+        # a malformed or weak key stops the process at start, not at the first install
+        if value is not None:
+            KeyRing.from_setting(value.get_secret_value())  # EncryptionKeyError says why
+        return value

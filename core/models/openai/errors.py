@@ -26,6 +26,12 @@ class ErrorContext:
     timeout: float | None
     max_retries: int
     api_key: str | None = None
+    api_name: str = "Chat Completions"  # the API the response should have been
+
+    @property
+    def where(self) -> str:
+        """Which model at which server, as every message names it."""
+        return f"model {self.model_id!r} at {self.host}"
 
     def redact(self, text: str) -> str:
         """``text`` with the API key masked and long bodies shortened."""
@@ -53,7 +59,7 @@ def raise_model_error(exc: Exception, ctx: ErrorContext) -> NoReturn:
 
 def to_model_error(exc: Exception, ctx: ErrorContext) -> ModelError:
     """The ModelError (or ModelTimeoutError) to raise in place of ``exc``."""
-    where = f"model {ctx.model_id!r} at {ctx.host}"
+    where = ctx.where
     tries = f"after {ctx.max_retries} retr{'y' if ctx.max_retries == 1 else 'ies'}"
     if isinstance(exc, openai.APITimeoutError):
         return ModelTimeoutError(f"{where} did not answer within {ctx.timeout}s ({tries})")
@@ -65,7 +71,7 @@ def to_model_error(exc: Exception, ctx: ErrorContext) -> ModelError:
         reason = f" ({ctx.redact(type(cause).__name__ + ': ' + str(cause))})" if cause else ""
         return ModelError(f"could not connect to {where} {tries}{reason}")
     if isinstance(exc, openai.APIResponseValidationError):
-        return ModelError(f"{where} sent a response that is not valid Chat Completions data")
+        return ModelError(f"{where} sent a response that is not valid {ctx.api_name} data")
     if isinstance(exc, openai.APIError):
         return ModelError(f"{where} failed: {ctx.redact(exc.message)}")
     if isinstance(exc, openai.OpenAIError):

@@ -20,7 +20,7 @@ from core.db.base import BaseDb
 from core.db.limits import StateLimits
 from core.db.records import KnownVersion, Lease, SessionMeta
 from core.exceptions import RunTimeoutError
-from core.run.history import RunRecord, SessionData
+from core.run.history import RunRecord, SessionData, bounded_summary
 from core.state.cache import CachedSession, SessionCache
 from core.state.checkpoints import StateTexts
 from core.state.session._audit_handoff import save_entry
@@ -139,6 +139,11 @@ class SessionHandle:
         if self.data.counters != list(keys):
             self.data.counters = list(keys)
             self._data_changed = True
+
+    def set_summary(self, summary: Mapping[str, Any] | None) -> None:
+        """Replace the session's summary (bounded); saved with the next persist."""
+        self.data.summary = bounded_summary(summary)
+        self._data_changed = True
 
     def record_run(self, run: RunRecord) -> None:
         """Add (or replace, by run id) a run in the history; saved with the next persist."""

@@ -136,7 +136,7 @@ def test_diff_prints_the_patch_readably_and_as_json(db_url: str) -> None:
 def test_diff_of_a_missing_version_names_the_versions_kept(db_url: str) -> None:
     """A version the store does not keep is a clean error naming what it keeps."""
     code, out = _run(db_url, "diff", S, "1", "9")
-    assert code == 1 and "no version 9" in out and "1..4" in out
+    assert code == 2 and "no version 9" in out and "1..4" in out
 
 
 def test_cli_restore_is_audited_with_the_operator(db_url: str) -> None:

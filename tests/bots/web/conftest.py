@@ -31,7 +31,8 @@ from core.governance.transfer import import_jsonl
 
 CHROMIUM = os.environ.get("STATEBOT_TEST_CHROMIUM", "/usr/bin/chromium")
 INSTALL = "apt-get install -y chromium"
-SECRET = "test-secret-" + "x" * 32
+#: made by secrets.token_urlsafe(32), as docs/web-admin.md says (weak values are refused)
+SECRET = "d1AS0dhiCYM9D0mTeY_xbCGpu0KoUXaGhzUKrnfCOZ8"
 
 
 def require_chromium() -> str:

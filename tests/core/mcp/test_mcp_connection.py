@@ -118,3 +118,16 @@ def test_teams_and_bad_options_are_refused() -> None:
         MCPTools()
     with pytest.raises(ValueError, match="timeout_seconds must be positive"):
         MCPTools(STDIO_COMMAND, timeout_seconds=0)
+
+
+async def test_a_tools_factory_may_make_an_mcp_toolkit() -> None:
+    """``tools=`` as a factory (called per run) may return an MCPTools: the run
+    connects it and offers its tools."""
+    mcp = MCPTools(STDIO_COMMAND, include_tools=["add"])
+    model = ScriptedModel([tool_call("add", a=3, b=4), "7"])
+    try:
+        agent = Agent(model=model, tools=lambda: [mcp])
+        await agent.arun("3+4", session_id="s")
+        assert tool_names(model) == ["add"] and tool_results(model, 1) == ["7"]
+    finally:
+        await mcp.close()

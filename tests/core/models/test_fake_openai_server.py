@@ -125,7 +125,7 @@ def test_wrong_api_key_is_rejected() -> None:
 
 
 def test_unknown_route_is_404(server: FakeOpenAIServer, client: openai.OpenAI) -> None:
-    """Only chat completions are served."""
+    """Routes other than chat completions and responses are 404."""
     with pytest.raises(openai.NotFoundError):
         client.embeddings.create(model="m", input="x")
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import time
 from collections.abc import Callable
 
+import pytest
 from fakes.slack_api import FakeSlackApi
-from slack_harness import MakeBot, settle
+from slack_harness import SECRET, MakeBot, settle
 from slack_payloads import BOT_USER, CHANNEL, app_mention, message
 from structlog.testing import capture_logs
 
@@ -81,6 +84,33 @@ async def test_unsigned_request_is_refused_with_401(make_bot: MakeBot) -> None:
     bot = await make_bot()
     async with bot.http.post(bot.url, json=app_mention("hi")) as resp:
         assert resp.status == 401
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b'{"type": "event_callback", "text": "caf\xe9"}', "application/json"),  # Latin-1
+        (bytes(range(256)), "application/x-www-form-urlencoded"),
+        (b"token=x&text=hi", "application/x-www-form-urlencoded; charset=no-such-codec"),
+    ],
+)
+async def test_a_body_that_is_not_utf8_is_refused_with_400(
+    make_bot: MakeBot, fake_slack: FakeSlackApi, body: bytes, content_type: str
+) -> None:
+    """A signed request whose body is not UTF-8 text is answered 400, not 500, and runs
+    nothing (it was a 500 with a UnicodeDecodeError traceback)."""
+    bot = await make_bot()
+    stamp = str(int(time.time()))
+    digest = hmac.new(SECRET.encode(), f"v0:{stamp}:".encode() + body, hashlib.sha256)
+    headers = {
+        "Content-Type": content_type,
+        "X-Slack-Request-Timestamp": stamp,
+        "X-Slack-Signature": f"v0={digest.hexdigest()}",
+    }
+    async with bot.http.post(bot.url, data=body, headers=headers) as resp:
+        assert (resp.status, await resp.text()) == (400, "the request body is not UTF-8 text")
+    await settle()
+    assert fake_slack.calls == [] and bot.model.requests == []
 
 
 async def test_retried_delivery_answers_once(make_bot: MakeBot, fake_slack: FakeSlackApi) -> None:

@@ -43,9 +43,9 @@ def test_missing_encryption_key_is_a_clear_startup_error() -> None:
 
 
 def test_malformed_key_half_credentials_and_socket_mode_are_refused() -> None:
-    """A bad key, no client secret, --socket or a bot token as well: one clear line each."""
+    """A bad key, no client secret, --socket or a bot token as well: one clear line each
+    (a malformed key is refused by SlackSettings itself: tests/bots/settings/test_secrets)."""
     cases = [
-        (_settings(statebot_encryption_keys="not-a-key"), False, "key #1 is not a Fernet key"),
         (_settings(slack_client_secret=None), False, "SLACK_CLIENT_SECRET is not set"),
         (_settings(), True, "runs in HTTP mode: drop --socket"),
         (_settings(slack_bot_token="xoxb-1"), False, "not both"),

@@ -10,6 +10,7 @@ from bots.adapters.slack.settings import SlackSettings
 from bots.adapters.slack.sign_in import sign_in_for
 from bots.settings import Settings
 from bots.web.config import WebConfig, WebConfigError
+from tests.bots.web.conftest import SECRET as WEB_SECRET
 
 URL = "https://ops.example.com/admin"
 
@@ -27,7 +28,7 @@ def test_config_slack_sign_in_needs_both_halves_and_a_url() -> None:
     assert slack is not None
     assert slack.authorize_url == "https://slack.com/openid/connect/authorize"
     config = WebConfig.from_settings(
-        Settings(statebot_web_secret=SecretStr("s" * 32), statebot_web_url=URL), (slack,)
+        Settings(statebot_web_secret=SecretStr(WEB_SECRET), statebot_web_url=URL), (slack,)
     )
     assert config.provider("slack") is slack
 

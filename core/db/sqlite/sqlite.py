@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from core.db.cipher import StateCipher
 from core.db.limits import StateLimits
 from core.db.sql.engine import sqlite_engines
+from core.db.sql.options import refuse_unsupported
 from core.db.sql.store import SqlDb
 from core.db.sql.tables import TableNames
 
@@ -29,7 +30,9 @@ class SqliteDb(SqlDb):
     database uses an in-process lock instead.
 
     ``cipher`` (a :class:`~core.db.cipher.StateCipher`) stores state values, data and
-    history sealed (docs/encryption.md).
+    history sealed (docs/encryption.md). ``id`` names the store (Agno's database id);
+    Agno's other arguments (``db_engine``, ``memory_table``, …) are refused with a
+    TypeError saying why (:mod:`core.db.sql.options`).
     """
 
     def __init__(
@@ -45,11 +48,15 @@ class SqliteDb(SqlDb):
         lock_ttl: float = 30.0,
         lock_timeout: float | None = 60.0,
         cipher: StateCipher | None = None,
+        id: str | None = None,
+        **unsupported: object,
     ) -> None:
+        refuse_unsupported(type(self).__name__, unsupported)
         path = sqlite_path(db_file, db_url)
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
         self.db_file = path
+        self.id = id or f"sqlite:{path if path is not None else ':memory:'}"
         engine, writer = sqlite_engines(path, busy_timeout=busy_timeout, synchronous=synchronous)
         super().__init__(
             engine,
