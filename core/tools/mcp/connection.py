@@ -122,7 +122,8 @@ class MCPConnection:
     async def close(self) -> None:
         """Close the session and the transport (the supervisor's own task does it)."""
         task = self._task
-        if task is None or self._loop is None:
+        if task is None or task.done() or self._loop is None:
+            self._task = None  # already ended (closed, or its event loop ended)
             return
         self._closing = True
         if self._loop is not asyncio.get_running_loop():
@@ -143,7 +144,9 @@ class MCPConnection:
         An error the server answers with (unknown tool, bad arguments) is raised as the
         SDK's MCPError; an ``is_error`` result is returned as it is.
         """
-        if self._loop is not None and self._loop is not asyncio.get_running_loop():
+        if not self.started:  # never opened, closed, or its event loop has ended
+            raise MCPConnectionError(self.name, self._unavailable())
+        if self._loop is not asyncio.get_running_loop():
             return await self._bridged(self.call(tool, arguments))
         session = self._session
         if session is None:
@@ -153,6 +156,10 @@ class MCPConnection:
         except MCPError as exc:
             if exc.code != types.CONNECTION_CLOSED:
                 raise
+            if self._closing:
+                raise MCPConnectionError(
+                    self.name, "the connection was closed during the call"
+                ) from None
             self._lost(session, "the connection closed during the call")
             raise MCPConnectionError(
                 self.name, "the connection was lost during the call; reconnecting"
@@ -191,7 +198,10 @@ class MCPConnection:
         while not self._closing:
             retrying = AsyncRetrying(
                 wait=self._wait,
-                retry=retry_if_exception(lambda _exc: not self._closing),
+                # a cancelled supervisor (its loop ending) stops; failures are retried
+                retry=retry_if_exception(
+                    lambda exc: isinstance(exc, Exception) and not self._closing
+                ),
                 sleep=self._pause,
                 before_sleep=self._failed,
                 reraise=True,

@@ -107,3 +107,17 @@ def test_config_shows_no_secret(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "github (command npx; agents taskboard)" in line
     assert "docs (url https://mcp.example.com/mcp; agents *)" in line
     assert "ghp_secret" not in line and "hidden" not in line
+
+
+def test_a_command_stops_with_that_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``statebot config`` (any command) stops on a bad value with one line, no traceback."""
+    from click.testing import CliRunner
+
+    from bots.cli.main import main
+
+    monkeypatch.setenv("STATEBOT_MCP_SERVERS", '{"a": {"command": "x", "cmd": 1}}')
+    result = CliRunner().invoke(main, ["config"])
+    assert result.exit_code != 0
+    assert result.output == (
+        "Error: STATEBOT_MCP_SERVERS (from the environment): server 'a': cmd: unknown setting\n"
+    )

@@ -131,3 +131,32 @@ async def test_a_tools_factory_may_make_an_mcp_toolkit() -> None:
         assert tool_names(model) == ["add"] and tool_results(model, 1) == ["7"]
     finally:
         await mcp.close()
+
+
+async def test_a_call_in_flight_when_closing_says_closed() -> None:
+    """close() during a call: the call's error says the connection was closed, not that
+    it is reconnecting."""
+    mcp = MCPTools(STDIO_COMMAND, name="closing")
+    await mcp.connect()
+    hang = mcp.get_async_functions()["hang"].entrypoint
+    call = asyncio.ensure_future(hang(seconds=600))
+    await asyncio.sleep(0.3)
+    await mcp.close()
+    with pytest.raises(MCPConnectionError) as refused:
+        await call
+    assert str(refused.value) == "MCP server 'closing': the connection was closed during the call"
+
+
+def test_a_toolkit_whose_loop_ended_reconnects_on_the_next() -> None:
+    """A connection opened under one asyncio.run ends with that loop; the next loop's
+    first run connects it again instead of reaching for the closed loop."""
+    mcp = MCPTools(STDIO_COMMAND, include_tools=["add"])
+
+    async def one_run(a: int) -> list[str]:
+        model = ScriptedModel([tool_call("add", a=a, b=1), "ok"])
+        await Agent(model=model, tools=[mcp]).arun("add")
+        return tool_results(model, 1)
+
+    assert asyncio.run(one_run(1)) == ["2"]
+    assert asyncio.run(one_run(2)) == ["3"]
+    asyncio.run(mcp.close())
