@@ -220,9 +220,10 @@ class Agent(
     @property
     def functions(self) -> dict[str, Function]:
         """The tools offered now: the agent's own, then its live toolkits' as last listed."""
-        if not self.live_toolkits:
+        live = getattr(self, "live_toolkits", ())  # set once the base class has built
+        if not live:
             return self._own_functions
-        return with_live_tools(self._own_functions, self.live_toolkits)
+        return with_live_tools(self._own_functions, live)
 
     @functions.setter
     def functions(self, table: dict[str, Function]) -> None:
