@@ -253,8 +253,10 @@ class MCPConnection:
             logger.info("mcp_connected", server=self.name)
             while not self._closing:
                 self._wake.clear()
-                with anyio.move_on_after(self._ping_interval):
-                    await self._wake.wait()
+                # a notice that came while listing is not lost with the clear
+                if not self._refresh and self._session is session and not self._closing:
+                    with anyio.move_on_after(self._ping_interval):
+                        await self._wake.wait()
                 if self._closing:
                     break
                 if self._session is not session:  # a call saw it close
