@@ -99,3 +99,27 @@ def test_every_agent_means_the_agents_of_the_catalog() -> None:
     toolkit = app.mcp.toolkits["g"]
     given = [a for a in app.service.agents.values() if toolkit in getattr(a, "live_toolkits", [])]
     assert given and all(isinstance(a, Agent) for a in given)
+
+
+def test_a_url_server_keeps_its_headers_and_options() -> None:
+    """A configured url server becomes a streamable-HTTP MCPTools with its headers,
+    filters, prefix and timeout."""
+    from bots.app.mcp import toolkit_for
+    from bots.settings.mcp import McpServer
+    from core.tools.mcp import StreamableHTTPClientParams
+
+    server = McpServer(
+        name="docs",
+        url="https://mcp.example.com/mcp",
+        headers={"Authorization": "Bearer t"},
+        exclude_tools=("delete",),
+        tool_name_prefix="docs",
+        timeout_seconds=5,
+    )
+    toolkit = toolkit_for(server)
+    assert toolkit.transport == "streamable-http" and toolkit.name == "docs"
+    assert toolkit.server_params == StreamableHTTPClientParams(
+        url="https://mcp.example.com/mcp", headers={"Authorization": "Bearer t"}
+    )
+    assert toolkit.exclude_tools == ["delete"] and toolkit.tool_name_prefix == "docs"
+    assert toolkit.timeout_seconds == 5

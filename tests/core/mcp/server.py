@@ -55,6 +55,12 @@ def picture() -> Image:
 
 
 @server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of an HTTP request header (empty over stdio)."""
+    return (ctx.headers or {}).get(name.lower(), "")
+
+
+@server.tool()
 def crash() -> str:
     """Ends the server process at once (a dropped connection)."""
     os._exit(3)

@@ -108,6 +108,7 @@ async def test_include_and_exclude_filter_the_offered_tools() -> None:
             "srv_fail",
             "srv_greet",
             "srv_grow",
+            "srv_header",
             "srv_picture",
         ]
         model = ScriptedModel([tool_call("srv_greet", name="Ana"), "ok"])
@@ -157,3 +158,15 @@ async def test_mcp_calls_count_in_the_tool_call_budget() -> None:
         assert "8" in str(direct.content)
         with pytest.raises(BudgetExceededError):
             await agent.arun("again", session_id="s")
+
+
+async def test_http_headers_reach_the_server(http_url: str) -> None:
+    """``StreamableHTTPClientParams(headers=...)`` (a deployment's API key) is sent with
+    every request."""
+    from core.tools.mcp import StreamableHTTPClientParams
+
+    params = StreamableHTTPClientParams(url=http_url, headers={"X-Api-Key": "k-123"})
+    model = ScriptedModel([tool_call("header", name="X-Api-Key"), "ok"])
+    async with MCPTools(server_params=params) as mcp:
+        await Agent(model=model, tools=[mcp]).arun("who am I?")
+    assert tool_results(model, 1) == ["k-123"]
