@@ -7,7 +7,7 @@ and importing one part does not load the others (SQLAlchemy, redis-py, openai).
 
 Layers, bottom to top (each imports only those below it; ``pyproject.toml`` holds the
 contract): ``exceptions`` < ``utils``, ``crypto``, ``redaction``, ``models`` < ``db``
-(storage only) < ``run`` < ``state`` < ``schedule`` < ``governance`` < ``tools`` <
+(storage only) < ``run`` < ``state`` < ``schedule`` < ``governance`` < ``session`` < ``tools`` <
 ``memory`` < ``agent`` < ``team`` < ``workflow`` < ``storage``, ``testing``.
 """
 

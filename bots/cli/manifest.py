@@ -24,9 +24,8 @@ def _offering() -> list[str]:
 @click.command("manifest", context_settings=HELP_OPTIONS)
 @click.option(
     "--platform",
-    default="slack",
-    show_default=True,
-    help="Platform whose manifest to print (those that have one).",
+    default=None,
+    help="Platform whose manifest to print (default: the one platform that has one).",
 )
 @click.option(
     "--url",
@@ -37,13 +36,18 @@ def _offering() -> list[str]:
 @click.option("--socket", is_flag=True, help="Declare Socket Mode (no public URL).")
 @app_option
 def manifest(
-    platform: str, url: str | None, socket: bool, agents: Mapping[str, ChatAgent] | None
+    platform: str | None, url: str | None, socket: bool, agents: Mapping[str, ChatAgent] | None
 ) -> None:
     """Print the app manifest: one slash command per agent served, plus /state."""
+    offering = _offering()
+    if platform is None:
+        if len(offering) != 1:
+            raise click.UsageError(f"name the platform: --platform {' | '.join(offering)}")
+        platform = offering[0]
     adapter = registry.get(platform) if platform in registry.names() else None
     if not isinstance(adapter, OffersManifest):
         raise click.BadParameter(
-            f"{platform!r} has no app manifest (platforms with one: {', '.join(_offering())})",
+            f"{platform!r} has no app manifest (platforms with one: {', '.join(offering)})",
             param_hint="--platform",
         )
     if url is not None and not url.startswith(("https://", "http://")):

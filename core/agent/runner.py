@@ -135,7 +135,8 @@ async def _save(handle: SessionHandle) -> None:
 def _record(
     owner: SessionOwner, handle: SessionHandle, input: str, output: RunOutput | None
 ) -> RunRecord:
-    return run_record(handle, input, output, owner_id=owner.id)
+    team_id = owner.id if owner.kind == "team" else None
+    return run_record(handle, input, output, owner_id=owner.id, team_id=team_id)
 
 
 def _scopes(handle: SessionHandle) -> list[Scope]:

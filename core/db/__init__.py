@@ -22,6 +22,7 @@ from core.db.records import (
     SnapshotStatus,
     UserMemory,
 )
+from core.db.session_types import SessionType
 
 __all__ = [
     "BaseDb",
@@ -34,6 +35,7 @@ __all__ = [
     "SessionMeta",
     "SessionRecord",
     "SessionStore",
+    "SessionType",
     "SnapshotStatus",
     "UserMemory",
 ]

@@ -16,6 +16,7 @@ import abc
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from core.db.limits import StateLimits
 from core.db.locks import FifoLocks
@@ -30,6 +31,7 @@ from core.db.records import (
     SnapshotStatus,
     UserMemory,
 )
+from core.db.session_types import SessionType, session_objects
 from core.db.user_blocks import LeaseView, UserBlocks, is_marker, marker_id
 
 # errors live in core.exceptions; these names stay importable from here (older code)
@@ -44,6 +46,7 @@ from core.exceptions import StateLimitError as StateLimitError
 from core.exceptions import StoreError as StoreError
 from core.exceptions import StoreUnavailableError as StoreUnavailableError
 from core.exceptions import VersionConflictError as VersionConflictError
+from core.utils.sync import run_sync
 
 #: every session of a store (the default primitives read them whole)
 _ALL = sys.maxsize
@@ -70,6 +73,39 @@ class BaseDb(abc.ABC):
         self.lease_view: LeaseView = self._locks
         #: erasure markers kept apart from the run leases (None: they are run leases)
         self.user_blocks: UserBlocks | None = None
+
+    # -- Agno's session objects (built by core.session, see core/db/session_types.py) --
+    async def aget_session(
+        self,
+        session_id: str,
+        session_type: SessionType = SessionType.AGENT,
+        user_id: str | None = None,
+        deserialize: bool = True,
+    ) -> Any:
+        """The session as an AgentSession / TeamSession / WorkflowSession (a dict when
+        not ``deserialize``); None when there is none of that type (for that user)."""
+        return await session_objects().read(
+            self, session_id, SessionType(session_type), user_id, deserialize
+        )
+
+    def get_session(
+        self,
+        session_id: str,
+        session_type: SessionType = SessionType.AGENT,
+        user_id: str | None = None,
+        deserialize: bool = True,
+    ) -> Any:
+        """Sync twin of :meth:`aget_session`."""
+        return run_sync(self.aget_session(session_id, session_type, user_id, deserialize))
+
+    async def aupsert_session(self, session: Any, deserialize: bool = True) -> Any:
+        """Save a whole session object (state, name, data, runs) under its lease, with
+        an audit entry; returns it as stored."""
+        return await session_objects().upsert(self, session, deserialize)
+
+    def upsert_session(self, session: Any, deserialize: bool = True) -> Any:
+        """Sync twin of :meth:`aupsert_session`."""
+        return run_sync(self.aupsert_session(session, deserialize))
 
     # -- sessions -------------------------------------------------------------------
     @abc.abstractmethod

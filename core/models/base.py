@@ -9,49 +9,13 @@ from __future__ import annotations
 
 import abc
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from core.exceptions import ModelError as ModelError  # re-exported: importers use this path
 from core.exceptions import ModelTimeoutError as ModelTimeoutError
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    """One tool call requested by the model."""
-
-    id: str
-    name: str
-    arguments: str  # raw JSON text, exactly as the model sent it
-
-
-@dataclass(slots=True)
-class Message:
-    """One chat message (system, user, assistant or tool)."""
-
-    role: str
-    content: str | None = None
-    tool_calls: list[ToolCall] = field(default_factory=list)
-    tool_call_id: str | None = None
-    name: str | None = None
-
-    def to_openai(self) -> dict[str, Any]:
-        """This message in the Chat Completions wire format."""
-        out: dict[str, Any] = {"role": self.role, "content": self.content}
-        if self.tool_calls:
-            out["tool_calls"] = [
-                {
-                    "id": c.id,
-                    "type": "function",
-                    "function": {"name": c.name, "arguments": c.arguments},
-                }
-                for c in self.tool_calls
-            ]
-        if self.tool_call_id is not None:
-            out["tool_call_id"] = self.tool_call_id
-        if self.name is not None and self.role != "tool":
-            out["name"] = self.name
-        return out
+from core.models.message import Message as Message  # defined at Agno's path
+from core.models.message import ToolCall as ToolCall
 
 
 @dataclass(frozen=True, slots=True)

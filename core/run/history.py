@@ -4,8 +4,9 @@ A session's *data* (``SessionRecord.data``, one JSON object as text) holds its r
 oldest first, its name and its audit trail (:mod:`core.state.audit`, newest last). It
 is written in the same atomic save as the state, snapshotted, exported and deleted
 with it. It is bounded: at most ``StateLimits.max_runs`` runs in ``run_bytes`` of JSON,
-the oldest runs dropped first, and every tool result is cut to :data:`RESULT_CHARS`
-characters; the audit trail has its own bound (``max_audit_entries`` in
+the oldest runs dropped first (each run's messages, ``RunRecord.transcript``, go
+before any run: see :mod:`core.run.transcript`), and every tool result is cut to
+:data:`RESULT_CHARS` characters; the audit trail has its own bound (``max_audit_entries`` in
 ``audit_bytes``), so a long run history never pushes out audit entries or the reverse,
 and a long-lived chat thread never grows without limit.
 
@@ -27,14 +28,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
 from core.db.limits import StateLimits
-from core.models.base import Message, ToolCall
-from core.run.output import RunOutput, ToolExecution, content_as_text
+from core.models.base import Message
+from core.run.output import RunMetrics, RunOutput, ToolExecution, content_as_text
 from core.run.output import RunStatus as OutputStatus
+from core.run.transcript import RESULT_CHARS as RESULT_CHARS
+from core.run.transcript import cut as _cut
+from core.run.transcript import message_from_dict as message_from_dict
+from core.run.transcript import message_to_dict as message_to_dict
+from core.run.transcript import transcript_of
 
-RunStatus = Literal["completed", "paused", "error", "cancelled"]
+RunStatus = Literal["completed", "paused", "error", "cancelled", "pending", "running"]
 
-#: characters of a tool's result kept in the history
-RESULT_CHARS = 500
 #: a stored summary's bounds: its text, its topics, each topic, the users it names
 SUMMARY_CHARS = 4000
 SUMMARY_TOPICS = 20
@@ -68,6 +72,13 @@ class RunRecord:
     updated_at: float = field(default_factory=time.time)
     #: resume data of a paused run: {"messages": [...], "pending": [...], ...}
     paused: Mapping[str, Any] | None = None
+    #: the run's own messages, bounded (core.run.transcript)
+    transcript: tuple[Mapping[str, Any], ...] = ()
+    #: the run's counts (RunMetrics' fields), None when not known
+    metrics: Mapping[str, float] | None = None
+    #: the team that ran it (a team's run: its own id), and the run it ran inside
+    team_id: str | None = None
+    parent_run_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""
@@ -93,6 +104,13 @@ class RunRecord:
         }
         if self.paused is not None:
             data["paused"] = dict(self.paused)
+        if self.transcript:
+            data["messages"] = [dict(m) for m in self.transcript]
+        if self.metrics is not None:
+            data["metrics"] = dict(self.metrics)
+        for name in ("team_id", "parent_run_id"):
+            if getattr(self, name) is not None:
+                data[name] = getattr(self, name)
         return data
 
     @classmethod
@@ -118,6 +136,10 @@ class RunRecord:
             created_at=float(data.get("created_at", 0.0)),
             updated_at=float(data.get("updated_at", 0.0)),
             paused=data.get("paused"),
+            transcript=tuple(data.get("messages") or ()),
+            metrics=data.get("metrics"),
+            team_id=data.get("team_id"),
+            parent_run_id=data.get("parent_run_id"),
         )
 
     def messages(self, *, name_user: bool = False) -> list[Message]:
@@ -127,9 +149,9 @@ class RunRecord:
         users), so the model can tell people apart.
         """
         question = f"{self.user_id}: {self.input}" if name_user and self.user_id else self.input
-        out = [Message("user", question)]
+        out = [Message("user", question, from_history=True)]
         if self.output:
-            out.append(Message("assistant", self.output))
+            out.append(Message("assistant", self.output, from_history=True))
         return out
 
 
@@ -153,6 +175,10 @@ class SessionData:
     audit: list[str] = field(default_factory=list)
     #: the session's summary as plain JSON data (None: none written yet)
     summary: dict[str, Any] | None = None
+    #: the rest of Agno's ``session_data`` (keys a program set besides state and name)
+    extra: dict[str, Any] = field(default_factory=dict)
+    #: Agno's session ``metadata`` (None: none set)
+    metadata: dict[str, Any] | None = None
 
     @classmethod
     def decode(cls, text: str) -> SessionData:
@@ -167,6 +193,8 @@ class SessionData:
             counters=[str(k) for k in data.get("counters") or ()],
             audit=audit_lines(data.get("audit")),
             summary=bounded_summary(data.get("summary")),
+            extra=dict(data.get("extra") or {}),
+            metadata=data.get("metadata"),
         )
 
     def add_audit(self, entry: Mapping[str, Any]) -> str:
@@ -181,22 +209,26 @@ class SessionData:
 
     def encode(self, limits: StateLimits) -> str:
         """JSON text within ``limits``: runs and audit entries each within their own
-        share, the oldest of each dropped first."""
+        share. Over the runs' share, the runs' transcripts go first (oldest first; a
+        run without one still shows its question and answer), then the oldest runs."""
         runs = [_short(r) for r in self.runs[-limits.max_runs :]] if limits.max_runs > 0 else []
-        summary_bytes = len(_dumps(self.summary).encode()) if self.summary is not None else 0
-        while True:
-            body: dict[str, Any] = {"name": self.name, "runs": [r.to_dict() for r in runs]}
-            if self.schema_version is not None:
-                body["schema_version"] = self.schema_version
-            if self.counters:
-                body["counters"] = self.counters
-            if self.summary is not None:  # bounded on its own (bounded_summary)
-                body["summary"] = self.summary
-            text = _dumps(body)
-            if len(text.encode()) - summary_bytes <= limits.run_bytes or not runs:
-                self.runs = runs
-                break
-            runs = runs[1:]
+        body: dict[str, Any] = {"name": self.name, "runs": []}
+        if self.schema_version is not None:
+            body["schema_version"] = self.schema_version
+        if self.counters:
+            body["counters"] = self.counters
+        if self.extra:
+            body["extra"] = self.extra
+        if self.metadata is not None:
+            body["metadata"] = self.metadata
+        # the summary is bounded on its own (bounded_summary): it takes no room from runs
+        room = limits.run_bytes - len(_dumps(body).encode())
+        if self.summary is not None:
+            body["summary"] = self.summary
+        runs = _within(runs, room)
+        body["runs"] = [r.to_dict() for r in runs]
+        self.runs = runs
+        text = _dumps(body)
         audit = self._bounded_audit(limits)
         if not audit:
             return text
@@ -298,13 +330,29 @@ _STORED_STATUS: dict[OutputStatus, RunStatus] = {
 
 
 def run_record(
-    handle: OpenRun, input: str, output: RunOutput | None, *, owner_id: str | None
+    handle: OpenRun,
+    input: str,
+    output: RunOutput | None,
+    *,
+    owner_id: str | None,
+    team_id: str | None = None,
 ) -> RunRecord:
-    """The history entry of a run that just ended (``output`` None: it failed)."""
+    """The history entry of a run that just ended (``output`` None: it failed);
+    ``team_id``: the owner's id when the owner is a team."""
     known = handle.data.find(handle.run_id)
     created = known.created_at if known is not None else time.time()
     if output is None:
-        return RunRecord(handle.run_id, "error", input, None, handle.user_id, owner_id, (), created)
+        return RunRecord(
+            handle.run_id,
+            "error",
+            input,
+            None,
+            handle.user_id,
+            owner_id,
+            (),
+            created,
+            team_id=team_id,
+        )
     status = _STORED_STATUS.get(OutputStatus(output.status), "completed")
     content = None if output.content is None else content_as_text(output.content)
     return RunRecord(
@@ -318,7 +366,23 @@ def run_record(
         tool_calls=(known.tool_calls if known is not None else ()) + tool_records(output.tools),
         created_at=created,
         paused=output.paused_data,
+        # not the system message: it is rebuilt each run from the state, so keeping it
+        # would copy the state where erasure's exact-id rule cannot reach it
+        transcript=transcript_of(m for m in output.messages if m.role != "system"),
+        metrics=metrics_dict(output.metrics),
+        team_id=team_id,
     )
+
+
+def metrics_dict(metrics: RunMetrics) -> dict[str, float]:
+    """A run's counts as stored."""
+    return {
+        "model_calls": metrics.model_calls,
+        "tool_calls": metrics.tool_calls,
+        "input_tokens": metrics.input_tokens,
+        "output_tokens": metrics.output_tokens,
+        "duration_s": metrics.duration_s,
+    }
 
 
 def tool_records(calls: Iterable[ToolExecution]) -> tuple[ToolCallRecord, ...]:
@@ -328,30 +392,6 @@ def tool_records(calls: Iterable[ToolExecution]) -> tuple[ToolCallRecord, ...]:
             c.tool_call_id, c.tool_name, dict(c.tool_args), _cut(c.result), bool(c.error)
         )
         for c in calls
-    )
-
-
-def message_to_dict(message: Message) -> dict[str, Any]:
-    """A message as plain JSON (paused runs store the run's messages so far)."""
-    return {
-        "role": message.role,
-        "content": message.content,
-        "tool_calls": [
-            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
-        ],
-        "tool_call_id": message.tool_call_id,
-        "name": message.name,
-    }
-
-
-def message_from_dict(data: Mapping[str, Any]) -> Message:
-    """The inverse of :func:`message_to_dict`."""
-    return Message(
-        data["role"],
-        data.get("content"),
-        [ToolCall(c["id"], c["name"], c["arguments"]) for c in data.get("tool_calls") or ()],
-        tool_call_id=data.get("tool_call_id"),
-        name=data.get("name"),
     )
 
 
@@ -369,12 +409,28 @@ def _dumps(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _cut(text: str | None) -> str | None:
-    return None if text is None else _cut_text(text, RESULT_CHARS)
-
-
 def _cut_text(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _within(runs: list[RunRecord], room: int) -> list[RunRecord]:
+    """The runs whose JSON (commas included) fits in ``room`` bytes: transcripts
+    dropped oldest first, then the oldest runs. Each run is measured once or twice."""
+    sizes = [len(_dumps(r.to_dict()).encode()) + 1 for r in runs]  # + its comma
+    total = sum(sizes)
+    for i, run in enumerate(runs):
+        if total <= room:
+            return runs
+        if run.transcript:
+            runs[i] = replace(run, transcript=())
+            smaller = len(_dumps(runs[i].to_dict()).encode()) + 1
+            total -= sizes[i] - smaller
+            sizes[i] = smaller
+    drop = 0
+    while total > room and drop < len(runs):
+        total -= sizes[drop]
+        drop += 1
+    return runs[drop:]
 
 
 def _short(run: RunRecord) -> RunRecord:

@@ -78,6 +78,21 @@ class RunMetrics:
     output_tokens: int = 0
     duration_s: float = 0.0
 
+    @property
+    def total_tokens(self) -> int:
+        """Input and output tokens together (Agno's ``Metrics.total_tokens``)."""
+        return self.input_tokens + self.output_tokens
+
+    def __add__(self, other: RunMetrics) -> RunMetrics:
+        """The counts of two runs together (a session's metrics)."""
+        return RunMetrics(
+            self.model_calls + other.model_calls,
+            self.tool_calls + other.tool_calls,
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.duration_s + other.duration_s,
+        )
+
 
 class DeferredState(abc.ABC):
     """A run's final state, decoded only when someone reads it.
@@ -104,8 +119,8 @@ class RunOutput:
     """
 
     run_id: str
-    session_id: str
-    user_id: str | None
+    session_id: str | None = None
+    user_id: str | None = None
     content: Any = None
     session_state: dict[str, Any] = field(default_factory=dict)
     tools: list[ToolExecution] = field(default_factory=list)
@@ -115,6 +130,10 @@ class RunOutput:
     step_outputs: dict[str, Any] = field(default_factory=dict)
     #: name of the agent/team/workflow that produced it
     agent_id: str | None = None
+    #: the team that ran it (a team's run, or a member's run inside one)
+    team_id: str | None = None
+    #: the run this one ran inside (a member's run in a team's run)
+    parent_run_id: str | None = None
     #: a team's member runs, in the order they ran (Agno's ``member_responses``)
     member_responses: list[RunOutput] = field(default_factory=list)
     #: a returned run has completed unless it was paused for confirmation

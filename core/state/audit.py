@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 #: the kinds of change an entry records
-KINDS = ("run", "restore", "reset", "undo", "import", "migrate")
+KINDS = ("run", "restore", "reset", "undo", "import", "migrate", "save")
 
 Op = dict[str, Any]
 _MISSING = object()

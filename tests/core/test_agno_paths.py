@@ -79,3 +79,27 @@ def test_pprint_show_time_adds_the_response_time(capsys: pytest.CaptureFixture[s
     pprint_run_response(agent.run("b", stream=True), markdown=True, show_time=True)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "timed stream" and lines[1].startswith("Response (")
+
+
+def test_message_lives_at_agnos_path_and_marks_history() -> None:
+    """``agno.models.message.Message``; earlier turns put in a run's context carry
+    ``from_history=True``, the run's own messages do not."""
+    from core.models.base import Message as BaseMessage
+    from core.models.message import Message
+
+    assert Message is BaseMessage and not Message(role="user", content="hi").from_history
+    seen: list[list[Message]] = []
+
+    def answer(messages: list[Message], tools: list[object]) -> str:
+        seen.append(list(messages))
+        return f"answer {len(seen)}"
+
+    agent = Agent(model=ScriptedModel([answer, answer]), add_history_to_context=True)
+    agent.run("one", session_id="h")
+    agent.run("two", session_id="h")
+    flags = [(m.role, m.content, m.from_history) for m in seen[1] if m.role != "system"]
+    assert flags == [
+        ("user", "one", True),
+        ("assistant", "answer 1", True),
+        ("user", "two", False),
+    ]

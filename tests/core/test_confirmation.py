@@ -14,6 +14,7 @@ from core.agent import Agent
 from core.db.sqlite import SqliteDb
 from core.exceptions import RunError
 from core.models.base import ToolCall
+from core.run import RunStatus
 from core.testing import ScriptedModel, tool_call
 from core.tools import tool
 
@@ -35,9 +36,7 @@ def delete_tasks(session_state: dict[str, Any]) -> str:
 
 
 def _agent(db: Any, turns: list[Any]) -> Agent:
-    return Agent(
-        model=ScriptedModel(turns), db=db, tools=[add_task, delete_tasks], id="board"
-    )
+    return Agent(model=ScriptedModel(turns), db=db, tools=[add_task, delete_tasks], id="board")
 
 
 def _pausing_turns() -> list[Any]:
@@ -59,7 +58,7 @@ async def test_a_run_pauses_with_the_state_saved_up_to_the_pause(tmp_path: Path)
     record = await db.aload("s")
     assert record is not None and record.state == {"tasks": ["a"]}
     session = await agent.aget_session("s")
-    assert session is not None and session.runs[-1].status == "paused"
+    assert session is not None and session.runs[-1].status is RunStatus.paused
     await db.aclose()
 
 
@@ -71,8 +70,8 @@ async def test_approved_call_runs_and_the_run_finishes() -> None:
     assert not done.is_paused and done.content == "All cleared."
     assert done.session_state == {"tasks": []}
     session = await agent.aget_session("s")
-    assert session is not None and [r.status for r in session.runs] == ["completed"]
-    assert [c.name for c in session.runs[0].tool_calls] == ["add_task", "delete_tasks"]
+    assert session is not None and [r.status for r in session.runs] == [RunStatus.completed]
+    assert [c.tool_name for c in session.runs[0].tools] == ["add_task", "delete_tasks"]
 
 
 async def test_rejected_call_never_runs_and_the_model_is_told() -> None:
@@ -111,7 +110,7 @@ async def test_every_waiting_call_must_be_decided() -> None:
     with pytest.raises(ValueError, match="undecided: delete_tasks"):
         await agent.acontinue_run(paused.run_id, session_id="s")
     session = await agent.aget_session("s")
-    assert session is not None and session.runs[-1].status == "paused"
+    assert session is not None and session.runs[-1].status is RunStatus.paused
 
 
 async def test_a_team_member_cannot_pause_so_the_call_is_refused() -> None:

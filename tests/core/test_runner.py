@@ -14,6 +14,7 @@ from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
 from core.db.in_memory import InMemoryDb
 from core.exceptions import RunError
+from core.run import RunStatus
 from core.run.context import RunContext
 from core.run.output import RunOutput
 from core.state.session import SessionHandle
@@ -161,8 +162,10 @@ async def test_a_new_owner_gets_the_whole_run_path() -> None:
     output = await owner.arun("hello")
     assert output.content == "hello" and output.session_state == {"runs": 1}
     session = await owner.aget_session()
-    assert session is not None and session.session_state == {"runs": 1}
-    assert [(r.input, r.status, r.user_id) for r in session.runs] == [("hello", "completed", "ann")]
+    assert session is not None and session.session_data == {"session_state": {"runs": 1}}
+    assert [(r.input and r.input.input_content, r.status, r.user_id) for r in session.runs] == [
+        ("hello", RunStatus.completed, "ann")
+    ]
 
 
 async def test_a_failed_run_is_recorded_and_nothing_after_its_error_is_lost() -> None:
@@ -173,9 +176,9 @@ async def test_a_failed_run_is_recorded_and_nothing_after_its_error_is_lost() ->
         await owner.arun("fail")
     session = await owner.aget_session()
     assert session is not None
-    assert [(r.input, r.status) for r in session.runs] == [
-        ("first", "completed"),
-        ("fail", "error"),
+    assert [(r.input and r.input.input_content, r.status) for r in session.runs] == [
+        ("first", RunStatus.completed),
+        ("fail", RunStatus.error),
     ]
 
 

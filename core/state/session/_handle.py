@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.db.base import BaseDb
@@ -126,6 +126,12 @@ class SessionHandle:
     def set_name(self, name: str | None) -> None:
         """Name the session; saved with the next persist."""
         self.data.name = name
+        self._data_changed = True
+
+    def change_data(self, change: Callable[[SessionData], None]) -> None:
+        """Apply ``change`` to the session's data (runs, name, a program's keys); saved
+        with the next persist, within the data's bounds."""
+        change(self.data)
         self._data_changed = True
 
     def set_schema_version(self, version: int | None) -> None:
