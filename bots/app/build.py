@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, TypeAlias
 import structlog
 
 from bots.app.budgets import apply_budget
+from bots.app.mcp import McpServers, attach_mcp_servers
 from bots.app.service import chat_service
 from bots.chat.registry import ChatAgent
 from bots.chat.schedules import PlatformSchedules, ScheduledRuns
@@ -144,7 +145,9 @@ class App:
     started by ``build_app`` in a serving process (its own store, a running event
     loop, ``STATEBOT_SCHEDULER`` on); the console, which builds its app before its
     loop runs, starts it itself (``bots/adapters/console/reminders.py``).
-    ``await app.scheduler.stop()`` at shutdown.
+    ``await app.scheduler.stop()`` at shutdown. ``mcp``: the MCP servers'
+    connections (``STATEBOT_MCP_SERVERS``, bots/app/mcp.py); ``await app.mcp.aclose()``
+    at shutdown.
     """
 
     settings: Settings
@@ -152,6 +155,7 @@ class App:
     db: BaseDb
     model: Model | None
     scheduler: Scheduler | None = None
+    mcp: McpServers | None = None
 
 
 def schedule_settings(settings: Settings) -> ScheduleSettings:
@@ -224,15 +228,21 @@ def build_app(
         from tools.catalog import COMMAND_ALIASES, create_agents
 
         catalog = apply_budget(create_agents(model, store), settings)
+        mcp = attach_mcp_servers(catalog, settings)
         service = chat_service(catalog, settings=settings, aliases=COMMAND_ALIASES)
     else:
         mine = apply_budget(agents_from(agents, "agents"), settings)
+        mcp = attach_mcp_servers(mine, settings)
         settings = _default_agent_among(settings, mine)
         service = chat_service(mine, settings=settings)
     scheduler = build_scheduler(service, store)
     if serving and settings.statebot_scheduler:
         _start_scheduler(scheduler, store)
-    return App(settings=settings, service=service, db=store, model=model, scheduler=scheduler)
+    if serving:
+        mcp.start()
+    return App(
+        settings=settings, service=service, db=store, model=model, scheduler=scheduler, mcp=mcp
+    )
 
 
 def load_app_agents(spec: str) -> dict[str, ChatAgent]:

@@ -12,6 +12,7 @@ from pydantic import field_validator, model_validator
 from bots.admins import check_admin_id
 from bots.settings.chat import ChatSettings
 from bots.settings.env import EnvSettings
+from bots.settings.mcp import McpSettings
 from bots.settings.serving import ServingSettings
 from bots.settings.sources import blank_is_unset, split_list, split_pairs
 from bots.settings.storage import StorageSettings
@@ -19,7 +20,7 @@ from bots.settings.storage import StorageSettings
 __all__ = ["Settings"]
 
 
-class Settings(ServingSettings, ChatSettings, StorageSettings, EnvSettings):
+class Settings(ServingSettings, ChatSettings, McpSettings, StorageSettings, EnvSettings):
     """Everything the bots read from the environment but the platforms' own settings
     (each adapter's ``settings.py``: tokens, secrets, Slack's install flow)."""
 

@@ -37,7 +37,12 @@ from core.run.output import RunOutput
 from core.session.summary import SessionSummaryManager
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
-from core.tools.collect import agentic_state_function, collect_functions
+from core.tools.collect import (
+    LiveToolkit,
+    agentic_state_function,
+    collect_functions,
+    with_live_tools,
+)
 from core.tools.function import Function
 
 #: earlier runs sent with ``add_history_to_context`` when ``num_history_runs`` is None
@@ -172,8 +177,12 @@ class Agent(
         self.tools = tools
         self.cache_callables = cache_callables
         self.callable_tools_cache_key = callable_tools_cache_key
+        #: toolkits whose tools are read per run (MCP servers: core.tools.mcp)
+        self.live_toolkits: list[LiveToolkit] = []
         # direct calls (arun_tool) reach the static tools; a factory's exist per run only
-        self.functions: dict[str, Function] = collect_functions([*static_list(tools), *extra_tools])
+        self.functions = collect_functions(
+            [*static_list(tools), *extra_tools], live=self.live_toolkits
+        )
         self.callables = owner_callables(
             instructions,
             system_message,
@@ -207,6 +216,26 @@ class Agent(
                 model=model,
             ),
         )
+
+    @property
+    def functions(self) -> dict[str, Function]:
+        """The tools offered now: the agent's own, then its live toolkits' as last listed."""
+        live = getattr(self, "live_toolkits", ())  # set once the base class has built
+        if not live:
+            return self._own_functions
+        return with_live_tools(self._own_functions, live)
+
+    @functions.setter
+    def functions(self, table: dict[str, Function]) -> None:
+        self._own_functions = table
+
+    def add_tool(self, tool: Any) -> None:
+        """Add a tool, Function or toolkit (an MCPTools too) after construction (Agno's)."""
+        table = collect_functions([tool], live=self.live_toolkits)
+        taken = sorted(set(table) & set(self._own_functions))
+        if taken:
+            raise ValueError(f"two tools are named {', '.join(map(repr, taken))}")
+        self._own_functions = {**self._own_functions, **table}
 
     # -- runs -------------------------------------------------------------------------
     def loop_spec(
@@ -249,6 +278,8 @@ class Agent(
         the agent itself was asked to run: a team or workflow step cannot pause);
         ``resume``: continue a paused run with the decisions made.
         """
+        for toolkit in self.live_toolkits:  # connected before the tools are offered
+            await toolkit.aready()
         memories: list[str] = []
         if self.add_memories_to_context and handle.user_id:
             # the store that holds this session (a team's or workflow's, when shared)

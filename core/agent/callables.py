@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.run.context import RunContext
 from core.run.run_input import RunInput
-from core.tools.collect import collect_functions
+from core.tools.collect import LiveToolkit, collect_functions, with_live_tools
 from core.tools.function import Function
 from core.tools.toolkit import Toolkit
 
@@ -189,7 +189,11 @@ class RunCallables:
         functions = spec.functions
         if self.tools is not None:
             made = await self.tools.resolve(run_context, injected)
-            functions = collect_functions([*made, *self.extra_tools])
+            live: list[LiveToolkit] = []  # a factory may make MCP toolkits too
+            functions = collect_functions([*made, *self.extra_tools], live=live)
+            for toolkit in live:
+                await toolkit.aready()
+            functions = with_live_tools(functions, live)
         return dataclasses.replace(spec, prompt=prompt, functions=functions)
 
 

@@ -52,6 +52,7 @@ The hierarchy::
         ├── StateValueError               a state value that cannot be stored (not JSON)
         │   └── StateSchemaError          a state that does not fit session_state_schema
         ├── ToolRefusedError              a tool or hook refuses a call (message shown as is)
+        │   └── MCPConnectionError        an MCP server cannot be reached now
         ├── ScheduleError                 a schedule request that cannot be accepted
         │   └── ScheduleLimitError        a session already holds its maximum of schedules
         └── EncryptionKeyError            an encryption key that is missing or malformed
@@ -93,6 +94,7 @@ from core.exceptions._models import (
 )
 from core.exceptions._run import (
     DependencyError,
+    MCPConnectionError,
     NoModelError,
     ParallelStateConflictError,
     RouterSelectionError,
@@ -143,6 +145,7 @@ __all__ = [
     "LeaseGoneError",
     "LeaseLostError",
     "LockTimeoutError",
+    "MCPConnectionError",
     "ModelError",
     "ModelTimeoutError",
     "NoModelError",

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "DependencyError",
+    "MCPConnectionError",
     "NoModelError",
     "ParallelStateConflictError",
     "RouterSelectionError",
@@ -97,3 +98,12 @@ class ParallelStateConflictError(RunError):
 
 class ToolRefusedError(ValueError):
     """Raised by a tool or hook to refuse a call; its message is reported as is (no class name)."""
+
+
+class MCPConnectionError(ToolRefusedError):
+    """An MCP server cannot be reached now: its tool calls are refused with this reason."""
+
+    def __init__(self, server: str, reason: str) -> None:
+        super().__init__(f"MCP server {server!r}: {reason}")
+        self.server = server
+        self.reason = reason

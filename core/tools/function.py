@@ -108,7 +108,11 @@ class Function:
         cache_ttl: float = DEFAULT_CACHE_TTL,
         cache_dir: str | None = None,
         internal: bool = False,
+        parameters: dict[str, Any] | None = None,
     ) -> None:
+        """``parameters``: the JSON schema the model is shown, when the tool brings its
+        own (an MCP server's tool); its arguments are then passed on unchecked here, for
+        the tool to validate, instead of being checked against the type hints."""
         if timeout is not None and not timeout > 0:
             raise ValueError(f"tool timeout must be positive, not {timeout}")
         for label, hook in (("pre_hook", pre_hook), ("post_hook", post_hook)):
@@ -127,8 +131,11 @@ class Function:
         self.is_async = inspect.iscoroutinefunction(entrypoint) or inspect.isasyncgenfunction(
             entrypoint
         )
-        self.injected, self._model = _build_model(entrypoint, self.name, arg_docs)
-        self.parameters = _clean_schema(self._model.model_json_schema())
+        self.injected, model = _build_model(entrypoint, self.name, arg_docs)
+        self._model: type[pydantic.BaseModel] | None = None if parameters is not None else model
+        self.parameters = _clean_schema(
+            parameters if parameters is not None else model.model_json_schema()
+        )
         self.strict = strict
         self.instructions = instructions
         self.add_instructions = add_instructions
@@ -195,6 +202,8 @@ class Function:
         """Arguments checked and converted to the declared types, or ToolArgumentError."""
         if not isinstance(arguments, dict):
             raise ToolArgumentError(f"{self.name}: arguments must be a JSON object")
+        if self._model is None:  # a schema of its own: the tool checks its arguments
+            return dict(arguments)
         hidden = sorted(INJECTED_PARAMS & set(arguments))
         if hidden:
             raise ToolArgumentError(f"{self.name}: {', '.join(hidden)} cannot be passed")

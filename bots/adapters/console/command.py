@@ -50,6 +50,8 @@ async def _serve(app: App, agent: str, session: str) -> None:
                 output=output,
             )
     finally:
+        if app.mcp is not None:
+            await app.mcp.aclose()  # a stdio MCP server's process ends with the console
         await app.db.aclose()
 
 

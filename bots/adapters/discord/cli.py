@@ -66,6 +66,8 @@ async def serve(
     finally:
         if app.scheduler is not None:
             await app.scheduler.stop()  # the run it is firing finishes first
+        if app.mcp is not None:
+            await app.mcp.aclose()
         await flags.aclose()
         await approvals.aclose()
         await buttons.aclose()

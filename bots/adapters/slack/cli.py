@@ -176,6 +176,8 @@ async def serve(
         await server.stop()
     if built.scheduler is not None:
         await built.scheduler.stop()
+    if built.mcp is not None:
+        await built.mcp.aclose()
     await built.db.aclose()
     if oauth is not None:
         await oauth.aclose()
