@@ -89,13 +89,15 @@ def _appended(path: str, old: str, new: str, live: Any) -> tuple[list[Op], list[
         return None
     if not isinstance(added, list) or not added:
         return None
-    if not isinstance(live, list):
-        live = codec.decode_value(new)
-    start = len(live) - len(added)
+    if old == "[]":
+        start = 0
+    else:  # the old items are counted from the live list, else from the new text
+        start = len(live if isinstance(live, list) else codec.decode_value(new)) - len(added)
     if start < 0:
         return None
+    end = start + len(added)
     patch = [
         {"op": "add", "path": f"{path}/{start + i}", "value": item} for i, item in enumerate(added)
     ]
-    inverse = [{"op": "remove", "path": f"{path}/{i}"} for i in reversed(range(start, len(live)))]
+    inverse = [{"op": "remove", "path": f"{path}/{i}"} for i in reversed(range(start, end))]
     return patch, inverse
