@@ -7,10 +7,12 @@ Run (needs the benchmark's Agno environment, see bench/README.md):
     bench/.venv-agno/bin/python -m bench.turn_vs_agno --inline   # @tool(inline=True)
 
 Four agents take turns, one turn each in round robin, so a load that drifts on a
-shared machine weighs on all alike: Statebot on RedisDb and Agno with no db, each on a
-*young* session (a few turns old) and on a *long-lived* one (aged first with
+shared machine weighs on all alike: Statebot on RedisDb and Agno with no db, each on
+*young* sessions (each created by one turn before the timing and then serving five
+turns, so never more than six runs old) and on a *long-lived* one (aged first with
 ``--age`` turns that bump a small counter, so its run history and audit trail are full
-while the board has the same size as the young one's). A turn is the shared workload
+while its board starts as large as the young ones'; it grows by one task per turn, to
+``tasks`` + 65 by the end). A turn is the shared workload
 (a tool call appending a task, two model calls) through the real ``openai`` client
 against one local OpenAI-compatible server. Overhead = turn minus two bare HTTP calls
 to that server (the floor, timed in the same rotation); CPU is this process's
@@ -39,6 +41,9 @@ from core.tools import Function
 REDIS_URL = os.environ.get("STATEBOT_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 Turn = Callable[[], Awaitable[Any]]
+
+#: turns a young session serves before the next one takes over
+YOUNG = 5
 
 
 def server_turn(request: dict[str, Any]) -> Any:
@@ -105,18 +110,36 @@ async def one_repeat(
         msgs.append({"role": "tool", "content": "x", "tool_call_id": "c"})
         await raw.chat.completions.create(model="m", messages=msgs)
 
-    sessions = {name: f"{name}-{uuid.uuid4().hex}" for name in ("oy", "ol", "ay", "al")}
+    sessions = {name: f"{name}-{uuid.uuid4().hex}" for name in ("ol", "al")}
+    # a young session serves YOUNG turns, then the next one takes over: all are created
+    # (one turn each) before the timing, so none is older than YOUNG + 1 runs
+    pools = {
+        name: [f"{name}-{uuid.uuid4().hex}" for _ in range(-(-(turns + 5) // YOUNG))]
+        for name in ("oy", "ay")
+    }
     agents = {"oy": ours, "ol": ours, "ay": theirs, "al": theirs}
     for name in ("ol", "al"):  # age the long-lived sessions without growing their boards
         for _ in range(age):
             await agents[name].arun("bump", session_id=sessions[name])
-    names = ["floor", *sessions]
+    for name, pool in pools.items():
+        for session in pool:
+            await agents[name].arun("add", session_id=session)
+    names = ["floor", "oy", "ol", "ay", "al"]
     wall: dict[str, list[float]] = {k: [] for k in names}
     cpu: dict[str, list[float]] = {k: [] for k in names}
+    used = dict.fromkeys(pools, 0)
 
     def turn_of(name: str) -> Turn:
         if name == "floor":
             return floor
+        if name in pools:
+
+            def young() -> Awaitable[Any]:
+                session = pools[name][used[name] // YOUNG]
+                used[name] += 1
+                return agents[name].arun("add", session_id=session)
+
+            return young
         return lambda: agents[name].arun("add", session_id=sessions[name])
 
     rotation = [(_timed(turn_of(k), wall[k], cpu[k]), turn_of(k)) for k in names]
@@ -128,13 +151,14 @@ async def one_repeat(
         for timed, _ in rotation:
             await timed()
     out = {"trips": db.round_trips.reset() / (2 * turns)}
-    data = await ours.aget_session_state(sessions["ol"])  # the aged board grew as the young one
-    young = await ours.aget_session_state(sessions["oy"])
-    assert len(data["tasks"]) == len(young["tasks"]) == n + turns + 5, "one task per turn"
-    assert data["visits"] == age
+    aged = await ours.aget_session_state(sessions["ol"])
+    assert len(aged["tasks"]) == n + turns + 5, "one task per turn"
+    assert aged["visits"] == age
+    young_tasks = [len((await ours.aget_session_state(s))["tasks"]) for s in pools["oy"]]
+    assert sum(young_tasks) == len(young_tasks) * (n + 1) + turns + 5
     floor_wall, floor_cpu = _ms(wall["floor"]), _ms(cpu["floor"])
     out["floor"] = floor_wall
-    for k in sessions:
+    for k in names[1:]:
         out[f"{k}_wall"] = _ms(wall[k]) - floor_wall
         out[f"{k}_cpu"] = _ms(cpu[k]) - floor_cpu
     await raw.close()
