@@ -10,9 +10,11 @@ A sync tool runs on a worker thread (so it never blocks the event loop) against 
 private copy of the state, adopted into the live state only when the call returns in
 time. The copy decodes a key from its saved text only when the tool reads it, and only
 the keys the tool may have changed are adopted, so a call costs what it touches, not
-the size of the state. A call past its timeout is abandoned: its thread may go on
-changing its copy, which nothing reads or saves any more. Async tools work on the live
-state; a timeout cancels them.
+the size of the state. A sync tool declared ``inline`` (``@tool(inline=True)``: cheap,
+never blocking) runs on the loop against the live state instead, like an async one. A
+call past its timeout is abandoned: its thread may go on changing its copy, which
+nothing reads or saves any more. Async tools work on the live state; a timeout cancels
+them.
 
 With a ``session_state_schema`` (:mod:`core.state.schema`), the keys a call may have
 changed are checked against it once the call returns; a state that does not fit is
@@ -196,6 +198,12 @@ def _adopt_private_copy(handle: SessionHandle, context: RunContext, private: Laz
             live[key] = value
 
 
+def _overdue(scope: asyncio.Timeout) -> bool:
+    """The scope's deadline has passed (an inline call ran past it: nothing could fire)."""
+    when = scope.when()
+    return when is not None and asyncio.get_running_loop().time() >= when
+
+
 def _replace_public(live: dict[str, Any], public: Mapping[str, Any]) -> None:
     """Make ``public`` the live state, in place (transient keys kept)."""
     transient = {k: live.get(k) for k in TRANSIENT_KEYS}
@@ -260,7 +268,8 @@ async def execute_tool_call(
     handle.tracker.touched()
     call_context, values = run_context, injected
     private: LazyState | None = None
-    if not function.is_async:  # runs on a thread that may outlive the call
+    inline = not function.is_async and function.runs_inline(hooks)
+    if not function.is_async and not inline:  # runs on a thread that may outlive the call
         call_context, values, private = _private_copy(handle, run_context, injected)
     timeout = function.timeout if function.timeout is not None else tool_timeout
     scope = asyncio.timeout(timeout)
@@ -269,6 +278,8 @@ async def execute_tool_call(
         try:
             async with scope:
                 result = await call_function(function, arguments, hooks, values, call_id=call_id)
+                if inline and _overdue(scope):  # it could not be interrupted: time out now
+                    raise TimeoutError
         except AgentRunException as exc:  # a signal, not a failure: the changes stand
             signal, result = exc, str(exc)
         if private is None:
@@ -284,7 +295,7 @@ async def execute_tool_call(
         if call_context is run_context:
             _adopt_reassigned_state(handle, run_context)
         handle.tracker.rollback(checkpoint)
-        if isinstance(exc, TimeoutError) and scope.expired():
+        if isinstance(exc, TimeoutError) and (scope.expired() or _overdue(scope)):
             reason = f"tool {name!r} timed out after {timeout:g} s"
             logger.warning(
                 "tool_timed_out", tool=name, timeout=timeout, session_id=handle.session_id

@@ -10,10 +10,12 @@ schema versions it went from and to (restore reads them). Entries live in the se
 snapshotted, exported and deleted with the session; the list has its own bound
 (``StateLimits.max_audit_entries`` / ``audit_bytes``), independent of the run history.
 
-What a save costs. Only the top-level keys the save writes are looked at: their stored
-and new texts are decoded and compared, and equal sub-values are skipped with ``==``
-(C speed) before ``jsonpatch`` makes the ops for what differs, so toggling one task of a
-1,000-task board diffs one task, not the board. An entry larger than a quarter of the
+What a save costs. Only the top-level keys the save writes are looked at. A key added,
+removed or replaced whole, and a list that only grew at its end, are told from the two
+texts alone (:mod:`core.state.audit_texts`); for the rest the texts are decoded and
+compared, and equal sub-values are skipped with ``==`` (C speed) before ``jsonpatch``
+makes the ops for what differs, so toggling one task of a 1,000-task board diffs one
+task, not the board. An entry larger than a quarter of the
 audit share is kept without its patches (``omitted`` bytes, the keys it changed): the
 trail then says who changed which keys, and undo refuses it.
 
@@ -36,6 +38,7 @@ from jsonpointer import escape
 
 from core.db import codec
 from core.run.origin import EVENT_KEY, PLATFORM_KEY, origin_value
+from core.state.audit_texts import NO_VALUE, text_ops
 
 __all__ = [
     "KINDS",
@@ -177,25 +180,30 @@ def diff_texts(
     the caller holds them (a run's live state): they are not decoded again, and the
     patch gets copies of them, never the live objects.
     """
+    told: tuple[list[Op], list[Op]] = ([], [])  # what the texts alone tell (audit_texts)
     before: dict[str, object] = {}
     after: dict[str, object] = {}
     for key in _union(old, new):
         a, b = old.get(key), new.get(key)
         if a == b:
             continue
-        if a is not None:
+        live = new_values.get(key, NO_VALUE) if new_values is not None else NO_VALUE
+        quick = text_ops(_pointer("", key), a, b, live)
+        if quick is not None:
+            told[0].extend(quick[0])
+            told[1].extend(quick[1])
+        elif a is not None and b is not None:  # changed inside: diff the two values
             before[key] = codec.decode_value(a)
-        if b is not None:
-            after[key] = new_values[key] if new_values is not None else codec.decode_value(b)
+            after[key] = live if live is not NO_VALUE else codec.decode_value(b)
     patch, inverse = diff_both(before, after)
     for key in before.keys() & after.keys():
         if not any(_top_key(op) == key for op in patch):
             path = _pointer("", key)
             patch.append({"op": "replace", "path": path, "value": after[key]})
             inverse.append({"op": "replace", "path": path, "value": before[key]})
-    if new_values is not None:  # the live values may change after this save: copy
+    if new_values is not None and patch:  # the live values may change after this save: copy
         patch = codec.decode_value(codec.encode_value("patch", patch))
-    return patch, inverse
+    return told[0] + patch, told[1] + inverse
 
 
 def _diff_into(fwd: list[Op], inv: list[Op], prefix: str, a: object, b: object) -> None:

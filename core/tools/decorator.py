@@ -5,8 +5,9 @@ accepted and ignored (the table is in docs/runtime.md, "Tools"):
 
 - honoured: ``name``, ``description``, ``strict``, ``instructions``,
   ``add_instructions``, ``pre_hook``, ``post_hook``, ``tool_hooks``,
-  ``cache_results``, ``cache_ttl``, ``cache_dir``, and Statebot's own ``timeout`` and
-  ``internal`` (keyword options Agno does not have, so Agno code never passes them);
+  ``cache_results``, ``cache_ttl``, ``cache_dir``, and Statebot's own ``timeout``,
+  ``internal`` and ``inline`` (keyword options Agno does not have, so Agno code never
+  passes them);
 - flags the run loop acts on: ``requires_confirmation``, ``stop_after_tool_call``,
   ``stop_after_successful_tool_call``, ``show_result``;
 - refused (``ValueError`` naming the option): ``requires_user_input``,
@@ -41,6 +42,7 @@ _HONOURED = frozenset(
         "cache_ttl",
         "cache_dir",
         "internal",
+        "inline",
     }
 )
 
@@ -92,6 +94,9 @@ def tool(
     ``internal=True`` (not an Agno option): the tool is run by code only (a scheduled
     run, ``arun_tool``); the model is not offered it, and a model call of it is an
     unknown tool.
+    ``inline=True`` (not an Agno option): a sync tool that is cheap and never blocks
+    runs on the event loop against the live state, with no worker thread; it cannot be
+    interrupted, so its timeout is only noticed when it returns (docs/runtime.md).
     The other options are Agno's; see the module docstring.
     """
     accepted = check_options(options)

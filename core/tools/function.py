@@ -70,6 +70,7 @@ class Function:
         "description",
         "entrypoint",
         "injected",
+        "inline",
         "instructions",
         "internal",
         "is_async",
@@ -109,6 +110,7 @@ class Function:
         cache_dir: str | None = None,
         internal: bool = False,
         parameters: dict[str, Any] | None = None,
+        inline: bool = False,
     ) -> None:
         """``parameters``: the JSON schema the model is shown, when the tool brings its
         own (an MCP server's tool); its arguments are then passed on unchecked here, for
@@ -149,6 +151,11 @@ class Function:
         #: not Agno's: code (a schedule, a direct call) runs it; the model is never
         #: offered it, and the chat layer takes it as no command
         self.internal = internal
+        #: not Agno's: a sync tool declared cheap and never blocking; it runs on the
+        #: event loop against the live state (see :meth:`runs_inline`)
+        self.inline = inline
+        if inline and self.is_async:
+            raise ValueError(f"tool {self.name!r}: inline=True is for sync tools only")
         self.pre_hook = pre_hook
         self.post_hook = post_hook
         self.tool_hooks: list[Callable[..., Any]] = hooks
@@ -182,6 +189,20 @@ class Function:
     def __get__(self, instance: object, owner: type | None = None) -> Function:
         # ``@tool`` on a method: ``obj.method`` is the tool bound to obj, as for functions
         return self if instance is None else self.bind(instance)
+
+    def runs_inline(self, hooks: Sequence[Callable[..., Any]]) -> bool:
+        """Whether a call, inside the agent's ``hooks``, runs on the event loop.
+
+        Only a sync tool declared ``inline`` with no sync hook around it (agent's, its
+        own, pre or post): a sync hook runs on a worker thread, and the call is then
+        isolated like any sync tool's. An inline call cannot be interrupted: its timeout
+        is noticed when it returns (its changes are then undone), so declare only tools
+        that never block.
+        """
+        if not self.inline:
+            return False
+        around = [*hooks, *self.tool_hooks, self.pre_hook, self.post_hook]
+        return all(h is None or inspect.iscoroutinefunction(h) for h in around)
 
     def stops_run(self, *, error: bool) -> bool:
         """Whether the run ends after a call of this tool (the loop asks)."""

@@ -61,7 +61,8 @@ async def run_tool_chain(
         result = function.entrypoint(**args, **tool_kwargs)
         return join_chunks(result) if inspect.isgenerator(result) else result
 
-    any_async = function.is_async or any(inspect.iscoroutinefunction(h) for h in hooks)
+    inline = function.runs_inline(hooks)  # declared cheap, and only async hooks around it
+    any_async = inline or function.is_async or any(inspect.iscoroutinefunction(h) for h in hooks)
     if not any_async:
         sync_chain: Callable[..., Any] = call_tool_sync
         for hook in reversed(hooks):
@@ -71,6 +72,8 @@ async def run_tool_chain(
     async def call_tool_async(**args: Any) -> Any:
         if function.is_async:
             return await settle(function.entrypoint(**args, **tool_kwargs))
+        if inline:  # on the loop: no worker thread, no hop there and back
+            return await settle(call_tool_sync(**args))
         return await settle(await run_in_worker(call_tool_sync, **args))
 
     chain: Callable[..., Any] = call_tool_async
