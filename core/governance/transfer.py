@@ -125,7 +125,7 @@ def parse_jsonl(
     records: list[SessionRecord] = []
     seen: dict[str, int] = {}
     for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
+        if not raw.strip(_JSON_SPACE):  # str.strip() would also drop \x1c and the like
             continue
         record = _parse_line(number, raw, limits, now)
         if record.session_id in seen:
@@ -136,6 +136,10 @@ def parse_jsonl(
         seen[record.session_id] = number
         records.append(record)
     return records
+
+
+#: JSON's whitespace (RFC 8259): a line of only these is blank
+_JSON_SPACE = " \t\r\n"
 
 
 def _no_constants(name: str) -> Any:
