@@ -31,29 +31,31 @@ class AgentRunException(Exception):
         self.error_id = "agent_run_error"
 
 
-class RetryAgentRun(AgentRunException):
+class _Signal(AgentRunException):
+    """Agno's two signals: the same arguments, the stop decided by the class."""
+
+    stops: bool = False
+    signal_id: str = "agent_run_error"
+
+    def __init__(
+        self,
+        exc: object,
+        user_message: Any = None,
+        agent_message: Any = None,
+        messages: list[Any] | None = None,
+    ) -> None:
+        super().__init__(exc, user_message, agent_message, messages, stop_execution=self.stops)
+        self.error_id = self.signal_id
+
+
+class RetryAgentRun(_Signal):
     """The model should try again: the message tells it what to change."""
 
-    def __init__(
-        self,
-        exc: object,
-        user_message: Any = None,
-        agent_message: Any = None,
-        messages: list[Any] | None = None,
-    ) -> None:
-        super().__init__(exc, user_message, agent_message, messages, stop_execution=False)
-        self.error_id = "retry_agent_run_error"
+    signal_id = "retry_agent_run_error"
 
 
-class StopAgentRun(AgentRunException):
+class StopAgentRun(_Signal):
     """The run ends after this tool call; the message is the answer."""
 
-    def __init__(
-        self,
-        exc: object,
-        user_message: Any = None,
-        agent_message: Any = None,
-        messages: list[Any] | None = None,
-    ) -> None:
-        super().__init__(exc, user_message, agent_message, messages, stop_execution=True)
-        self.error_id = "stop_agent_run_error"
+    stops = True
+    signal_id = "stop_agent_run_error"
