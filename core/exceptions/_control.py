@@ -31,11 +31,8 @@ class AgentRunException(Exception):
         self.error_id = "agent_run_error"
 
 
-class _Signal(AgentRunException):
-    """Agno's two signals: the same arguments, the stop decided by the class."""
-
-    stops: bool = False
-    signal_id: str = "agent_run_error"
+class RetryAgentRun(AgentRunException):
+    """The model should try again: the message tells it what to change."""
 
     def __init__(
         self,
@@ -44,18 +41,19 @@ class _Signal(AgentRunException):
         agent_message: Any = None,
         messages: list[Any] | None = None,
     ) -> None:
-        super().__init__(exc, user_message, agent_message, messages, stop_execution=self.stops)
-        self.error_id = self.signal_id
+        super().__init__(exc, user_message, agent_message, messages, stop_execution=False)
+        self.error_id = "retry_agent_run_error"
 
 
-class RetryAgentRun(_Signal):
-    """The model should try again: the message tells it what to change."""
-
-    signal_id = "retry_agent_run_error"
-
-
-class StopAgentRun(_Signal):
+class StopAgentRun(AgentRunException):
     """The run ends after this tool call; the message is the answer."""
 
-    stops = True
-    signal_id = "stop_agent_run_error"
+    def __init__(
+        self,
+        exc: object,
+        user_message: Any = None,
+        agent_message: Any = None,
+        messages: list[Any] | None = None,
+    ) -> None:
+        super().__init__(exc, user_message, agent_message, messages, stop_execution=True)
+        self.error_id = "stop_agent_run_error"
