@@ -27,6 +27,9 @@ discord: $(STAMP)
 snapshotter: $(STAMP)
 	$(BIN)/statebot snapshotter $(ARGS)
 
+# make test runs the suite on every core (pytest-xdist), each test file on one worker
+# (--dist loadfile), so a file's tests keep their order and their shared servers;
+# PYTEST_ARGS adds options, e.g. PYTEST_ARGS="-n 0 -x" for one process.
 # the web console's browser tests drive Debian's Chromium (no browser downloads here)
 CHROMIUM ?= /usr/bin/chromium
 
@@ -37,7 +40,7 @@ test: $(STAMP) $(CHROMIUM)
 	$(BIN)/ruff check core bots tools tests bench
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest -n auto --dist loadfile $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check core bots tools tests bench

@@ -204,7 +204,9 @@ async def test_memories_are_kept_per_user_oldest_first(store: BaseDb) -> None:
     assert [m.memory_id for m in await store.aget_memories("bob")] == ["m3"]
 
 
-@pytest.mark.parametrize("bad", [object(), {1, 2}, math.nan, b"bytes"], ids=repr)
+@pytest.mark.parametrize(
+    "bad", [object(), {1, 2}, math.nan, b"bytes"], ids=["object", "set", "nan", "bytes"]
+)
 async def test_non_json_value_rejected_naming_key_nothing_written(
     store: BaseDb, bad: object
 ) -> None:

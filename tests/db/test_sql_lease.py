@@ -242,14 +242,24 @@ async def test_fencing_refuses_an_expired_lease_nobody_took(db: SqlDb) -> None:
     assert record is not None and record.version == 1
 
 
-async def test_live_holder_keeps_its_lease_past_the_ttl(db: SqlDb) -> None:
-    """A live holder renews in the background, so a long run keeps the lease and saves."""
-    await db.asave("l", expected_version=0, changed=texts({"n": 0}))
-    async with db.session_lock("l", timeout=5) as lease:
-        with pytest.raises(LockTimeoutError):
-            async with db.session_lock("l", timeout=db.leases.lock_ttl * 2):
-                pass
-        assert await db.asave("l", expected_version=1, changed=texts({"n": 1}), lease=lease) == 2
+async def test_live_holder_keeps_its_lease_past_the_ttl(spec: Spec) -> None:
+    """A live holder renews in the background, so a long run keeps the lease and saves.
+
+    Its own store with a 2 s lease: renewals come every third of it, so only an event
+    loop stalled for over a second (a loaded machine) could let the lease lapse; the
+    0.6 s lease of the other tests made this one fail under load.
+    """
+    db = open_store(spec, lock_ttl=2.0)
+    try:
+        await db.asave("l", expected_version=0, changed=texts({"n": 0}))
+        async with db.session_lock("l", timeout=10) as lease:
+            with pytest.raises(LockTimeoutError):
+                async with db.session_lock("l", timeout=db.leases.lock_ttl * 2):
+                    pass
+            saved = await db.asave("l", expected_version=1, changed=texts({"n": 1}), lease=lease)
+            assert saved == 2
+    finally:
+        await db.aclose()
 
 
 async def test_released_lease_is_free_for_the_next_run(db: SqlDb) -> None:
