@@ -92,7 +92,7 @@ def test_importing_bots_loads_no_platform() -> None:
     """`import bots` stays cheap: no adapter, no platform SDK until the registry is asked."""
     code = (
         "import sys, bots\n"
-        "platform = ('bots.adapters', 'slack_', 'discord')\n"
+        "platform = ('bots.adapters', 'slack_', 'discord', 'telegram')\n"
         "loaded = [m for m in sys.modules if m.startswith(platform)]\n"
         "print(loaded)\n"
     )

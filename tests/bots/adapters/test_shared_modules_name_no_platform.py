@@ -14,7 +14,7 @@ from bots.adapters import registry
 ROOT = Path(__file__).resolve().parents[3]
 BOTS = ROOT / "bots"
 #: the platform SDKs, imported only inside their adapter's folder
-SDKS = ("slack_sdk", "slack_bolt", "discord")
+SDKS = ("slack_sdk", "slack_bolt", "discord", "telegram")
 #: strings that are not the platform they spell (path, value, why)
 NOT_A_PLATFORM = {
     ("bots/ops/logging.py", "console"): "the log renderer STATEBOT_LOG_FORMAT=console",
