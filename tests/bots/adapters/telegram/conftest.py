@@ -61,6 +61,7 @@ async def start(fake: FakeBotApi, tmp_path: Path) -> AsyncIterator[Start]:
         *,
         settings: Settings | None = None,
         telegram: Mapping[str, Any] | None = None,
+        aliases: Mapping[str, Mapping[str, str]] | None = None,
     ) -> Running:
         settings = settings or Settings(redis_url=None, statebot_shutdown_grace=10)
         served = agents(db)
@@ -68,7 +69,7 @@ async def start(fake: FakeBotApi, tmp_path: Path) -> AsyncIterator[Start]:
             settings = settings.model_copy(update={"statebot_default_agent": next(iter(served))})
         app = App(
             settings=settings,
-            service=chat_service(served, settings=settings),
+            service=chat_service(served, settings=settings, aliases=aliases),
             db=db,
             model=None,
         )

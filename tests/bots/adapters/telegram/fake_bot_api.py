@@ -66,6 +66,7 @@ class FakeBotApi:
         self._failures: dict[str, list[tuple[int, dict[str, Any]]]] = {}
         self._called = asyncio.Event()
         self.confirmed = 0  # the highest offset a poll has confirmed
+        self.posted: list[dict[str, Any]] = []  # every message sent, as Telegram returned it
 
     @property
     def url(self) -> str:
@@ -189,5 +190,7 @@ class FakeBotApi:
                 message["is_topic_message"] = True
             if params.get("reply_markup"):
                 message["reply_markup"] = params["reply_markup"]
+            if method == "sendMessage":
+                self.posted.append(message)
             return message
         return True
