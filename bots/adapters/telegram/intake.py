@@ -70,8 +70,9 @@ class Intake:
             if getter is not None and not getter.done():
                 getter.cancel()
             stopped.cancel()
-            await updater.stop()  # confirms the offset of everything queued
-            await updater.shutdown()
+            # confirms the offset of everything queued; not updater.shutdown(): that
+            # closes the bot's connections, which runs still draining need
+            await updater.stop()
         while not queue.empty():  # fetched, confirmed, not started: told to resend
             self._spawn(_update(queue.get_nowait()))
 
