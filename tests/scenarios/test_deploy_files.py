@@ -21,14 +21,15 @@ ALL_SETTINGS = {name.upper() for cls in settings_classes() for name in cls.model
 
 
 def test_procfile_runs_slack_discord_and_snapshotter() -> None:
-    """The Procfile declares exactly the three processes, each a statebot subcommand."""
+    """The Procfile declares exactly the four processes, each a statebot subcommand."""
     lines = (ROOT / "Procfile").read_text().splitlines()
     assert lines == [
         "slack: statebot slack",
         "discord: statebot discord",
         "snapshotter: statebot snapshotter",
+        "telegram: statebot telegram",
     ]
-    assert {"slack", "discord"} <= set(main.commands)
+    assert {"slack", "discord", "telegram"} <= set(main.commands)
 
 
 def test_env_example_lists_every_setting() -> None:
@@ -49,8 +50,8 @@ def test_compose_runs_stores_bots_and_snapshotter() -> None:
     text = (ROOT / "deploy" / "compose.yaml").read_text()
     services_block = text.split("\nservices:\n", 1)[1].split("\nvolumes:\n", 1)[0]
     services = re.findall(r"^  ([a-z]+):$", services_block, flags=re.MULTILINE)
-    assert services == ["redis", "postgres", "slack", "discord", "snapshotter"]
-    for name in ("slack", "discord", "snapshotter"):
+    assert services == ["redis", "postgres", "slack", "discord", "telegram", "snapshotter"]
+    for name in ("slack", "discord", "telegram", "snapshotter"):
         assert f'command: ["statebot", "{name}"' in services_block
     assert "env_file: .env" in text and "<<: *statebot" in services_block
     assert "REDIS_URL: ${REDIS_URL:-redis://redis:6379/0}" in text
@@ -91,7 +92,7 @@ def test_every_compose_service_has_a_healthcheck() -> None:
     # health port compose gives them (Socket Mode, Discord and the snapshotter have no
     # HTTP server otherwise)
     assert "/readyz" in services["slack"]["healthcheck"]["test"][-1]
-    for name in ("discord", "snapshotter"):
+    for name in ("discord", "telegram", "snapshotter"):
         probe = services[name]["healthcheck"]["test"][-1]
         assert "/readyz" in probe and "STATEBOT_HEALTH_PORT" in probe
         assert services[name]["environment"]["STATEBOT_HEALTH_PORT"].startswith("${")
@@ -133,7 +134,8 @@ def test_compose_substitutions_are_documented() -> None:
 
 def test_compose_config_is_accepted_when_docker_compose_exists(tmp_path: Path) -> None:
     """`docker compose config` accepts the file when the client has compose, else YAML loads."""
-    assert set(_compose()["services"]) == {"redis", "postgres", "slack", "discord", "snapshotter"}
+    services = {"redis", "postgres", "slack", "discord", "telegram", "snapshotter"}
+    assert set(_compose()["services"]) == services
     docker = shutil.which("docker")
     has_compose = (
         docker is not None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import Field, SecretStr, field_validator
@@ -9,6 +10,8 @@ from pydantic import Field, SecretStr, field_validator
 from bots.settings import EnvSettings, blank_is_unset
 
 __all__ = ["TelegramSettings"]
+
+_SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 class TelegramSettings(EnvSettings):
@@ -34,6 +37,16 @@ class TelegramSettings(EnvSettings):
         default=8443,
         description="port the webhook (and /healthz /readyz /metrics) listens on",
     )
+
+    @field_validator("telegram_webhook_secret", mode="after")
+    @classmethod
+    def _telegram_accepts_the_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not _SECRET.fullmatch(value.get_secret_value()):
+            raise ValueError(
+                "TELEGRAM_WEBHOOK_SECRET must be 1-256 characters of A-Z a-z 0-9 _ - "
+                "(what Telegram accepts)"
+            )
+        return value
 
     @field_validator(
         "telegram_bot_token",
