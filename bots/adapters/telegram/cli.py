@@ -20,6 +20,7 @@ from aiohttp import web
 from bots.adapters.telegram.bot import identity_of, make_bot, publish_commands
 from bots.adapters.telegram.intake import ALLOWED_UPDATES, Intake
 from bots.adapters.telegram.keyboards import buttons_for
+from bots.adapters.telegram.names import TelegramNames
 from bots.adapters.telegram.scheduled import telegram_delivery
 from bots.adapters.telegram.settings import TelegramSettings
 from bots.adapters.telegram.updates import UpdateHandler
@@ -75,6 +76,7 @@ async def run(app: App, tg: TelegramSettings) -> bool:
             bot, identity, app.service, flags=flags, buttons=buttons, drain=Drain()
         )
         app.service.deliveries.register("telegram", telegram_delivery(bot, buttons))
+        app.service.use_names("telegram", TelegramNames(bot))  # the model reads names
         await publish_commands(bot, app.service.agents)
         intake = Intake(bot, handler)
         with on_stop_signal(lambda _signal: intake.stop()):

@@ -31,6 +31,7 @@ class Running:
     fake: FakeBotApi
     db: SqliteDb
     task: asyncio.Task[bool]
+    app: App
 
     async def sigterm(self) -> bool:
         """Send SIGTERM to this process (the adapter's handler takes it) and wait."""
@@ -79,7 +80,7 @@ async def start(fake: FakeBotApi, tmp_path: Path) -> AsyncIterator[Start]:
         task = asyncio.create_task(run(app, tg))
         ready = "setWebhook" if telegram and telegram.get("telegram_webhook_url") else "getUpdates"
         await fake.wait_for(ready)  # serving, the stop signal handled
-        bot = Running(fake, db, task)
+        bot = Running(fake, db, task, app)
         running.append(bot)
         return bot
 

@@ -33,6 +33,18 @@ BOT: dict[str, Any] = {
     "can_read_all_group_messages": False,  # privacy mode on, Telegram's default
     "supports_inline_queries": False,
 }
+#: what getChat answers (others: null, which the library refuses as not found)
+_FULL_INFO = {"accent_color_id": 0, "max_reaction_count": 11}  # required in ChatFullInfo
+CHATS: dict[int, dict[str, Any]] = {
+    111111111: {
+        "id": 111111111,
+        "type": "private",
+        "first_name": "Alice",
+        "username": "alice",
+        **_FULL_INFO,
+    },
+    -1001234567890: {"id": -1001234567890, "type": "supergroup", "title": "Team", **_FULL_INFO},
+}
 _JSON_FIELDS = {
     "reply_markup",
     "reply_parameters",
@@ -159,6 +171,9 @@ class FakeBotApi:
             return web.json_response(error, status=status)
         if method == "getUpdates":
             return web.json_response({"ok": True, "result": await self._poll(params)})
+        if method == "getChat" and int(params["chat_id"]) not in CHATS:
+            error = {"ok": False, "error_code": 400, "description": "Bad Request: chat not found"}
+            return web.json_response(error, status=400)
         return web.json_response({"ok": True, "result": self._result(method, params)})
 
     async def _poll(self, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -176,6 +191,8 @@ class FakeBotApi:
     def _result(self, method: str, params: dict[str, Any]) -> Any:
         if method == "getMe":
             return BOT
+        if method == "getChat":
+            return CHATS[int(params["chat_id"])]
         if method in ("sendMessage", "editMessageText"):
             chat = int(params["chat_id"])
             message: dict[str, Any] = {
