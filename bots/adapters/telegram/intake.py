@@ -90,7 +90,7 @@ class Intake:
             try:
                 payload: Any = await request.json()
                 update = Update.de_json(payload, self.bot)
-            except ValueError:
+            except (ValueError, TypeError, KeyError, AttributeError):
                 return web.Response(status=400, text="not an update")
             self._spawn(update)
             return web.Response(text="ok")

@@ -83,8 +83,15 @@ def _bot_mentions(entities: dict[MessageEntity, str], bot: BotIdentity) -> list[
     ]
 
 
-def _command(message: Message, bot: BotIdentity) -> tuple[str, str] | None:
-    """(command, the text after it) when the message starts with a command for this bot."""
+def _command(
+    message: Message, bot: BotIdentity, known: frozenset[str] | None
+) -> tuple[str, str] | None:
+    """(command, the text after it) when the message starts with a command for this bot.
+
+    ``/cmd@otherbot`` is another bot's. In a group a bare ``/cmd`` may be meant for any
+    bot there, so one this bot does not have (not in ``known``) is left alone; in a
+    private chat every command is for the bot (an unknown one gets the command list).
+    """
     text = message.text or ""
     commands = message.parse_entities([MessageEntity.BOT_COMMAND])
     for entity, token in commands.items():
@@ -92,7 +99,10 @@ def _command(message: Message, bot: BotIdentity) -> tuple[str, str] | None:
             continue
         name, _, addressee = token[1:].partition("@")
         if addressee and addressee.lower() != bot.username.lower():
-            return None  # /cmd@otherbot
+            return None
+        group = message.chat.type != Chat.PRIVATE
+        if group and not addressee and known is not None and name.lower() not in known:
+            return None
         return name.lower(), text[len(token) :].strip()
     return None
 
@@ -103,9 +113,12 @@ def _strip(text: str, mentions: list[str]) -> str:
     return re.sub(r"[ \t]{2,}", " ", text).strip()
 
 
-def parse_update(update: Update, bot: BotIdentity) -> InboundMessage | SlashCommand | None:
+def parse_update(
+    update: Update, bot: BotIdentity, known: frozenset[str] | None = None
+) -> InboundMessage | SlashCommand | None:
     """A new message for the bot -> InboundMessage or SlashCommand; None for anything else
-    (edits, channel posts, service messages, other bots, messages not addressed to it)."""
+    (edits, channel posts, service messages, other bots, messages not addressed to it,
+    commands of other bots). ``known``: the bot's command names (None: take any)."""
     message = update.message
     if message is None or message.from_user is None or message.from_user.is_bot:
         return None
@@ -117,7 +130,7 @@ def parse_update(update: Update, bot: BotIdentity) -> InboundMessage | SlashComm
     thread = _thread(message)
     user = str(message.from_user.id)
     event_id = f"{chat}:{message.message_id}"
-    command = _command(message, bot) if message.text is not None else None
+    command = _command(message, bot, known) if message.text is not None else None
     if command is not None:
         return SlashCommand(
             platform=PLATFORM,

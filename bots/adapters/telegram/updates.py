@@ -48,7 +48,7 @@ INTERRUPTED = (
 class UpdateHandler:
     """Routes each update (message, command, click) to the service and posts the answer."""
 
-    __slots__ = ("bot", "buttons", "drain", "flags", "identity", "service")
+    __slots__ = ("bot", "buttons", "commands", "drain", "flags", "identity", "service")
 
     def __init__(
         self,
@@ -66,10 +66,14 @@ class UpdateHandler:
         self.flags = flags
         self.buttons = buttons
         self.drain = drain
+        #: the command names this bot answers (a bare unknown one in a group is another's)
+        self.commands = frozenset([*(a.lower() for a in service.agents), "state"])
 
     async def handle(self, update: Update) -> None:
         """Handle one update to its end; log what cannot be delivered."""
-        event = parse_update(update, self.identity) or parse_press(update, self.identity)
+        event = parse_update(update, self.identity, self.commands) or parse_press(
+            update, self.identity
+        )
         if event is None:
             return
         ids = {"platform": "telegram", "update_id": update.update_id}
@@ -96,6 +100,10 @@ class UpdateHandler:
             except TelegramError as exc:
                 log.error("telegram_send_failed", error=str(exc), **ids)
                 delivery_failed("telegram")
+            except Exception:  # never into the intake's task: logged, and a click answered
+                log.exception("telegram_update_failed", **ids)
+                if isinstance(event, Press):
+                    await self._refuse(event, UNEXPECTED, ids)
 
     async def _answer(self, event: InboundMessage | SlashCommand, ids: dict[str, object]) -> None:
         where = where_of(event)

@@ -113,6 +113,10 @@ async def test_the_webhook_checks_its_secret_and_drains(start: Start, fake: Fake
         async with http.post(url, json=update) as missing:
             assert missing.status == 401
         assert not gate.entered.is_set()
+        for junk in ("not json", "[1, 2]"):
+            headers = {SECRET_HEADER: SECRET, "Content-Type": "application/json"}
+            async with http.post(url, data=junk, headers=headers) as bad:
+                assert bad.status == 400  # answered, not a crash; nothing run
         async with http.post(url, json=update, headers={SECRET_HEADER: SECRET}) as taken:
             assert taken.status == 200
         await asyncio.wait_for(gate.entered.wait(), 10)

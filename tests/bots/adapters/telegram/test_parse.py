@@ -116,3 +116,16 @@ def test_a_callback_query_is_a_press_in_its_topic() -> None:
     )
     assert press.data == "c:" + "a" * 32 and press.workspace == WS
     assert parse_update(Update.de_json(p.callback("x", board), None), ME) is None
+
+
+def test_a_bare_command_the_bot_lacks_is_left_to_other_bots() -> None:
+    """In a group, /help (no suffix, not one of ours) may be another bot's; in a DM or
+    with our suffix it is ours."""
+    known = frozenset({"taskboard", "state"})
+    assert parse_update(Update.de_json(p.command("help"), None), ME, known) is None
+    ours = p.command("taskboard", "list")
+    assert isinstance(parse_update(Update.de_json(ours, None), ME, known), SlashCommand)
+    suffixed = p.command("help", suffix=BOT["username"])
+    assert isinstance(parse_update(Update.de_json(suffixed, None), ME, known), SlashCommand)
+    dm = p.command("start", chat={"id": p.ALICE["id"], "type": "private", "first_name": "A"})
+    assert isinstance(parse_update(Update.de_json(dm, None), ME, known), SlashCommand)
