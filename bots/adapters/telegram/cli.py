@@ -10,12 +10,14 @@ scheduler stops, the store closes and the process exits 0.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import click
 import structlog
 from aiohttp import web
+from telegram.error import InvalidToken, TelegramError
 
 from bots.adapters.telegram.bot import identity_of, make_bot, publish_commands
 from bots.adapters.telegram.intake import ALLOWED_UPDATES, Intake
@@ -32,6 +34,7 @@ from bots.ops.startup import check_stores
 from bots.settings import Settings
 
 log = structlog.get_logger(__name__)
+T = TypeVar("T")
 
 __all__ = ["run", "serve"]
 
@@ -71,13 +74,13 @@ async def run(app: App, tg: TelegramSettings) -> bool:
     bot = make_bot(_checked(tg), tg.telegram_api_url)
     flags, buttons = flags_for(settings), buttons_for(settings)
     try:
-        identity = await identity_of(bot)
+        identity = await _starting(identity_of(bot), tg)
         handler = UpdateHandler(
             bot, identity, app.service, flags=flags, buttons=buttons, drain=Drain()
         )
         app.service.deliveries.register("telegram", telegram_delivery(bot, buttons))
         app.service.use_names("telegram", TelegramNames(bot))  # the model reads names
-        await publish_commands(bot, app.service.agents)
+        await _starting(publish_commands(bot, app.service.agents), tg)
         intake = Intake(bot, handler)
         with on_stop_signal(lambda _signal: intake.stop()):
             if tg.telegram_webhook_url:
@@ -95,6 +98,20 @@ async def run(app: App, tg: TelegramSettings) -> bool:
         await buttons.aclose()
 
 
+async def _starting(step: Awaitable[T], tg: TelegramSettings) -> T:
+    """A start-up call to the Bot API; a refusal or no answer is one line, not a traceback."""
+    try:
+        return await step
+    except InvalidToken:
+        raise click.ClickException(
+            "statebot telegram: the Bot API refused TELEGRAM_BOT_TOKEN (check it with @BotFather)"
+        ) from None
+    except TelegramError as exc:
+        raise click.ClickException(
+            f"statebot telegram: the Bot API at {tg.telegram_api_url} did not answer: {exc}"
+        ) from None
+
+
 @contextlib.asynccontextmanager
 async def _webhook(intake: Intake, app: App, tg: TelegramSettings) -> AsyncIterator[None]:
     """Serve the webhook (and health routes), then point Telegram at it."""
@@ -105,9 +122,10 @@ async def _webhook(intake: Intake, app: App, tg: TelegramSettings) -> AsyncItera
     await runner.setup()
     try:
         await web.TCPSite(runner, "0.0.0.0", tg.telegram_webhook_port).start()
-        await intake.bot.set_webhook(
+        hook = intake.bot.set_webhook(
             tg.telegram_webhook_url, secret_token=secret, allowed_updates=list(ALLOWED_UPDATES)
         )
+        await _starting(hook, tg)
         log.info("telegram_webhook_set", platform="telegram", port=tg.telegram_webhook_port)
         yield
     finally:

@@ -9,11 +9,18 @@ import socket
 from typing import Any
 
 import aiohttp
+import click
+import pytest
 
+from bots.adapters.telegram.cli import run
 from bots.adapters.telegram.intake import SECRET_HEADER
+from bots.adapters.telegram.settings import TelegramSettings
 from bots.adapters.telegram.updates import INTERRUPTED
+from bots.app.build import App
+from bots.app.service import chat_service
 from bots.settings import Settings
 from core.agent import Agent
+from core.db.in_memory import InMemoryDb
 from core.db.sqlite import SqliteDb
 from core.testing import ScriptedModel, tool_call
 from core.tools import tool
@@ -130,3 +137,19 @@ async def test_the_webhook_checks_its_secret_and_drains(start: Start, fake: Fake
         gate.release.set()
         assert await stopping is True
     assert [s["text"] for s in fake.sent()] == ["Noted milk\\."]
+
+
+async def test_a_refused_token_is_one_line(fake: FakeBotApi) -> None:
+    """getMe answering 401: a one-line error naming the token, not a traceback."""
+    settings = Settings(redis_url=None, statebot_default_agent="notes")
+    agents = {"notes": Agent(model=ScriptedModel([]), id="notes")}
+    app = App(
+        settings=settings,
+        service=chat_service(agents, settings=settings),
+        db=InMemoryDb(),
+        model=None,
+    )
+    tg = TelegramSettings(telegram_bot_token="999:wrong", telegram_api_url=fake.url)
+    with pytest.raises(click.ClickException, match="refused TELEGRAM_BOT_TOKEN") as raised:
+        await run(app, tg)
+    assert "\n" not in raised.value.message
