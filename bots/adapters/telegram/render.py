@@ -73,7 +73,7 @@ def _blocks(tokens: Sequence[Token]) -> list[tuple[str, bool]]:
         elif kind in ("heading_open", "heading_close"):
             heading = kind == "heading_open"
         elif kind == "inline":
-            text = _inline(token.children or [])
+            text = _inline(token.children or [], in_bold=heading)
             text = f"*{text}*" if heading and text else text
             out.append((_prefixed(text, prefixes), bool(numbers)))
             prefixes = [p if p == ">" else "  " for p in prefixes]  # the item's next lines
@@ -95,8 +95,9 @@ def _prefixed(text: str, prefixes: list[str]) -> str:
     return "\n".join(["".join(prefixes) + first, *(indent + line for line in rest)])
 
 
-def _inline(tokens: Sequence[Token]) -> str:
-    """One paragraph's inline tokens in MarkdownV2."""
+def _inline(tokens: Sequence[Token], *, in_bold: bool = False) -> str:
+    """One paragraph's inline tokens in MarkdownV2 (``in_bold``: a heading, already bold,
+    so its own bold marks are dropped rather than closing it early)."""
     parts: list[str] = []
     links: list[tuple[str, int]] = []  # open links: the target and where their text starts
     for token in tokens:
@@ -109,7 +110,7 @@ def _inline(tokens: Sequence[Token]) -> str:
         elif kind in ("softbreak", "hardbreak"):
             parts.append("\n")
         elif mark is not None:
-            parts.append(mark)
+            parts.append("" if in_bold and mark == "*" else mark)
         elif kind == "link_open":
             links.append((str(token.attrGet("href") or ""), len(parts)))
         elif kind == "link_close" and links:

@@ -80,3 +80,8 @@ def test_cards_escape_every_part() -> None:
     assert card_markdown(card) == (
         "*Board \\*x\\**\n\n*To do \\(2\\)*\n• \\#1 \\[buy\\]\\(tg://x\\)\n• \\#2 a\\.b\n\n_v1\\.0_"
     )
+
+
+def test_a_bold_heading_stays_one_bold_span() -> None:
+    """`# **Plan** today` is bold once (a nested * would end the bold early)."""
+    assert render("# **Plan** today") == "*Plan today*"
