@@ -20,7 +20,7 @@ from aiohttp import web
 from telegram.error import InvalidToken, TelegramError
 
 from bots.adapters.telegram.bot import identity_of, make_bot, publish_commands
-from bots.adapters.telegram.intake import ALLOWED_UPDATES, Intake
+from bots.adapters.telegram.intake import ALLOWED_UPDATES, Intake, PollingStopped
 from bots.adapters.telegram.keyboards import buttons_for
 from bots.adapters.telegram.names import TelegramNames
 from bots.adapters.telegram.scheduled import telegram_delivery
@@ -88,7 +88,11 @@ async def run(app: App, tg: TelegramSettings) -> bool:
                     await intake.wait()
             else:
                 async with serving(settings.statebot_health_port, store_probe(app.db)):
-                    await intake.poll()
+                    try:
+                        await intake.poll()
+                    except PollingStopped as exc:  # drain what runs, then exit non-zero
+                        await intake.drain(settings.statebot_shutdown_grace)
+                        raise click.ClickException(f"statebot telegram: {exc}") from None
             finished = await intake.drain(settings.statebot_shutdown_grace)
         log.info("telegram_stopped", platform="telegram", drained=finished)
         return finished

@@ -22,6 +22,7 @@ from typing import Any
 import structlog
 from aiohttp import web
 from telegram import Bot, Update
+from telegram.error import TelegramError
 from telegram.ext import Updater
 
 from bots.adapters.telegram.updates import UpdateHandler
@@ -29,12 +30,13 @@ from bots.ops.health import Probe, add_routes
 
 log = structlog.get_logger(__name__)
 
-__all__ = ["ALLOWED_UPDATES", "SECRET_HEADER", "Intake"]
+__all__ = ["ALLOWED_UPDATES", "SECRET_HEADER", "Intake", "PollingStopped"]
 
 ALLOWED_UPDATES = ("message", "callback_query")
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 POLL_TIMEOUT = 10  # seconds one getUpdates waits for news
 NOTICE_SECONDS = 5.0  # after the grace: how long the last handlers get to say so
+POLLING_TASK = "Updater:start_polling:polling_task"  # python-telegram-bot's name for it
 
 
 class Intake:
@@ -58,21 +60,28 @@ class Intake:
         await updater.initialize()
         await updater.start_polling(timeout=POLL_TIMEOUT, allowed_updates=list(ALLOWED_UPDATES))
         log.info("telegram_polling", platform="telegram")
+        poller = _polling_task()
         getter: asyncio.Task[object] | None = None
         stopped = asyncio.create_task(self._stopped.wait())
         try:
             while not self._stopped.is_set():
                 getter = asyncio.create_task(queue.get())
-                await asyncio.wait({getter, stopped}, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait({getter, stopped, poller}, return_when=asyncio.FIRST_COMPLETED)
                 if getter.done():
                     self._spawn(_update(getter.result()))
+                elif poller.done() and not self._stopped.is_set():
+                    self.stop()  # polling gave up (a revoked token): stop, do not idle
+                    raise PollingStopped(_why(poller))
         finally:
             if getter is not None and not getter.done():
                 getter.cancel()
             stopped.cancel()
             # confirms the offset of everything queued; not updater.shutdown(): that
             # closes the bot's connections, which runs still draining need
-            await updater.stop()
+            try:
+                await updater.stop()
+            except TelegramError as exc:  # the ended loop's error again, already reported
+                log.warning("telegram_polling_ended", platform="telegram", error=str(exc))
         while not queue.empty():  # fetched, confirmed, not started: told to resend
             self._spawn(_update(queue.get_nowait()))
 
@@ -117,6 +126,27 @@ class Intake:
                 task.cancel()
             finished = finished and not pending
         return finished
+
+
+class PollingStopped(RuntimeError):
+    """The library's polling loop ended on its own (it gives up only on a refused token)."""
+
+
+def _polling_task() -> asyncio.Task[object]:
+    """The Updater's polling loop, found by the name the library gives it.
+
+    The loop retries network errors forever but ends on a refused token; without
+    watching it the process would stay up, healthy to its probes, taking nothing.
+    """
+    for task in asyncio.all_tasks():
+        if task.get_name() == POLLING_TASK:
+            return task
+    raise RuntimeError(f"python-telegram-bot started no task named {POLLING_TASK!r}")
+
+
+def _why(task: asyncio.Task[object]) -> str:
+    error = None if task.cancelled() else task.exception()
+    return f"polling for updates stopped: {error or 'the loop ended'}"
 
 
 def _update(item: object) -> Update:

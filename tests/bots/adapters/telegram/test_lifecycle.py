@@ -153,3 +153,15 @@ async def test_a_refused_token_is_one_line(fake: FakeBotApi) -> None:
     with pytest.raises(click.ClickException, match="refused TELEGRAM_BOT_TOKEN") as raised:
         await run(app, tg)
     assert "\n" not in raised.value.message
+
+
+async def test_a_token_revoked_while_polling_stops_the_process(
+    start: Start, fake: FakeBotApi
+) -> None:
+    """getUpdates answering 401 ends the library's polling; the adapter exits with one
+    line instead of staying up, healthy to its probes, taking nothing."""
+    bot = await start(Gate().agents(TURNS))
+    fake.fail("getUpdates", 401, "Unauthorized")
+    fake.push(p.message("chatter"))  # ends the pending long poll; the next one gets the 401
+    with pytest.raises(click.ClickException, match="polling for updates stopped"):
+        await asyncio.wait_for(bot.task, 30)
