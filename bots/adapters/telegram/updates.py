@@ -25,9 +25,11 @@ from bots.adapters.telegram.keyboards import ButtonStore
 from bots.adapters.telegram.parse import BotIdentity, Press, parse_press, parse_update
 from bots.adapters.telegram.presses import handle_press
 from bots.adapters.telegram.send import Where, send_reply
+from bots.adapters.telegram.stream import finish_stream, telegram_stream
 from bots.chat.errors import STORE_DOWN, UNEXPECTED
 from bots.chat.replies import Reply
 from bots.chat.service import ChatService
+from bots.chat.streaming import PagedStream, StreamOptions
 from bots.inbound import InboundMessage, SlashCommand
 from bots.ops.drain import Drain
 from bots.ops.flags import Flags
@@ -48,7 +50,7 @@ INTERRUPTED = (
 class UpdateHandler:
     """Routes each update (message, command, click) to the service and posts the answer."""
 
-    __slots__ = ("bot", "buttons", "commands", "drain", "flags", "identity", "service")
+    __slots__ = ("bot", "buttons", "commands", "drain", "flags", "identity", "service", "stream")
 
     def __init__(
         self,
@@ -68,6 +70,7 @@ class UpdateHandler:
         self.drain = drain
         #: the command names this bot answers (a bare unknown one in a group is another's)
         self.commands = frozenset([*(a.lower() for a in service.agents), "state"])
+        self.stream = StreamOptions.from_settings(service.settings)  # tests swap the clock
 
     async def handle(self, update: Update) -> None:
         """Handle one update to its end; log what cannot be delivered."""
@@ -108,22 +111,28 @@ class UpdateHandler:
     async def _answer(self, event: InboundMessage | SlashCommand, ids: dict[str, object]) -> None:
         where = where_of(event)
         typing = asyncio.create_task(self._typing(where))
+        sink = None
+        if isinstance(event, InboundMessage):  # commands run no model: nothing to stream
+            sink = telegram_stream(self.bot, where, self.stream)
         try:
-            reply = await self._run(event)
+            reply = await self._run(event, sink)
         except asyncio.CancelledError:
             await send_reply(self.bot, where, Reply(INTERRUPTED), self.buttons)
             raise
         finally:
             typing.cancel()
-        if reply is not None:
+        if reply is not None and not await finish_stream(sink, reply):
             await send_reply(self.bot, where, reply, self.buttons)
+        if reply is not None:
             log.info("telegram_replied", session_id=event.keys.session_id, **ids)
 
-    async def _run(self, event: InboundMessage | SlashCommand) -> Reply | None:
+    async def _run(
+        self, event: InboundMessage | SlashCommand, sink: PagedStream | None
+    ) -> Reply | None:
         try:
             if isinstance(event, SlashCommand):
                 return await self.service.handle_command(event)
-            return await self.service.handle_message(event)
+            return await self.service.handle_message(event, sink=sink)
         except Exception:
             log.exception("telegram_handler_failed", event_id=event.event_id)
             return Reply(UNEXPECTED)
