@@ -70,7 +70,7 @@ class UpdateHandler:
         self.drain = drain
         #: the command names this bot answers (a bare unknown one in a group is another's)
         self.commands = frozenset([*(a.lower() for a in service.agents), "state"])
-        self.stream = StreamOptions.from_settings(service.settings)  # tests swap the clock
+        self.stream = StreamOptions.from_settings(service.settings)
 
     async def handle(self, update: Update) -> None:
         """Handle one update to its end; log what cannot be delivered."""
