@@ -53,6 +53,7 @@ The hierarchy::
         │   └── StateSchemaError          a state that does not fit session_state_schema
         ├── ToolRefusedError              a tool or hook refuses a call (message shown as is)
         │   └── MCPConnectionError        an MCP server cannot be reached now
+        │       └── MCPConnectionRequiredError  a per-user server the user has not connected
         ├── ScheduleError                 a schedule request that cannot be accepted
         │   └── ScheduleLimitError        a session already holds its maximum of schedules
         └── EncryptionKeyError            an encryption key that is missing or malformed
@@ -95,6 +96,7 @@ from core.exceptions._models import (
 from core.exceptions._run import (
     DependencyError,
     MCPConnectionError,
+    MCPConnectionRequiredError,
     NoModelError,
     ParallelStateConflictError,
     RouterSelectionError,
@@ -146,6 +148,7 @@ __all__ = [
     "LeaseLostError",
     "LockTimeoutError",
     "MCPConnectionError",
+    "MCPConnectionRequiredError",
     "ModelError",
     "ModelTimeoutError",
     "NoModelError",

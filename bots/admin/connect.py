@@ -1,0 +1,119 @@
+"""``/connect``: a person's own connections to per-user MCP servers (docs/mcp.md).
+
+    /connect                      your connections, and the servers you can connect
+    /connect <server>             how to connect it
+    /connect <server> <token>     store your token for it (in a direct message only)
+    /connect revoke <server>      delete your stored token
+
+The servers are the per-user ``MCPTools`` the app's agents hold (in code or
+``STATEBOT_MCP_SERVERS`` with ``per_user``); each keeps its users' tokens in the store,
+sealed with the key ring (``core.governance.credentials``). A token is accepted only in
+a direct message, so it is never posted where others read; the command is not a run,
+so it reaches no run history or audit entry, and logs name the server, never the token.
+Every reply is ephemeral.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+import structlog
+
+from bots.chat.replies import Reply
+from bots.inbound import SlashCommand
+from core.agent import Agent
+from core.governance.credentials import CredentialsUnavailable, McpCredentials
+from core.tools.mcp import MCPTools
+
+__all__ = ["USAGE", "connect_command", "per_user_servers"]
+
+log = structlog.get_logger("bots.connect")
+
+USAGE = (
+    "Usage: `/connect` (your connections), `/connect <server> <token>` in a direct "
+    "message with me, `/connect revoke <server>`."
+)
+NONE_CONFIGURED = "No server here acts as you: there is nothing to connect."
+IN_DM_ONLY = (
+    "Nothing was stored: send tokens only in a direct message with me, never in a "
+    "channel. If others could see that token, revoke it at the service and make a new one."
+)
+
+
+def per_user_servers(agents: Iterable[object]) -> dict[str, McpCredentials]:
+    """The per-user MCP servers the agents hold, by name, with where their tokens live."""
+    found: dict[str, McpCredentials] = {}
+    for agent in agents:
+        if not isinstance(agent, Agent):
+            continue
+        for toolkit in agent.live_toolkits:
+            users = getattr(toolkit, "users", None) if isinstance(toolkit, MCPTools) else None
+            if users is not None and isinstance(users.credentials, McpCredentials):
+                found.setdefault(toolkit.name, users.credentials)
+    return found
+
+
+async def connect_command(cmd: SlashCommand, servers: dict[str, McpCredentials]) -> Reply:
+    """Answer one ``/connect`` command of ``cmd.keys.user_id``."""
+    user_id = cmd.keys.user_id
+    words = cmd.text.split()
+    if not servers:
+        return Reply(NONE_CONFIGURED, ephemeral=True)
+    if not words:
+        return Reply(await _listing(user_id, servers), ephemeral=True)
+    if words[0].lower() == "revoke" and len(words) == 2:
+        server = words[1]
+        if server not in servers:
+            return Reply(_unknown(server, servers), ephemeral=True)
+        removed = await servers[server].arevoke(user_id, server)
+        log.info("connect_command", action="revoke", server=server, user_id=user_id, found=removed)
+        if not removed:
+            return Reply(f"You had no connection to {server!r}; nothing to revoke.", ephemeral=True)
+        return Reply(
+            f"Revoked: your token for {server!r} is deleted. Runs can no longer act as you "
+            "there (the token itself stays valid at the service until you revoke it there).",
+            ephemeral=True,
+        )
+    server = words[0]
+    if server not in servers:
+        return Reply(_unknown(server, servers), ephemeral=True)
+    if len(words) == 1:
+        return Reply(
+            f"To connect {server!r}, make a personal access token at that service and send "
+            f"`/connect {server} <token>` in a direct message with me. It is stored "
+            "encrypted and used only for runs you start (or schedule).",
+            ephemeral=True,
+        )
+    if len(words) != 2:
+        return Reply(f"A token is one word. {USAGE}", ephemeral=True)
+    if not cmd.is_dm:
+        log.info("connect_command", action="refused_outside_dm", server=server, user_id=user_id)
+        return Reply(IN_DM_ONLY, ephemeral=True)
+    try:
+        await servers[server].aconnect(user_id, server, words[1], method="token")
+    except CredentialsUnavailable as exc:
+        return Reply(f"Nothing was stored: {exc}.", ephemeral=True)
+    log.info("connect_command", action="connect", server=server, user_id=user_id)
+    return Reply(
+        f"Connected {server!r}: runs you start now act as you there. "
+        f"`/connect revoke {server}` deletes the token.",
+        ephemeral=True,
+    )
+
+
+async def _listing(user_id: str, servers: dict[str, McpCredentials]) -> str:
+    lines = ["Servers that act as you:"]
+    for server, credentials in sorted(servers.items()):
+        found = await credentials.alist(user_id, [server])
+        if found:
+            when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(found[0].connected_at))
+            lines.append(f"• {server}: connected {when} ({found[0].method})")
+        else:
+            lines.append(f"• {server}: not connected")
+    lines.append(USAGE)
+    return "\n".join(lines)
+
+
+def _unknown(server: str, servers: dict[str, McpCredentials]) -> str:
+    return f"No per-user server is named {server!r} (servers: {', '.join(sorted(servers))})."

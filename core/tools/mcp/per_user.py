@@ -1,0 +1,110 @@
+"""Connections of a per-user MCP server: one per user, opened with that user's credential.
+
+A per-user :class:`core.tools.mcp.MCPTools` has no shared connection. Before a run
+offers its tools, :meth:`UserConnections.aready` looks up the credential of the run's
+user (``run_context.user_id``: the person who sent the message, or who created the
+schedule) and makes sure that user's connection is open with it. A run without a user,
+or whose user has not connected the server, raises MCPConnectionRequiredError, which
+the agent answers with the ``/connect`` hint. Each call then goes through the
+connection of the run's user, never another's.
+
+The pool is bounded (``max_users``, least recently used closed first); a credential
+that changed (reconnected) or disappeared (revoked) closes the old connection at the
+user's next run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Protocol
+
+from core.exceptions import MCPConnectionRequiredError
+from core.tools.mcp.connection import MCPConnection, OpenTransport, ToolsListed
+
+__all__ = ["CredentialSource", "UserConnections"]
+
+#: users whose connections stay open at once, per server
+MAX_USERS = 64
+
+
+class CredentialSource(Protocol):
+    """Where a user's credential for a server is found (``core.governance.credentials``)."""
+
+    async def atoken(self, user_id: str, server: str) -> str | None:
+        """The user's credential (a bearer token), or None when not connected."""
+        ...
+
+
+class UserConnections:
+    """One supervised connection per user, opened with that user's own token."""
+
+    __slots__ = ("_held", "_lock", "_on_tools", "_open", "connect_timeout", "credentials", "name")
+    max_users = MAX_USERS
+
+    def __init__(
+        self,
+        name: str,
+        credentials: CredentialSource,
+        open_for: Callable[[str], OpenTransport],
+        on_tools: ToolsListed,
+        *,
+        connect_timeout: float,
+    ) -> None:
+        self.name = name
+        self.credentials = credentials
+        self._open = open_for
+        self._on_tools = on_tools
+        self.connect_timeout = connect_timeout
+        self._held: OrderedDict[str, tuple[str, MCPConnection]] = OrderedDict()
+        self._lock = asyncio.Lock()
+
+    async def aready(self, user_id: str | None) -> None:
+        """Open ``user_id``'s connection with their credential, or say they must connect."""
+        if not user_id:
+            raise MCPConnectionRequiredError(self.name, "this run has no user to act as")
+        token = await self.credentials.atoken(user_id, self.name)
+        stale: list[MCPConnection] = []
+        async with self._lock:
+            held = self._held.get(user_id)
+            if held is not None and held[0] != token:  # reconnected or revoked
+                stale.append(self._held.pop(user_id)[1])
+                held = None
+            if token is None:
+                connection = None
+            elif held is None:
+                connection = MCPConnection(
+                    self.name, self._open(token), self._on_tools,
+                    connect_timeout=self.connect_timeout,
+                )  # fmt: skip
+                self._held[user_id] = (token, connection)
+                while len(self._held) > self.max_users:
+                    stale.append(self._held.popitem(last=False)[1][1])
+            else:
+                connection = held[1]
+                self._held.move_to_end(user_id)
+        for old in stale:
+            await old.close()
+        if connection is None:
+            raise MCPConnectionRequiredError(self.name, "you have not connected it yet")
+        await connection.start()  # the first attempt is awaited; a failure is the calls'
+
+    def connection(self, user_id: str | None) -> MCPConnection:
+        """The connection of the run's user (opened by :meth:`aready` before the run)."""
+        held = self._held.get(user_id or "")
+        if held is None:
+            raise MCPConnectionRequiredError(self.name, "you have not connected it yet")
+        return held[1]
+
+    @property
+    def users(self) -> list[str]:
+        """The users whose connections are held now, least recently used first."""
+        return list(self._held)
+
+    async def close(self) -> None:
+        """Close every user's connection."""
+        async with self._lock:
+            held, self._held = list(self._held.values()), OrderedDict()
+        for _token, connection in held:
+            await connection.close()
