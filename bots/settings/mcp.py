@@ -12,9 +12,10 @@ A server has ``command`` (stdio; ``args``, ``env``) or ``url`` (streamable HTTP;
 ``headers``), never both; ``agents`` defaults to every agent (``["*"]``);
 ``include_tools``, ``exclude_tools``, ``tool_name_prefix`` and ``timeout_seconds`` are
 :class:`core.tools.mcp.MCPTools`'s; ``per_user: true`` (url servers only) makes it act
-as the asking user, with the token they gave ``/connect``. Anything else is refused with one line naming the
-server and the field. Env and header values may be secrets: they are never shown
-(``statebot config`` prints each server's name, transport, target and agents).
+as the asking user, with the token they gave ``/connect``. Anything else is refused
+with one line naming the server and the field. Env and header values may be secrets:
+they are never shown (``statebot config`` prints each server's name, transport,
+target and agents).
 """
 
 from __future__ import annotations

@@ -71,4 +71,3 @@ class WebConfig:
             sign_in=tuple(sign_in),
             names=tuple(names),
         )
-

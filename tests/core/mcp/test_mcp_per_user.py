@@ -113,7 +113,7 @@ async def test_credentials_are_sealed_and_no_version_keeps_a_replaced_token(
     engine = sa.create_engine(f"sqlite:///{db.db_file}")
     with engine.connect() as conn:
         rows = [str(r) for t in ("sessions", "session_history") for r in conn.execute(
-            sa.text(f"SELECT * FROM {t}")  # noqa: S608 - fixed table names
+            sa.text(f"SELECT * FROM {t}")
         )]  # fmt: skip
     engine.dispose()
     blob = "\n".join(rows)
