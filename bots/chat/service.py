@@ -23,7 +23,7 @@ from typing import Any
 import structlog
 
 from bots.chat import help
-from bots.chat.admin_seam import AdminCommands
+from bots.chat.admin_seam import PERSONAL_COMMANDS, AdminCommands
 from bots.chat.approvals import Decision
 from bots.chat.boards import board_note, noted
 from bots.chat.cards import Click
@@ -282,6 +282,8 @@ class ChatService:
                 return refused
             if command == "state":
                 return await self._state_commands.command(cmd)
+            if command in PERSONAL_COMMANDS:  # /connect, /memory: the caller's own data
+                return await self._state_commands.personal(cmd)
             agent_id = self._agents.id_of(command)
             if agent_id is None:
                 known = ", ".join(f"/{a}" for a in self._agents)

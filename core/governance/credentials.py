@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.db.base import BaseDb
-from core.db.records import SessionMeta
+from core.db.records import SessionMeta, SessionRecord
 from core.exceptions import SessionNotFoundError
 from core.governance.save import check_user_id
 from core.governance.sessions import delete_session
@@ -37,6 +37,7 @@ __all__ = [
     "Connection",
     "CredentialsUnavailable",
     "McpCredentials",
+    "connection_of",
     "credential_session_id",
     "is_credential_session",
 ]
@@ -128,15 +129,8 @@ class McpCredentials:
         """The user's connections among ``servers``."""
         ids = [credential_session_id(s, user_id) for s in servers]
         records = await self.db.aload_many(ids)
-        found = []
-        for session_id in ids:
-            record = records.get(session_id)
-            value: Any = record.state.get(_KEY) if record is not None else None
-            if isinstance(value, dict):
-                found.append(
-                    Connection(server_of(session_id), str(value["method"]), value["connected_at"])
-                )
-        return found
+        found = [connection_of(records[i]) for i in ids if i in records]
+        return [c for c in found if c is not None]
 
     async def arevoke(self, user_id: str, server: str) -> bool:
         """Delete the user's credential for ``server`` (every stored copy); whether it existed."""
@@ -150,3 +144,16 @@ class McpCredentials:
         record = await self.db.aload(session_id)
         value = record.state.get(_KEY) if record is not None else None
         return value if isinstance(value, dict) else None
+
+
+def connection_of(record: SessionRecord) -> Connection | None:
+    """The connection a credential session records (None: not one)."""
+    value = record.state.get(_KEY)
+    if not isinstance(value, dict):
+        return None
+    when = value.get("connected_at")
+    return Connection(
+        server_of(record.session_id),
+        str(value.get("method") or ""),
+        float(when) if isinstance(when, (int, float)) else 0.0,
+    )

@@ -28,7 +28,9 @@ import json
 import uuid
 from dataclasses import dataclass
 
+from bots.adapters.console.editing import forget_last_line
 from bots.admin.parse import StateUsageError, parse_state
+from bots.chat.admin_seam import PERSONAL_COMMANDS
 from bots.chat.approvals import Approval, Decision
 from bots.chat.service import ChatService
 from bots.inbound import InboundMessage, SlashCommand
@@ -42,8 +44,10 @@ CONSOLE_COMMANDS = (
     "Console: /state shows the session state, /state reset clears it, /state history "
     "[n] | diff v1 v2 | restore vN | usage work as in chat (restore asks: /confirm or "
     "/cancel), /undo takes back your last change, /agent NAME "
-    "switches agent, /session NAME switches session, /sessions lists them, /help shows "
-    "this, /quit leaves. Anything else is free text for the model."
+    "switches agent, /session NAME switches session, /sessions lists them, /memory "
+    "lists what is remembered about you (/memory forget N), /connect SERVER TOKEN "
+    "connects a server that acts as you, /help shows this, /quit leaves. Anything else "
+    "is free text for the model."
 )
 STATE_USAGE = (
     "usage: /state [reset] — show the session state, or delete it and its history; "
@@ -135,6 +139,10 @@ class ConsoleSession:
             return Outcome(self.switch_session(rest.strip()))
         if word == "sessions":
             return Outcome(await self.sessions())
+        if word in PERSONAL_COMMANDS:  # /connect, /memory: the caller's own data
+            if word == "connect" and len(rest.split()) > 1:
+                forget_last_line()  # a pasted token stays out of ~/.statebot_history
+            return Outcome((await self.service.handle_command(self._command(word, rest))).text)
         named = self.service.agents.id_of(word)
         if named is not None:
             reply = await self.service.handle_command(self._command(named, rest))
