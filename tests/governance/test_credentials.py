@@ -3,7 +3,6 @@ the token — on SQLite, PostgreSQL and Redis over either."""
 
 from __future__ import annotations
 
-import pytest
 import redis.asyncio as aioredis
 
 from core.crypto import key_id
