@@ -23,7 +23,8 @@ import structlog
 from bots.chat.replies import Reply
 from bots.inbound import SlashCommand
 from core.agent import Agent
-from core.governance.credentials import CredentialsUnavailable, McpCredentials
+from core.exceptions import CredentialsUnavailableError
+from core.governance.credentials import McpCredentials
 from core.tools.mcp import MCPTools
 
 __all__ = ["USAGE", "connect_command", "per_user_servers"]
@@ -92,7 +93,7 @@ async def connect_command(cmd: SlashCommand, servers: dict[str, McpCredentials])
         return Reply(IN_DM_ONLY, ephemeral=True)
     try:
         await servers[server].aconnect(user_id, server, words[1], method="token")
-    except CredentialsUnavailable as exc:
+    except CredentialsUnavailableError as exc:
         return Reply(f"Nothing was stored: {exc}.", ephemeral=True)
     log.info("connect_command", action="connect", server=server, user_id=user_id)
     return Reply(

@@ -16,6 +16,7 @@ The hierarchy::
     │   ├── ParallelStateConflictError    two Parallel branches changed one value
     │   ├── SchemaVersionError            stored state newer than the code's schema version
     │   └── StateMigrationError           a state migration raised or gave an invalid state
+    ├── CredentialsUnavailableError (RuntimeError)  a store that seals nothing keeps no tokens
     ├── StoreError                        every storage error
     │   ├── StoreUnavailableError         Redis / the database cannot be reached
     │   │   ├── StoreFullError            Redis is out of memory: the write was refused
@@ -77,6 +78,7 @@ from core.exceptions._crypto import (
 )
 from core.exceptions._governance import (
     BudgetExceededError,
+    CredentialsUnavailableError,
     ErasureInProgressError,
     ImportFileError,
     ImportWriteError,
@@ -137,6 +139,7 @@ from core.exceptions._storage import (
 __all__ = [
     "AgentRunException",
     "BudgetExceededError",
+    "CredentialsUnavailableError",
     "DependencyError",
     "EncryptionKeyError",
     "ErasureInProgressError",

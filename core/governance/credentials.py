@@ -7,7 +7,7 @@ its own, puts it under every rule the store already keeps:
 
 * **sealed with the key ring**: the store's cipher (``STATEBOT_STATE_KEYS``,
   ``core/db/cipher.py``) seals it at rest, in Redis and in the durable store; a store
-  without a cipher refuses to keep credentials (:class:`CredentialsUnavailable`),
+  without a cipher refuses to keep credentials (:class:`CredentialsUnavailableError`),
   never keeps them in the clear;
 * **reached by rekey** (``core/governance/rekey.py`` rewrites every session);
 * **deleted by erasure**: its last user and only participant is its owner, so
@@ -28,14 +28,14 @@ from typing import Any
 
 from core.db.base import BaseDb
 from core.db.records import SessionMeta, SessionRecord
-from core.exceptions import SessionNotFoundError
+from core.exceptions import CredentialsUnavailableError, SessionNotFoundError
 from core.governance.save import check_user_id
 from core.governance.sessions import delete_session
 
 __all__ = [
     "CREDENTIAL_KIND",
     "Connection",
-    "CredentialsUnavailable",
+    "CredentialsUnavailableError",
     "McpCredentials",
     "connection_of",
     "credential_session_id",
@@ -46,10 +46,6 @@ __all__ = [
 CREDENTIAL_KIND = "credential"
 _PREFIX = "mcp-credential:"
 _KEY = "credential"
-
-
-class CredentialsUnavailable(RuntimeError):
-    """This store cannot keep credentials (it seals nothing at rest)."""
 
 
 def credential_session_id(server: str, user_id: str) -> str:
@@ -93,7 +89,7 @@ class McpCredentials:
 
     def _check(self) -> None:
         if not self.sealed:
-            raise CredentialsUnavailable(
+            raise CredentialsUnavailableError(
                 "per-user connections need encryption at rest: set STATEBOT_STATE_KEYS "
                 "(the key ring) so credentials are never stored in the clear"
             )

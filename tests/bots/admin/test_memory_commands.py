@@ -73,4 +73,3 @@ async def test_memories_are_exported_and_erased_with_the_user(db: InMemoryDb) ->
     assert report.complete and report.memories_deleted == 1
     assert await db.aget_memories(ANN) == []
     assert (await export_user(db, ANN))["memories"] == []
-

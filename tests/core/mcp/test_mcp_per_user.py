@@ -12,7 +12,8 @@ from cryptography.fernet import Fernet
 from core.agent import Agent
 from core.db.cipher import StateCipher
 from core.db.sqlite import SqliteDb
-from core.governance.credentials import CredentialsUnavailable, McpCredentials
+from core.exceptions import CredentialsUnavailableError
+from core.governance.credentials import McpCredentials
 from core.models.scripted import ScriptedModel, tool_call
 from core.run.output import RunStatus
 from core.tools.mcp import MCPTools
@@ -126,7 +127,7 @@ async def test_a_store_without_a_key_ring_keeps_no_credentials(tmp_path: Path) -
     """Without encryption at rest, connecting is refused with one line saying why."""
     store = SqliteDb(db_file=tmp_path / "plain.db")
     try:
-        with pytest.raises(CredentialsUnavailable, match="STATEBOT_STATE_KEYS"):
+        with pytest.raises(CredentialsUnavailableError, match="STATEBOT_STATE_KEYS"):
             await McpCredentials(store).aconnect(ALICE, "people", "tok", method="token")
         assert await store.alist_sessions() == []
     finally:
