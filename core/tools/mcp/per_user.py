@@ -15,7 +15,6 @@ user's next run.
 
 from __future__ import annotations
 
-import asyncio
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Protocol
@@ -40,8 +39,15 @@ class CredentialSource(Protocol):
 class UserConnections:
     """One supervised connection per user, opened with that user's own token."""
 
-    __slots__ = ("_held", "_lock", "_on_tools", "_open", "connect_timeout", "credentials", "name")
-    max_users = MAX_USERS
+    __slots__ = (
+        "_held",
+        "_on_tools",
+        "_open",
+        "connect_timeout",
+        "credentials",
+        "max_users",
+        "name",
+    )
 
     def __init__(
         self,
@@ -51,39 +57,42 @@ class UserConnections:
         on_tools: ToolsListed,
         *,
         connect_timeout: float,
+        max_users: int = MAX_USERS,
     ) -> None:
         self.name = name
+        #: connections kept open at once; the least recently used is closed beyond it
+        self.max_users = max_users
         self.credentials = credentials
         self._open = open_for
         self._on_tools = on_tools
         self.connect_timeout = connect_timeout
         self._held: OrderedDict[str, tuple[str, MCPConnection]] = OrderedDict()
-        self._lock = asyncio.Lock()
 
     async def aready(self, user_id: str | None) -> None:
         """Open ``user_id``'s connection with their credential, or say they must connect."""
         if not user_id:
             raise MCPConnectionRequiredError(self.name, "this run has no user to act as")
         token = await self.credentials.atoken(user_id, self.name)
+        # no await from here to the closes: the table changes in one step (no lock, so
+        # a sync run bridged from another event loop may use it too)
         stale: list[MCPConnection] = []
-        async with self._lock:
-            held = self._held.get(user_id)
-            if held is not None and held[0] != token:  # reconnected or revoked
-                stale.append(self._held.pop(user_id)[1])
-                held = None
-            if token is None:
-                connection = None
-            elif held is None:
-                connection = MCPConnection(
-                    self.name, self._open(token), self._on_tools,
-                    connect_timeout=self.connect_timeout,
-                )  # fmt: skip
-                self._held[user_id] = (token, connection)
-                while len(self._held) > self.max_users:
-                    stale.append(self._held.popitem(last=False)[1][1])
-            else:
-                connection = held[1]
-                self._held.move_to_end(user_id)
+        held = self._held.get(user_id)
+        if held is not None and held[0] != token:  # reconnected or revoked
+            stale.append(self._held.pop(user_id)[1])
+            held = None
+        connection: MCPConnection | None
+        if token is None:
+            connection = None
+        elif held is None:
+            connection = MCPConnection(
+                self.name, self._open(token), self._on_tools, connect_timeout=self.connect_timeout
+            )
+            self._held[user_id] = (token, connection)
+            while len(self._held) > self.max_users:
+                stale.append(self._held.popitem(last=False)[1][1])
+        else:
+            connection = held[1]
+            self._held.move_to_end(user_id)
         for old in stale:
             await old.close()
         if connection is None:
@@ -104,7 +113,6 @@ class UserConnections:
 
     async def close(self) -> None:
         """Close every user's connection."""
-        async with self._lock:
-            held, self._held = list(self._held.values()), OrderedDict()
+        held, self._held = list(self._held.values()), OrderedDict()
         for _token, connection in held:
             await connection.close()

@@ -101,6 +101,29 @@ async def test_a_new_token_replaces_the_old_and_a_revoke_ends_the_connection(
         await tools.close()
 
 
+async def test_connections_are_bounded_least_recently_used_first(
+    db: SqliteDb, user_server_url: str
+) -> None:
+    """Past max_users the least recently used user's connection is closed; their next run
+    opens it again, with their own token."""
+    credentials = McpCredentials(db)
+    model = ScriptedModel([tool_call("whoami"), "ok"] * 3)
+    tools = MCPTools(url=user_server_url, name="people", per_user=True, credentials=credentials)
+    assert tools.users is not None
+    tools.users.max_users = 1
+    agent = Agent(model=model, tools=[tools], db=db)
+    try:
+        await credentials.aconnect(ALICE, "people", "tok-alice-1", method="token")
+        await credentials.aconnect(BOB, "people", "tok-bob-1", method="token")
+        assert await ask_whoami(agent, model, ALICE) == "alice (tok-alice-1)"
+        assert await ask_whoami(agent, model, BOB) == "bob (tok-bob-1)"
+        assert tools.users.users == [BOB]
+        assert await ask_whoami(agent, model, ALICE) == "alice (tok-alice-1)"
+        assert tools.users.users == [ALICE]
+    finally:
+        await tools.close()
+
+
 async def test_credentials_are_sealed_and_no_version_keeps_a_replaced_token(
     db: SqliteDb,
 ) -> None:
