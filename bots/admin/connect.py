@@ -46,13 +46,27 @@ def per_user_servers(agents: Iterable[object]) -> dict[str, McpCredentials]:
     """The per-user MCP servers the agents hold, by name, with where their tokens live."""
     found: dict[str, McpCredentials] = {}
     for agent in agents:
-        if not isinstance(agent, Agent):
+        if not isinstance(agent, Agent):  # a team's or workflow's agents hold toolkits
+            found |= {
+                name: held
+                for name, held in per_user_servers(_inner(agent)).items()
+                if name not in found
+            }
             continue
         for toolkit in agent.live_toolkits:
             users = getattr(toolkit, "users", None) if isinstance(toolkit, MCPTools) else None
             if users is not None and isinstance(users.credentials, McpCredentials):
                 found.setdefault(toolkit.name, users.credentials)
     return found
+
+
+def _inner(owner: object) -> list[object]:
+    """The agents a team (``members``) or workflow (its steps' ``agent``) runs."""
+    members, steps = getattr(owner, "members", None), getattr(owner, "steps", None)
+    inner: list[object] = list(members) if isinstance(members, list) else []
+    for step in steps if isinstance(steps, list) else []:
+        inner += [getattr(step, "agent", None), getattr(step, "team", None)]
+    return [item for item in inner if item is not None]
 
 
 async def connect_command(cmd: SlashCommand, servers: dict[str, McpCredentials]) -> Reply:

@@ -139,3 +139,16 @@ async def test_erasure_deletes_the_credential(
     assert second.complete and second.sessions_deleted == []
     hint = await service.handle_message(message("who am I?"))
     assert hint is not None and "`/connect people`" in hint.text
+
+
+def test_per_user_servers_are_found_inside_teams(db: SqliteDb) -> None:
+    """A team member's per-user server is offered by /connect too."""
+    from bots.admin.connect import per_user_servers
+    from core.team import Team
+
+    credentials = McpCredentials(db)
+    tools = MCPTools(url="http://127.0.0.1:9/mcp", name="people", per_user=True,
+                     credentials=credentials)  # fmt: skip
+    member = Agent(name="member", model=ScriptedModel(["x"]), tools=[tools])
+    team = Team(name="crew", members=[member], model=ScriptedModel(["x"]))
+    assert per_user_servers([team]) == {"people": credentials}
