@@ -120,3 +120,4 @@ class MCPConnectionRequiredError(MCPConnectionError):
             f"The tools of {server!r} act as you, and {reason}. Connect it once with "
             f"`/connect {server}` (in a direct message with me), then ask again."
         )
+        self.args = (self.hint,)  # what a tool error or a reply shows: the hint itself

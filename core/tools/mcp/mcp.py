@@ -202,7 +202,7 @@ class MCPTools(Toolkit):
 
         async def call_as_user(run_context: RunContext, **arguments: Any) -> str:
             assert self.users is not None
-            connection = self.users.connection(run_context.user_id)
+            connection = await self.users.aconnection(run_context.user_id)
             return await self._call(connection, server_name, arguments)
 
         stop = server_name in self.stop_after_tool_call_tools

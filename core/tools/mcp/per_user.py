@@ -99,11 +99,15 @@ class UserConnections:
             raise MCPConnectionRequiredError(self.name, "you have not connected it yet")
         await connection.start()  # the first attempt is awaited; a failure is the calls'
 
-    def connection(self, user_id: str | None) -> MCPConnection:
-        """The connection of the run's user (opened by :meth:`aready` before the run)."""
+    async def aconnection(self, user_id: str | None) -> MCPConnection:
+        """The connection of the call's user: the one :meth:`aready` opened before the
+        run, else (a direct call, or closed as least recently used) opened now."""
         held = self._held.get(user_id or "")
         if held is None:
-            raise MCPConnectionRequiredError(self.name, "you have not connected it yet")
+            await self.aready(user_id)
+            held = self._held.get(user_id or "")
+        if held is None:  # evicted again at once by other users' runs
+            raise MCPConnectionRequiredError(self.name, "your connection could not be kept open")
         return held[1]
 
     @property

@@ -101,6 +101,27 @@ async def test_a_new_token_replaces_the_old_and_a_revoke_ends_the_connection(
         await tools.close()
 
 
+async def test_a_direct_call_opens_the_users_connection_or_gives_the_hint(
+    db: SqliteDb, user_server_url: str
+) -> None:
+    """A direct tool call (a slash command) by a connected user opens their connection
+    and acts as them; by a user who has not connected, the call's error is the hint."""
+    credentials = McpCredentials(db)
+    tools = MCPTools(url=user_server_url, name="people", per_user=True, credentials=credentials)
+    agent = Agent(model=ScriptedModel([tool_call("whoami"), "ok"]), tools=[tools], db=db)
+    try:
+        await agent.arun("list", session_id="s", user_id=ALICE)  # the hint; no listing yet
+        await credentials.aconnect(ALICE, "people", "tok-alice-1", method="token")
+        await agent.arun("who?", session_id="s", user_id=ALICE)  # lists the tools
+        await tools.users.close() if tools.users else None  # as after a restart
+        direct = await agent.arun_tool("whoami", {}, session_id="s", user_id=ALICE)
+        assert direct.tools[0].result == "alice (tok-alice-1)"
+        refused = await agent.arun_tool("whoami", {}, session_id="s", user_id=BOB)
+        assert "`/connect people`" in str(refused.tools[0].result)
+    finally:
+        await tools.close()
+
+
 async def test_connections_are_bounded_least_recently_used_first(
     db: SqliteDb, user_server_url: str
 ) -> None:
