@@ -94,15 +94,29 @@ class McpCredentials:
                 "(the key ring) so credentials are never stored in the clear"
             )
 
-    async def aconnect(self, user_id: str, server: str, token: str, *, method: str) -> Connection:
-        """Store ``token`` as ``user_id``'s credential for ``server`` (replacing any)."""
+    async def aconnect(
+        self,
+        user_id: str,
+        server: str,
+        token: str,
+        *,
+        method: str,
+        extra: dict[str, Any] | None = None,
+    ) -> Connection:
+        """Store ``token`` as ``user_id``'s credential for ``server`` (replacing any);
+        ``extra``: more fields kept with it (OAuth's refresh token and client)."""
         self._check()
         check_user_id(self.db, user_id)
         if not token.strip():
             raise ValueError("the credential is empty")
         session_id = credential_session_id(server, user_id)
         connection = Connection(server, method, time.time())
-        value = {"token": token.strip(), "method": method, "connected_at": connection.connected_at}
+        value = {
+            **(extra or {}),
+            "token": token.strip(),
+            "method": method,
+            "connected_at": connection.connected_at,
+        }
         async with self.db.session_lock(session_id) as lease:
             await self.db.adelete(session_id)  # no version keeps the old credential
             await self.db.asave(
@@ -116,10 +130,14 @@ class McpCredentials:
 
     async def atoken(self, user_id: str, server: str) -> str | None:
         """The user's credential for ``server``; None when they have not connected it."""
+        value = await self.aget(user_id, server)
+        return str(value["token"]) if value else None
+
+    async def aget(self, user_id: str, server: str) -> dict[str, Any] | None:
+        """Everything stored with the user's credential for ``server`` (None: none)."""
         if not self.sealed:
             return None
-        value = await self._value(credential_session_id(server, user_id))
-        return str(value["token"]) if value else None
+        return await self._value(credential_session_id(server, user_id))
 
     async def alist(self, user_id: str, servers: list[str]) -> list[Connection]:
         """The user's connections among ``servers``."""

@@ -41,6 +41,7 @@ from core.exceptions import MCPConnectionError, ToolRefusedError
 from core.run.context import RunContext
 from core.tools.function import Function
 from core.tools.mcp.connection import MCPConnection
+from core.tools.mcp.oauth import OAuthFlows, OAuthStore
 from core.tools.mcp.params import StreamableHTTPClientParams
 from core.tools.mcp.per_user import CredentialSource, UserConnections
 from core.tools.mcp.results import result_text
@@ -76,11 +77,15 @@ class MCPTools(Toolkit):
         add_instructions: bool = False,
         per_user: bool = False,
         credentials: CredentialSource | None = None,
+        oauth_redirect_url: str | None = None,
+        oauth_client_name: str = "Statebot",
     ) -> None:
         """``timeout_seconds``: the bound of each call (None: the agent's ``tool_timeout``);
         ``connect_timeout``: of opening the connection and each listing. ``per_user``:
         act as the run's user, with their credential from ``credentials``
-        (``core.governance.credentials.McpCredentials``)."""
+        (``core.governance.credentials.McpCredentials``); ``oauth_redirect_url``: users
+        may also connect by OAuth 2.1 (:mod:`core.tools.mcp.oauth`), the authorization
+        server redirecting back there (the web app's ``/mcp/oauth/callback``)."""
         self.transport: Transport = _transport_of(transport, url, server_params)
         self.server_params = _params_of(self.transport, command, url, env, server_params)
         if timeout_seconds is not None and not timeout_seconds > 0:
@@ -114,9 +119,23 @@ class MCPTools(Toolkit):
             self.users = UserConnections(
                 self.name,
                 credentials,
-                self._transport_with_token,
+                self._transport_for_user,
                 self._listed,
                 connect_timeout=connect_timeout,
+            )
+
+        #: OAuth authorizations of users (None: tokens are pasted only)
+        self.oauth: OAuthFlows | None = None
+        if oauth_redirect_url is not None:
+            if self.users is None or not isinstance(credentials, OAuthStore):
+                raise ValueError("oauth_redirect_url is for per_user=True servers")
+            assert isinstance(self.server_params, StreamableHTTPClientParams)
+            self.oauth = OAuthFlows(
+                self.name,
+                self.server_params.url,
+                credentials,
+                redirect_url=oauth_redirect_url,
+                client_name=oauth_client_name,
             )
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -155,6 +174,8 @@ class MCPTools(Toolkit):
         await self.connection.close()
         if self.users is not None:
             await self.users.close()
+        if self.oauth is not None:
+            await self.oauth.close()
 
     async def __aenter__(self) -> MCPTools:
         if self.users is not None:
@@ -229,13 +250,21 @@ class MCPTools(Toolkit):
         return result_text(self.name, tool, result)
 
     # -- transports --------------------------------------------------------------------
-    def _transport_with_token(self, token: str) -> Any:
-        """How one user's connection opens: the server's headers and their bearer token."""
-        return lambda: self._open_transport({"Authorization": f"Bearer {token}"}, per_user=True)
+    def _transport_for_user(self, user_id: str, stored: dict[str, Any]) -> Any:
+        """How one user's connection opens: with their OAuth tokens (refreshed when due),
+        or with the server's headers and their pasted token as a bearer token."""
+        if stored.get("method") == "oauth" and self.oauth is not None:
+            return lambda: self._open_transport(auth=self.oauth.auth_for(user_id))  # type: ignore[union-attr]
+        bearer = {"Authorization": f"Bearer {stored['token']}"}
+        return lambda: self._open_transport(bearer, per_user=True)
 
     @contextlib.asynccontextmanager
     async def _open_transport(
-        self, extra: dict[str, str] | None = None, *, per_user: bool = False
+        self,
+        extra: dict[str, str] | None = None,
+        *,
+        per_user: bool = False,
+        auth: httpx2.Auth | None = None,
     ) -> AsyncIterator[Any]:
         params = self.server_params
         if isinstance(params, StdioServerParameters):
@@ -249,6 +278,7 @@ class MCPTools(Toolkit):
             httpx2.AsyncClient(
                 headers={**(params.headers or {}), **(extra or {})},
                 timeout=timeout,
+                auth=auth,
                 event_hooks={"response": [self._refused_credential]} if per_user else None,
             ) as client,
             streamable_http_client(

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from core.exceptions import MCPConnectionRequiredError
 from core.tools.mcp.connection import MCPConnection, OpenTransport, ToolsListed
@@ -31,9 +31,13 @@ MAX_USERS = 64
 class CredentialSource(Protocol):
     """Where a user's credential for a server is found (``core.governance.credentials``)."""
 
-    async def atoken(self, user_id: str, server: str) -> str | None:
-        """The user's credential (a bearer token), or None when not connected."""
+    async def aget(self, user_id: str, server: str) -> dict[str, Any] | None:
+        """The user's stored credential (``token``, ``method``, ...), or None."""
         ...
+
+
+#: opens one user's connection with their stored credential
+OpenFor = Callable[[str, dict[str, Any]], OpenTransport]
 
 
 class UserConnections:
@@ -53,7 +57,7 @@ class UserConnections:
         self,
         name: str,
         credentials: CredentialSource,
-        open_for: Callable[[str], OpenTransport],
+        open_for: OpenFor,
         on_tools: ToolsListed,
         *,
         connect_timeout: float,
@@ -72,7 +76,8 @@ class UserConnections:
         """Open ``user_id``'s connection with their credential, or say they must connect."""
         if not user_id:
             raise MCPConnectionRequiredError(self.name, "this run has no user to act as")
-        token = await self.credentials.atoken(user_id, self.name)
+        value = await self.credentials.aget(user_id, self.name)
+        token = str(value["token"]) if value else None
         # no await from here to the closes: the table changes in one step (no lock, so
         # a sync run bridged from another event loop may use it too)
         stale: list[MCPConnection] = []
@@ -84,8 +89,12 @@ class UserConnections:
         if token is None:
             connection = None
         elif held is None:
+            assert value is not None
             connection = MCPConnection(
-                self.name, self._open(token), self._on_tools, connect_timeout=self.connect_timeout
+                self.name,
+                self._open(user_id, value),
+                self._on_tools,
+                connect_timeout=self.connect_timeout,
             )
             self._held[user_id] = (token, connection)
             while len(self._held) > self.max_users:
