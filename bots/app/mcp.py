@@ -59,10 +59,17 @@ class McpServers:
         await asyncio.gather(*(toolkit.close() for toolkit in self.toolkits.values()))
 
 
-def toolkit_for(server: McpServer, db: BaseDb | None = None) -> MCPTools:
+#: where an authorization server sends people back, under STATEBOT_WEB_URL
+OAUTH_CALLBACK = "/mcp/oauth/callback"
+
+
+def toolkit_for(
+    server: McpServer, db: BaseDb | None = None, web_url: str | None = None
+) -> MCPTools:
     """The MCPTools a configured server describes (a per-user one keeps its users'
-    credentials in ``db``)."""
+    credentials in ``db``; an OAuth one sends people back to ``web_url``'s callback)."""
     params: StdioServerParameters | StreamableHTTPClientParams
+    callback = web_url.rstrip("/") + OAUTH_CALLBACK if web_url else None
     if server.url is not None:
         params = StreamableHTTPClientParams(url=server.url, headers=dict(server.headers) or None)
     else:
@@ -79,6 +86,7 @@ def toolkit_for(server: McpServer, db: BaseDb | None = None) -> MCPTools:
         timeout_seconds=server.timeout_seconds,
         per_user=server.per_user,
         credentials=McpCredentials(db) if server.per_user and db is not None else None,
+        oauth_redirect_url=callback if server.oauth else None,
     )
 
 
@@ -96,7 +104,13 @@ def attach_mcp_servers(
                 f"STATEBOT_MCP_SERVERS: server {server.name!r} is per_user, which keeps "
                 "people's tokens: set STATEBOT_STATE_KEYS so they are stored encrypted"
             )
-        toolkit = toolkit_for(server, db)
+        if server.oauth and not settings.statebot_web_url:
+            raise ConfigError(
+                f"STATEBOT_MCP_SERVERS: server {server.name!r} connects by oauth, whose "
+                "authorization sends people back to the web console: set STATEBOT_WEB_URL "
+                "(and serve the console in this process)"
+            )
+        toolkit = toolkit_for(server, db, settings.statebot_web_url)
         for agent in targets:
             agent.add_tool(toolkit)
         toolkits[server.name] = toolkit

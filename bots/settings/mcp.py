@@ -53,6 +53,8 @@ class McpServer(BaseModel):
     timeout_seconds: float | None = Field(default=None, gt=0)
     #: act as the asking user: each user connects with their own token (/connect)
     per_user: bool = False
+    #: a per-user server people connect by OAuth 2.1 (the callback: STATEBOT_WEB_URL's)
+    oauth: bool = False
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServer:
@@ -64,6 +66,8 @@ class McpServer(BaseModel):
             raise ValueError("headers are for a url (streamable HTTP) server")
         if self.per_user and self.url is None:
             raise ValueError("per_user needs a url (streamable HTTP) server")
+        if self.oauth and not self.per_user:
+            raise ValueError("oauth is for per_user servers")
         if self.per_user and any(h.lower() == "authorization" for h in self.headers):
             raise ValueError("per_user sends each user's own Authorization header; remove it")
         if not self.agents:

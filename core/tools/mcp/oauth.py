@@ -37,7 +37,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAu
 
 from core.utils.log import logger
 
-__all__ = ["FLOW_SECONDS", "OAuthFlows", "OAuthStore", "StoredTokens", "complete"]
+__all__ = ["FLOW_SECONDS", "OAuthFlows", "OAuthStore", "StoredTokens", "abandon", "complete"]
 
 #: how long a begun authorization waits for its redirect
 FLOW_SECONDS = 600.0
@@ -132,6 +132,11 @@ class OAuthFlows:
         )
         self._tasks: set[asyncio.Task[None]] = set()
 
+    @property
+    def under_way(self) -> int:
+        """Authorizations begun here and not ended yet."""
+        return len(self._tasks)
+
     def auth_for(self, user_id: str) -> OAuthClientProvider:
         """The httpx auth of a user's connection: their stored token, refreshed when due
         (a refresh is stored back); no new authorization (that is ``/connect``'s)."""
@@ -224,6 +229,20 @@ def complete(state: str, code: str, iss: str | None = None) -> bool:
         _resolve, waiting, AuthorizationCodeResult(code=code, state=state, iss=iss)
     )
     return True
+
+
+def abandon(state: str, reason: str) -> bool:
+    """The redirect came back with an error (the person refused): end that flow."""
+    waiting = _WAITING.get(state)
+    if waiting is None or waiting.done():
+        return False
+    waiting.get_loop().call_soon_threadsafe(_fail, waiting, reason)
+    return True
+
+
+def _fail(waiting: asyncio.Future[AuthorizationCodeResult], reason: str) -> None:
+    if not waiting.done():
+        waiting.set_exception(RuntimeError(reason))
 
 
 def _resolve(

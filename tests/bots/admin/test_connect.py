@@ -151,4 +151,6 @@ def test_per_user_servers_are_found_inside_teams(db: SqliteDb) -> None:
                      credentials=credentials)  # fmt: skip
     member = Agent(name="member", model=ScriptedModel(["x"]), tools=[tools])
     team = Team(name="crew", members=[member], model=ScriptedModel(["x"]))
-    assert per_user_servers([team]) == {"people": credentials}
+    assert {n: s.credentials for n, s in per_user_servers([team]).items()} == {
+        "people": credentials
+    }

@@ -17,7 +17,7 @@ from core.db.sqlite import SqliteDb
 from core.governance.credentials import McpCredentials
 from core.models.scripted import ScriptedModel, tool_call
 from core.tools.mcp import MCPTools
-from core.tools.mcp.oauth import complete
+from core.tools.mcp.oauth import abandon, complete
 
 pytestmark = pytest.mark.slow  # a server process
 
@@ -85,3 +85,26 @@ def test_oauth_needs_a_per_user_server(db: SqliteDb) -> None:
     """An OAuth redirect on a shared server is refused."""
     with pytest.raises(ValueError, match="per_user=True"):
         MCPTools(url="http://127.0.0.1:9/mcp", oauth_redirect_url=CALLBACK)
+
+
+async def test_a_refused_authorization_stores_nothing(db: SqliteDb, oauth_server_url: str) -> None:
+    """The person refuses at the authorization server: the flow ends, nothing is stored,
+    and the link's state no longer completes anything."""
+    credentials = McpCredentials(db)
+    tools = MCPTools(
+        url=oauth_server_url, name="people", per_user=True, credentials=credentials,
+        oauth_redirect_url=CALLBACK,
+    )  # fmt: skip
+    assert tools.oauth is not None
+    try:
+        link = await tools.oauth.begin(ALICE)
+        state = parse_qs(urlsplit(link).query)["state"][0]
+        assert abandon(state, "the authorization was refused (access_denied)") is True
+        for _ in range(100):
+            if not tools.oauth.under_way:
+                break
+            await asyncio.sleep(0.05)
+        assert await credentials.aget(ALICE, "people") is None
+        assert complete(state, "any-code") is False
+    finally:
+        await tools.close()
