@@ -253,8 +253,9 @@ class MCPTools(Toolkit):
     def _transport_for_user(self, user_id: str, stored: dict[str, Any]) -> Any:
         """How one user's connection opens: with their OAuth tokens (refreshed when due),
         or with the server's headers and their pasted token as a bearer token."""
-        if stored.get("method") == "oauth" and self.oauth is not None:
-            return lambda: self._open_transport(auth=self.oauth.auth_for(user_id))  # type: ignore[union-attr]
+        flows = self.oauth
+        if stored.get("method") == "oauth" and flows is not None:
+            return lambda: self._open_transport(auth=flows.auth_for(user_id))
         bearer = {"Authorization": f"Bearer {stored['token']}"}
         return lambda: self._open_transport(bearer, per_user=True)
 

@@ -169,7 +169,8 @@ class OAuthFlows:
         task = loop.create_task(self._authorize(provider, storage), name=f"mcp-oauth-{self.name}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-        done, _ = await asyncio.wait({link, task}, timeout=timeout, return_when="FIRST_COMPLETED")
+        either: set[asyncio.Future[Any]] = {link, task}
+        done, _ = await asyncio.wait(either, timeout=timeout, return_when="FIRST_COMPLETED")
         if link in done:
             return link.result()
         if task in done and task.exception() is not None:
