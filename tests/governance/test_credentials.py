@@ -8,9 +8,10 @@ import redis.asyncio as aioredis
 from core.crypto import key_id
 from core.db.cipher import StateCipher
 from core.db.redis import RedisDb
-from core.governance.credentials import McpCredentials
+from core.governance.credentials import McpCredentials, credential_session_id
 from core.governance.erasure import erase_user
 from core.governance.rekey import rekey
+from core.governance.sessions import dump_session
 from core.governance.user_export import export_user
 from tests.db.test_encryption import K1, K2, DurableFactory, durable_factory, redis_texts, sql_rows
 
@@ -68,4 +69,18 @@ async def test_on_redis_the_credential_is_sealed_erased_and_exported_without_the
         assert (await export_user(db, ANN))["connections"] == []
     finally:
         await raw.aclose()
+        await db.aclose()
+
+
+async def test_an_admin_dump_of_a_credential_session_is_redacted(
+    durable_factory: DurableFactory,
+) -> None:
+    """An admin dumping the credential's session sees it redacted (its key is a
+    credential name), never the token."""
+    db = durable_factory(StateCipher([K1]))
+    try:
+        await McpCredentials(db).aconnect(ANN, "github", TOKEN, method="token")
+        dump = await dump_session(db, credential_session_id("github", ANN))
+        assert TOKEN not in repr(dump) and dump["redacted"] is True
+    finally:
         await db.aclose()
