@@ -288,7 +288,10 @@ class ChatService:
             if agent_id is None:
                 known = ", ".join(f"/{a}" for a in self._agents)
                 log.info("unknown_agent_command", command=command)
-                return Reply(f"Unknown command /{command}. Commands: {known}, /state.", True)
+                return Reply(
+                    f"Unknown command /{command}. Commands: {known}, /state, /memory, /connect.",
+                    True,
+                )
             return await self._tool(agent_id, cmd)
 
     async def _tool(self, agent_id: str, cmd: SlashCommand) -> Reply:

@@ -72,3 +72,19 @@ async def test_a_user_outside_the_admins_scope_is_refused(tmp_path: Path, db: Ba
         assert [m.memory for m in await db.aget_memories(ELSEWHERE)] == ["Out of scope."]
     finally:
         await client.close()
+
+
+async def test_a_session_page_links_its_last_users_memories(tmp_path: Path, db: BaseDb) -> None:
+    """A session's page links to the memories of the user who saved it last."""
+    from core.db.records import SessionMeta
+
+    await db.asave(
+        "slack:T1:C1", expected_version=0, changed={"n": "1"}, meta=SessionMeta(user_id=ANN)
+    )
+    config = config_for(tmp_path)
+    client = await signed_in_client(create_app(db, config), config)
+    try:
+        text = await (await client.get("/session", params={"id": "slack:T1:C1"})).text()
+        assert "/memories?user=slack%3AT1%3AUANN" in text
+    finally:
+        await client.close()
