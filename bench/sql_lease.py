@@ -75,10 +75,8 @@ async def run_share(stores: list[SqlDb], runs: int) -> int:
 
     agents = [Agent(id="counter", db=s, tools=[increment]) for s in stores]
     results = await asyncio.gather(
-        *(
-            agents[n % len(agents)].arun_tool("increment", {}, session_id="hot")
-            for n in range(runs)
-        ),
+        *(agents[n % len(agents)].arun_tool("increment", {}, session_id="hot")
+          for n in range(runs)),
         return_exceptions=True,
     )
     return sum(isinstance(r, BaseException) for r in results)
@@ -104,14 +102,13 @@ async def uncontended(spec: dict[str, Any], locks: int) -> None:
 def hot_session(spec: dict[str, Any], runs: int, processes: int) -> None:
     """``runs`` concurrent runs on one session spread over ``processes`` processes."""
     instances = 2 if processes == 1 else 1
-    script = _WORKER.format(root=str(ROOT), spec=spec, instances=instances, runs=runs // processes)
+    script = _WORKER.format(
+        root=str(ROOT), spec=spec, instances=instances, runs=runs // processes
+    )
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", script],
-            cwd=ROOT,
-            text=True,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            [sys.executable, "-c", script], cwd=ROOT, text=True,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )
         for _ in range(processes)
     ]

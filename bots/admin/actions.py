@@ -55,8 +55,6 @@ OUT_OF_SCOPE = (
     "You are an admin for sessions starting `{scope}` only; `{session}` is not one of "
     "them. Nothing was done; this attempt was logged."
 )
-
-
 def refuse(action: str, *, user_id: str, cmd: SlashCommand | None = None) -> Reply:
     """The reply to a non-admin, logged; it names the caller's own key to copy."""
     log.warning("admin_command_refused", action=action, actor=user_id)

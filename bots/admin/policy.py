@@ -94,5 +94,7 @@ class AdminPolicy:
         """True when the clicker may approve or reject the paused run: its asker, or an admin."""
         if decision.clicker == decision.approval.requester:
             return True
-        grant = self.grant(decision.platform, decision.workspace, decision.user, team=decision.team)
+        grant = self.grant(
+            decision.platform, decision.workspace, decision.user, team=decision.team
+        )
         return grant is not None

@@ -84,3 +84,4 @@ class Settings(ServingSettings, ChatSettings, McpSettings, StorageSettings, EnvS
     def model_configured(self) -> bool:
         """True when a model server is configured (key or base URL)."""
         return self.openai_api_key is not None or self.openai_base_url is not None
+

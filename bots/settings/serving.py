@@ -63,7 +63,7 @@ class ServingSettings(BaseModel):
         default=None,
         description=(
             "key signing the console's session cookies and CSRF tokens, 32 random bytes "
-            '(`python -c "import secrets; print(secrets.token_urlsafe(32))"`); '
+            "(`python -c \"import secrets; print(secrets.token_urlsafe(32))\"`); "
             "placeholders and weak values are refused; required by `statebot web`"
         ),
     )

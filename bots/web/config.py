@@ -71,3 +71,4 @@ class WebConfig:
             sign_in=tuple(sign_in),
             names=tuple(names),
         )
+

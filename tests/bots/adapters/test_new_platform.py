@@ -120,7 +120,9 @@ class FakeChat:
 
         return fakechat
 
-    def serve(self, agents: Mapping[str, ChatAgent], *, settings: Settings, **options: Any) -> None:
+    def serve(
+        self, agents: Mapping[str, ChatAgent], *, settings: Settings, **options: Any
+    ) -> None:
         """Handle every payload through the one ChatService pipeline, post the replies."""
         asyncio.run(self._handle(chat_service(agents, settings=settings), options["payloads"]))
 

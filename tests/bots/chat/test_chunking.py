@@ -47,7 +47,9 @@ def test_overlong_word_is_hard_cut() -> None:
 @pytest.mark.parametrize("limit", [DISCORD_LIMIT, SLACK_LIMIT, 120])
 def test_every_chunk_fits_and_text_survives(limit: int) -> None:
     """Chunks never exceed the limit and keep every word in order."""
-    text = "\n\n".join(" ".join(f"w{p}_{i}" for i in range(p * 37 % 300 + 5)) for p in range(60))
+    text = "\n\n".join(
+        " ".join(f"w{p}_{i}" for i in range(p * 37 % 300 + 5)) for p in range(60)
+    )
     chunks = chunk_text(text, limit)
     assert all(len(c) <= limit for c in chunks)
     assert " ".join(chunks).split() == text.split()

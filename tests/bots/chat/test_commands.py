@@ -70,7 +70,9 @@ def test_optional_nullable_parameter_by_name() -> None:
 
 def test_boolean_number_array_object_coercion() -> None:
     """Values follow the schema type: booleans, numbers, JSON arrays and objects."""
-    parsed = parse_command("""tag '["a", "b"]' urgent=yes weight=2.5 meta='{"k": 1}'""", TOOLS)
+    parsed = parse_command(
+        """tag '["a", "b"]' urgent=yes weight=2.5 meta='{"k": 1}'""", TOOLS
+    )
     assert parsed.arguments == {
         "labels": ["a", "b"],
         "urgent": True,

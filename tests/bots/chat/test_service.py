@@ -219,7 +219,6 @@ class _FailingAgent:
     id = "failing"
     name = "Failing"
     description = "raises"
-
     def __init__(self, error: BaseException) -> None:
         self.functions: dict[str, Any] = {}
         self.error = error

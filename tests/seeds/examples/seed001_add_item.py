@@ -1,15 +1,11 @@
 from core.agent import Agent
 from core.db.sqlite import SqliteDb
 from core.models.openai import OpenAIChat
-
-
 # Define a tool that adds an item to the shopping list
 def add_item(session_state, item: str) -> str:
     """Add an item to the shopping list."""
     session_state["shopping_list"].append(item)
     return f"The shopping list is now {session_state['shopping_list']}"
-
-
 # Create an Agent that maintains state
 agent = Agent(
     model=OpenAIChat(id="gpt-5-mini"),

@@ -1,7 +1,6 @@
 from core.agent import Agent
 from core.db.sqlite import SqliteDb
 from core.models.openai import OpenAIChat
-
 # Create an Agent that maintains state
 agent = Agent(
     model=OpenAIChat(id="gpt-4o-mini"),

@@ -2,19 +2,15 @@ from textwrap import dedent
 from core.agent import Agent
 from core.db.sqlite import SqliteDb
 from core.models.openai import OpenAIChat
-
-
 # Define tools to manage our shopping list
 def add_item(session_state, item: str) -> str:
     """Add an item to the shopping list and return confirmation."""
     # Add the item if it's not already in the list
     if item.lower() not in [i.lower() for i in session_state["shopping_list"]]:
-        session_state["shopping_list"].append(item)  # type: ignore
+        session_state["shopping_list"].append(item) # type: ignore
         return f"Added '{item}' to the shopping list"
     else:
         return f"'{item}' is already in the shopping list"
-
-
 def remove_item(session_state, item: str) -> str:
     """Remove an item from the shopping list by name."""
     # Case-insensitive search
@@ -23,8 +19,6 @@ def remove_item(session_state, item: str) -> str:
             session_state["shopping_list"].pop(i)
             return f"Removed '{list_item}' from the shopping list"
     return f"'{item}' was not found in the shopping list"
-
-
 def list_items(session_state) -> str:
     """List all items in the shopping list."""
     shopping_list = session_state["shopping_list"]
@@ -32,8 +26,6 @@ def list_items(session_state) -> str:
         return "The shopping list is empty."
     items_text = "\n".join([f"- {item}" for item in shopping_list])
     return f"Current shopping list:\n{items_text}"
-
-
 # Create a Shopping List Manager Agent that maintains state
 agent = Agent(
     model=OpenAIChat(id="gpt-5-mini"),

@@ -2,7 +2,6 @@ from textwrap import dedent
 from core.agent import Agent
 from core.models.openai import OpenAIChat
 from core.db.sqlite import SqliteDb
-
 agent = Agent(
     db=SqliteDb(db_file="tmp/agents.db"),
     model=OpenAIChat(id="gpt-5-mini"),

@@ -2,7 +2,6 @@
 from core.agent import Agent
 from core.models.openai import OpenAIChat
 from core.storage.sqlite import SqliteStorage
-
 agent = Agent(
     model=OpenAIChat(id="claude-3-5-sonnet-20241022"),
     session_id="user_123_session",

@@ -19,8 +19,6 @@ def add_task(session_state: dict, title: str, category: str = "general") -> str:
     task = {"id": len(session_state["tasks"]) + 1, "title": title, "status": "open"}
     session_state["tasks"].append(task)
     return f"Added task #{task['id']}"
-
-
 @tool
 def update_task_status(session_state: dict, task_id: int, status: str) -> str:
     """Mark a task as open, in_progress, or done."""
@@ -40,6 +38,6 @@ taskboard = Agent(
         "tasks": [],
         "categories": ["general", "work", "personal"],
     },
-    enable_agentic_state=True,  # agent can mutate session_state
-    add_session_state_to_context=True,  # state is visible in the prompt
+    enable_agentic_state=True, # agent can mutate session_state
+    add_session_state_to_context=True, # state is visible in the prompt
 )

@@ -202,7 +202,9 @@ async def test_database_down_gets_a_page_not_a_500(fake: OAuthSlackApi, key: str
     down = Database("postgresql+psycopg://postgres@127.0.0.1:1/test", None)
     oauth = build_oauth(slack_oauth_settings(fake, key), down.url)
     app = build_slack_app(
-        service=chat_service(create_agents(None, InMemoryDb()), settings=oauth_settings(down)),
+        service=chat_service(
+            create_agents(None, InMemoryDb()), settings=oauth_settings(down)
+        ),
         client=web_client(None, fake.base_url),
         flags=MemoryFlags(),
         signing_secret="secret",
