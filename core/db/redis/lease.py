@@ -31,6 +31,7 @@ import weakref
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from core.db import lease_waits
 from core.db.lease_holding import holding
 from core.db.records import Lease
 from core.db.redis import lease_scripts as scripts
@@ -141,6 +142,9 @@ class LeaseManager:
                     if room is None:  # queued: from now on the room watches over us
                         room = self._room()
                         room.join(keys, ticket)
+                        if lease_waits.listening():  # one ZRANK, only for a listener
+                            rank = await client.zrank(keys.queue, ticket)
+                            lease_waits.queued(int(rank or 0) + 1)
                         await room.listening()
                         continue  # a hand-off may have been announced before we listened
                     wait = self.poll
