@@ -21,7 +21,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from fakes.discord_history import FakeHistories
+from .discord_history import FakeHistories
 
 BOT_ID = "1100000000000000001"
 APP_ID = "1100000000000000002"

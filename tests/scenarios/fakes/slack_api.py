@@ -21,7 +21,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from fakes.slack_threads import FakeThreads
+from .slack_threads import FakeThreads
 
 BOT_USER_ID = "U0BOT0001"
 BOT_ID = "B0BOT0001"
