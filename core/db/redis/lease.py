@@ -144,7 +144,7 @@ class LeaseManager:
                         room.join(keys, ticket)
                         if lease_waits.listening():  # one ZRANK, only for a listener
                             rank = await client.zrank(keys.queue, ticket)
-                            lease_waits.queued(int(rank or 0) + 1)
+                            lease_waits.queued((rank if isinstance(rank, int) else 0) + 1)
                         await room.listening()
                         continue  # a hand-off may have been announced before we listened
                     wait = self.poll
