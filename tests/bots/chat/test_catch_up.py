@@ -51,9 +51,7 @@ def _model(service: ChatService) -> ScriptedModel:
 
 
 def _user_texts(service: ChatService, request: int = -1) -> list[str]:
-    return [
-        str(m.content) for m in _model(service).requests[request].messages if m.role == "user"
-    ]
+    return [str(m.content) for m in _model(service).requests[request].messages if m.role == "user"]
 
 
 async def test_first_mention_reads_the_thread_with_names_and_mentions(
@@ -137,3 +135,27 @@ async def test_a_failed_fetch_leaves_the_answer_alone(make_service: ServiceFacto
     reply = await service.handle_message(message("hi"), earlier=Broken())
     assert reply is not None and reply.text.startswith("Answered anyway.")
     assert _user_texts(service) == ["Ana: hi"]
+
+
+class _Sink:
+    """A StreamSink keeping the texts it was shown."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def text(self, so_far: str) -> None:
+        self.texts.append(so_far)
+
+    async def tool(self, name: str, running: bool) -> None:
+        pass
+
+
+async def test_a_streamed_first_answer_reads_the_thread_too(make_service: ServiceFactory) -> None:
+    """Streaming runs the model in a task of its own; the catch-up still reaches it, once."""
+    thread = Thread()
+    service = _service(make_service, ["Streamed."])
+    sink = _Sink()
+    await service.handle_message(message("what broke?"), earlier=thread, sink=sink)
+    assert sink.texts and sink.texts[-1].startswith("Streamed.")
+    assert _user_texts(service)[0].startswith("Earlier messages in this thread")
+    assert thread.limits == [50]
