@@ -27,7 +27,9 @@ log = structlog.get_logger("bots.service")
 __all__ = ["run_decision"]
 
 
-async def run_decision(decision: Decision, *, agents: AgentRegistry, admin: AdminCommands) -> Reply:
+async def run_decision(
+    decision: Decision, *, agents: AgentRegistry, admin: AdminCommands
+) -> Reply:
     """Apply an Approve / Reject click: resume the paused run once, for its asker or an admin.
 
     Ephemeral replies (not yours, already handled, expired) change nothing.

@@ -168,7 +168,9 @@ def _command(
     async def callback(interaction: discord.Interaction, text: str = "") -> None:
         await run_interaction(service, interaction, name, text, drain)
 
-    return app_commands.Command(name=name, description=description[:100] or name, callback=callback)
+    return app_commands.Command(
+        name=name, description=description[:100] or name, callback=callback
+    )
 
 
 def add_commands(tree: app_commands.CommandTree[Any], service: ChatService, drain: Drain) -> None:
