@@ -143,8 +143,7 @@ class LeaseManager:
                         room = self._room()
                         room.join(keys, ticket)
                         if lease_waits.listening():  # one ZRANK, only for a listener
-                            rank = await client.zrank(keys.queue, ticket)
-                            lease_waits.queued((rank if isinstance(rank, int) else 0) + 1)
+                            await self._tell_place(keys, ticket)
                         await room.listening()
                         continue  # a hand-off may have been announced before we listened
                     wait = self.poll
@@ -174,6 +173,15 @@ class LeaseManager:
             f"session {session_id!r} stayed busy for more than {timeout}s: another run "
             "holds its lease; nothing was changed, try again later"
         )
+
+    async def _tell_place(self, keys: SessionKeys, ticket: str) -> None:
+        """Tell the run's listener how many runs are ahead; a notice never fails the run."""
+        try:
+            rank = await self._clients.get().zrank(keys.queue, ticket)
+        except Exception as exc:  # the wait goes on (its own commands report a real outage)
+            log_warning("could not read a queued run's place", error=str(exc))
+            rank = 0
+        lease_waits.queued((rank if isinstance(rank, int) else 0) + 1)
 
     async def _cancel(self, keys: SessionKeys, ticket: str) -> bool:
         return bool(
