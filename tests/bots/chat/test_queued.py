@@ -6,6 +6,7 @@ import asyncio
 
 from bots.chat.errors import QUEUE_FULL, QUEUE_TIMEOUT
 from core.db.in_memory import InMemoryDb
+from core.models.scripted import tool_call
 from tests.bots.conftest import ServiceFactory, message
 
 SCOPES = {"taskboard": "thread"}
@@ -75,14 +76,23 @@ async def test_a_full_queue_refuses_at_once_and_runs_nothing(
 async def test_a_wait_past_lock_timeout_runs_nothing(
     make_service: ServiceFactory, db: InMemoryDb
 ) -> None:
-    """The conversation stays busy past lock_timeout: told queued, then "nothing was run"."""
-    db.lock_timeout = 0.2
-    service = make_service(["never"], statebot_agent_scopes=SCOPES)
-    notice = Notice()
+    """Busy past lock_timeout: told queued, then "nothing was run"; state and history as before."""
+    service = make_service(
+        [tool_call("add_task", title="milk"), "Added milk.", tool_call("add_task", title="eggs")],
+        statebot_agent_scopes=SCOPES,
+    )
+    await service.handle_message(message("add milk"))
     session = message("x").keys.session_id
+    before = await db.aload(session)
+    assert before is not None
+    db.lock_timeout = 0.2
+    notice = Notice()
     async with db.session_lock(session, timeout=5):
-        reply = await service.handle_message(message("add milk"), notice=notice)
+        reply = await service.handle_message(message("add eggs", user="U2"), notice=notice)
     assert reply is not None and reply.text.startswith(QUEUE_TIMEOUT)
     assert notice.ahead == [1]
-    assert service.agents["taskboard"].model.requests == []  # type: ignore[union-attr]
-    assert await db.aload(session) is None
+    model = service.agents["taskboard"].model
+    assert len(model.requests) == 2 and model.remaining == 1  # type: ignore[union-attr]
+    after = await db.aload(session)
+    assert after is not None
+    assert (after.version, after.state, after.data) == (before.version, before.state, before.data)
