@@ -32,6 +32,7 @@ from bots.adapters.console.editing import forget_last_line
 from bots.admin.parse import StateUsageError, parse_state
 from bots.chat.admin_seam import PERSONAL_COMMANDS
 from bots.chat.approvals import Approval, Decision
+from bots.chat.queued import QueueNotice
 from bots.chat.service import ChatService
 from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import key_prefix, unescape
@@ -70,7 +71,7 @@ class Outcome:
 class ConsoleSession:
     """The current agent and session of one console, and the line dispatcher."""
 
-    __slots__ = ("agent_id", "pending", "service", "session", "user")
+    __slots__ = ("agent_id", "notice", "pending", "service", "session", "user")
 
     def __init__(self, service: ChatService, *, agent_id: str, session: str, user: str) -> None:
         registered = service.agents.id_of(agent_id)
@@ -82,6 +83,8 @@ class ConsoleSession:
         self.user = user
         #: the question a restore asked, until /confirm or /cancel
         self.pending: Approval | None = None
+        #: told when a typed line waits behind another run of the session (the loop sets it)
+        self.notice: QueueNotice | None = None
         service.owned_by_its_user(PLATFORM)
 
     def _command(self, command: str, text: str) -> SlashCommand:
@@ -121,7 +124,9 @@ class ConsoleSession:
         if not text:
             return Outcome(None)
         if self.goes_to_model(text):
-            reply = await self.service.handle_message(self._message(text), agent_id=self.agent_id)
+            reply = await self.service.handle_message(
+                self._message(text), agent_id=self.agent_id, notice=self.notice
+            )
             return Outcome(reply.text if reply else None)
         word, _, rest = text[1:].partition(" ")
         word = word.lower()
