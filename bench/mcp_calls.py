@@ -9,6 +9,9 @@ runtime's and the call's), on an agent without a store. The tool is ``add(a, b)`
 - stdio:  the same tool on an MCP server started as a subprocess (this module with
   ``--serve stdio``, the official SDK's MCPServer)
 - http:   the same server over streamable HTTP on 127.0.0.1 (``--serve PORT``)
+- http per user: the same HTTP server as a per-user server (``per_user=True``): each run
+  reads its user's sealed token from a SQLite store with a key ring and calls through
+  that user's own connection (the bench server accepts any token)
 
 The connection is opened before measuring (as a serving process does at start); the
 "call only" column times the MCP round trip alone (``MCPTools``'s entrypoint: the
@@ -25,13 +28,21 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
+
+from cryptography.fernet import Fernet
 
 from core.agent import Agent
+from core.db.cipher import StateCipher
+from core.db.sqlite import SqliteDb
+from core.governance.credentials import McpCredentials
 from core.testing import ScriptedModel, tool_call
 from core.tools.mcp import MCPTools
 
 WARMUP = 5
+USER = "bench:local:user"
 #: starts this module as the MCP server
 SERVE = [sys.executable, "-m", "bench.mcp_calls", "--serve"]
 
@@ -59,10 +70,10 @@ def percentile(samples: list[float], fraction: float) -> float:
 
 
 async def one_run(agent: Agent, i: int) -> float:
-    """One run of one ``add`` call; its time in ms."""
+    """One run of one ``add`` call by the user ``USER``; its time in ms."""
     agent.model = ScriptedModel([tool_call("add", a=i, b=1), "done"])
     started = time.perf_counter()
-    output = await agent.arun("add", session_id="bench")
+    output = await agent.arun("add", session_id="bench", user_id=USER)
     elapsed = (time.perf_counter() - started) * 1000
     if output.tools[0].result != str(i + 1):
         raise RuntimeError(f"unexpected result {output.tools[0].result!r}")
@@ -116,10 +127,19 @@ async def measure(count: int) -> None:
     process, url = start_http_server()
     stdio = MCPTools(" ".join([*SERVE, "stdio"]), name="bench")
     http = MCPTools(url=url, name="bench")
+    scratch = tempfile.TemporaryDirectory()
+    vault = SqliteDb(
+        db_file=Path(scratch.name) / "tokens.db",
+        cipher=StateCipher([Fernet.generate_key().decode()]),
+    )
+    credentials = McpCredentials(vault)
+    await credentials.aconnect(USER, "bench", "bench-token", method="token")
+    per_user = MCPTools(url=url, name="bench", per_user=True, credentials=credentials)
     agents = {
         "local": Agent(tools=[add]),
         "stdio": Agent(tools=[stdio]),
         "http": Agent(tools=[http]),
+        "http per user": Agent(tools=[per_user]),
     }
     runs: dict[str, list[float]] = {label: [] for label in agents}
     calls: dict[str, list[float]] = {"stdio": [], "http": []}
@@ -136,6 +156,9 @@ async def measure(count: int) -> None:
                     if i >= WARMUP:
                         calls[label].append(elapsed)
     finally:
+        await per_user.close()
+        await vault.aclose()
+        scratch.cleanup()
         process.terminate()
         process.wait(timeout=10)
     rows = [(label, runs[label], calls.get(label)) for label in agents]

@@ -29,6 +29,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "history_turns": ([], ["--turns", "5"]),
     "redis_throughput": ([], ["--sessions", "20", "--turns", "2", "--concurrency", "5"]),
     "lease_waiters": ([], ["--waiters", "5,20", "--max-connections", "50"]),
+    "catch_up": ([], ["--quick"]),
     "sql_lease": ([], ["--locks", "10", "--runs", "5", "--processes", "1", "2"]),
     "restart_check": ([], ["--turns", "50"]),
     "codec": ([], ["--quick"]),

@@ -202,6 +202,7 @@ PRINTS: dict[str, str] = {
     "teams-and-workflows_3": "long: go home",
     "teams-and-workflows_4": "'list-flow']",
     "web-admin_0": "['/admin']",
+    "memory_0": 'Nice to meet you, Ana. ["The user\'s name is Ana; she prefers tea."]',
     "toolkits_0": "Added task #1: Review the Q2 roadmap (work).",
     "state-schemas_1": "Added Ship it {'tasks': [{'title': 'Ship it'}]}",
 }

@@ -24,6 +24,8 @@ import structlog
 
 from bots.admin import actions as admin
 from bots.admin.confirm import NO_STORE, Confirmations, ask_erase
+from bots.admin.connect import connect_command, per_user_servers
+from bots.admin.memory import memory_command
 from bots.admin.parse import SELF_SERVICE, USAGE, StateRequest, StateUsageError, parse_state
 from bots.admin.policy import AdminPolicy
 from bots.admin.usage import usage_reply
@@ -139,6 +141,21 @@ class StateCommands:
         who = user_reference(target, platform=cmd.platform, workspace=cmd.workspace)
         agent_id = self._service.default_agent(cmd.channel)
         return ask_erase(agent_id, target, requester=actor, who=who)
+
+    async def personal(self, cmd: SlashCommand) -> Reply:
+        """``/connect …`` (``bots.admin.connect``) or ``/memory …`` (``bots.admin.memory``)."""
+        with bind_event(
+            platform=cmd.platform, session_id=None, user_id=cmd.keys.user_id, event_id=cmd.event_id
+        ):
+            agent_id = self._service.default_agent(cmd.channel)
+            if cmd.command.strip().lstrip("/").lower() == "connect":
+                servers = per_user_servers(self._service.agents.values())
+                run = lambda: connect_command(cmd, servers)  # noqa: E731
+            else:
+                stores = self._stores(agent_id)
+                run = lambda: memory_command(cmd, stores, self.policy)  # noqa: E731
+            reply = await guarded(run, agent_id=agent_id, offline_commands="")
+            return replace(reply, ephemeral=True)
 
     def owned_by_its_user(self, platform: str) -> None:
         """Make every user of ``platform`` admin of that platform's own sessions.

@@ -228,11 +228,11 @@ def build_app(
         from tools.catalog import COMMAND_ALIASES, create_agents
 
         catalog = apply_budget(create_agents(model, store), settings)
-        mcp = attach_mcp_servers(catalog, settings)
+        mcp = attach_mcp_servers(catalog, settings, store)
         service = chat_service(catalog, settings=settings, aliases=COMMAND_ALIASES)
     else:
         mine = apply_budget(agents_from(agents, "agents"), settings)
-        mcp = attach_mcp_servers(mine, settings)
+        mcp = attach_mcp_servers(mine, settings, store)
         settings = _default_agent_among(settings, mine)
         service = chat_service(mine, settings=settings)
     scheduler = build_scheduler(service, store)

@@ -22,6 +22,8 @@ from bots.chat.service import ConfigError
 from bots.settings import Settings
 from bots.settings.mcp import McpServer
 from core.agent import Agent
+from core.db.base import BaseDb
+from core.governance.credentials import McpCredentials
 from core.tools.mcp import MCPTools, StreamableHTTPClientParams
 
 __all__ = ["McpServers", "attach_mcp_servers", "toolkit_for"]
@@ -57,9 +59,17 @@ class McpServers:
         await asyncio.gather(*(toolkit.close() for toolkit in self.toolkits.values()))
 
 
-def toolkit_for(server: McpServer) -> MCPTools:
-    """The MCPTools a configured server describes."""
+#: where an authorization server sends people back, under STATEBOT_WEB_URL
+OAUTH_CALLBACK = "/mcp/oauth/callback"
+
+
+def toolkit_for(
+    server: McpServer, db: BaseDb | None = None, web_url: str | None = None
+) -> MCPTools:
+    """The MCPTools a configured server describes (a per-user one keeps its users'
+    credentials in ``db``; an OAuth one sends people back to ``web_url``'s callback)."""
     params: StdioServerParameters | StreamableHTTPClientParams
+    callback = web_url.rstrip("/") + OAUTH_CALLBACK if web_url else None
     if server.url is not None:
         params = StreamableHTTPClientParams(url=server.url, headers=dict(server.headers) or None)
     else:
@@ -74,16 +84,33 @@ def toolkit_for(server: McpServer) -> MCPTools:
         exclude_tools=server.exclude_tools,
         tool_name_prefix=server.tool_name_prefix,
         timeout_seconds=server.timeout_seconds,
+        per_user=server.per_user,
+        credentials=McpCredentials(db) if server.per_user and db is not None else None,
+        oauth_redirect_url=callback if server.oauth else None,
     )
 
 
-def attach_mcp_servers(agents: Mapping[str, ChatAgent], settings: Settings) -> McpServers:
+def attach_mcp_servers(
+    agents: Mapping[str, ChatAgent], settings: Settings, db: BaseDb
+) -> McpServers:
     """Give each configured server's toolkit to the agents it names; ConfigError for a
-    name that is no agent of the app, or a team or workflow."""
+    name that is no agent of the app, or a team or workflow, and for a per-user server
+    when ``db`` does not seal state at rest (credentials are never kept in the clear)."""
     toolkits: dict[str, MCPTools] = {}
     for server in settings.statebot_mcp_servers:
         targets = _targets(server, agents)
-        toolkit = toolkit_for(server)
+        if server.per_user and not McpCredentials(db).sealed:
+            raise ConfigError(
+                f"STATEBOT_MCP_SERVERS: server {server.name!r} is per_user, which keeps "
+                "people's tokens: set STATEBOT_STATE_KEYS so they are stored encrypted"
+            )
+        if server.oauth and not settings.statebot_web_url:
+            raise ConfigError(
+                f"STATEBOT_MCP_SERVERS: server {server.name!r} connects by oauth, whose "
+                "authorization sends people back to the web console: set STATEBOT_WEB_URL "
+                "(and serve the console in this process)"
+            )
+        toolkit = toolkit_for(server, db, settings.statebot_web_url)
         for agent in targets:
             agent.add_tool(toolkit)
         toolkits[server.name] = toolkit

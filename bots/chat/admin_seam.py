@@ -15,7 +15,10 @@ from bots.chat.approvals import Decision
 from bots.chat.replies import Reply
 from bots.inbound import SlashCommand
 
-__all__ = ["AdminCommands"]
+__all__ = ["PERSONAL_COMMANDS", "AdminCommands"]
+
+#: commands about the caller's own data, answered by :meth:`AdminCommands.personal`
+PERSONAL_COMMANDS = frozenset({"connect", "memory"})
 
 
 class AdminCommands(Protocol):
@@ -23,6 +26,11 @@ class AdminCommands(Protocol):
 
     async def command(self, cmd: SlashCommand) -> Reply:
         """Answer one ``/state …`` command."""
+        ...
+
+    async def personal(self, cmd: SlashCommand) -> Reply:
+        """Answer ``/connect …`` or ``/memory …`` (``PERSONAL_COMMANDS``): a person's own
+        connections and memories."""
         ...
 
     async def decide(self, decision: Decision) -> Reply:

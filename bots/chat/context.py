@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from bots.chat.catch_up import CatchUp
 from bots.chat.names import NameCache, NameSource, authored, render_mentions
 from bots.chat.targets import target_of
 from bots.chat.timezones import TimezoneCache, TimezoneSource
@@ -53,6 +54,10 @@ class ChatContext:
             if zone:
                 return {USER_TZ_KEY: zone}
         return {}
+
+    async def earlier(self, catch_up: CatchUp) -> str | None:
+        """A thread's earlier messages as the model reads them (``bots.chat.catch_up``)."""
+        return await catch_up.text(self._names.get(catch_up.platform))
 
     async def readable(self, msg: InboundMessage, text: str) -> str:
         """The question as the model reads it: ``Ana: ask @Bo in #general``."""

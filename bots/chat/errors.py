@@ -23,6 +23,7 @@ from core.exceptions import (
     RedisDataLostError,
     RunError,
     RunTimeoutError,
+    SessionBusyError,
     StaleVersionError,
     StateLimitError,
     StateValueError,
@@ -57,7 +58,14 @@ RUN_TIMEOUT_NOTHING = (
     "Sorry, that took longer than {seconds:g} s, so I stopped it; nothing was changed. "
     "Please try again."
 )
-STORE_BUSY = "This conversation is busy with another request. Please try again in a moment."
+QUEUE_TIMEOUT = (
+    "Your message waited its turn behind earlier requests in this conversation for "
+    "longer than I wait, so nothing was run. Please send it again."
+)
+QUEUE_FULL = (
+    "Too many requests are already waiting in this conversation, so yours was not "
+    "queued and nothing was run. Please send it again in a moment."
+)
 STORE_DOWN = "Storage is unavailable right now, so nothing was changed. Please try again shortly."
 STORE_FULL = (
     "Redis is out of memory: nothing was written from the step that hit it, so your "
@@ -143,8 +151,10 @@ async def guarded(
 
 def _store_reply(exc: StoreError, agent_id: str) -> Reply:
     log.error("store_failed", agent=agent_id, error=repr(exc))
-    if isinstance(exc, LockTimeoutError):
-        return Reply(STORE_BUSY)
+    if isinstance(exc, SessionBusyError):  # refused at once: the queue is full
+        return Reply(QUEUE_FULL)
+    if isinstance(exc, LockTimeoutError):  # raised by the lease wait, before the run
+        return Reply(QUEUE_TIMEOUT)
     if isinstance(exc, StoreFullError) or (isinstance(exc, LeaseGoneError) and exc.evicted):
         return Reply(STORE_FULL)  # a lease evicted by a full Redis: the same cause
     if isinstance(exc, StoreUnavailableError):

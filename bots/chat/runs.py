@@ -8,19 +8,23 @@ its text, and a card when the tool lists something.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from typing import Any
 
 from bots.chat import help
 from bots.chat.cards import placed, tool_card
+from bots.chat.catch_up import CatchUp
 from bots.chat.commands import ParsedCommand, ToolLike, usage
 from bots.chat.context import ChatContext
+from bots.chat.queued import QueueNotice
 from bots.chat.registry import ChatAgent
 from bots.chat.replies import Reply
 from bots.chat.streaming import StreamSink, can_stream, stream_answer
 from bots.chat.turns import Turn
 from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import SessionKeys
+from core.run.catch_up import catching_up
 from core.run.output import RunOutput
 
 __all__ = ["command_turn", "message_turn"]
@@ -35,24 +39,33 @@ def message_turn(
     *,
     context: ChatContext,
     sink: StreamSink | None = None,
+    notice: QueueNotice | None = None,
+    catch_up: CatchUp | None = None,
 ) -> Turn:
-    """Free text to the agent's model, as ``Ana: text`` with mentions made readable."""
+    """Free text to the agent's model, as ``Ana: text`` with mentions made readable.
+
+    With ``catch_up``, a run that creates the session first reads the thread's
+    earlier messages (``bots.chat.catch_up``); ``notice`` hears if the run is queued.
+    """
 
     async def run() -> RunOutput:
         question = await context.readable(msg, text)
         metadata = await context.run_metadata(msg)
-        if sink is not None and can_stream(agent):  # text shows as it is written
-            return await stream_answer(
-                agent,
-                question,
-                sink,
-                session_id=keys.session_id,
-                user_id=keys.user_id,
-                metadata=metadata,
+        with contextlib.ExitStack() as scope:
+            if catch_up is not None:  # fetched only if the session turns out new
+                scope.enter_context(catching_up(lambda: context.earlier(catch_up)))
+            if sink is not None and can_stream(agent):  # text shows as it is written
+                return await stream_answer(
+                    agent,
+                    question,
+                    sink,
+                    session_id=keys.session_id,
+                    user_id=keys.user_id,
+                    metadata=metadata,
+                )
+            return await agent.arun(
+                question, session_id=keys.session_id, user_id=keys.user_id, metadata=metadata
             )
-        return await agent.arun(
-            question, session_id=keys.session_id, user_id=keys.user_id, metadata=metadata
-        )
 
     return Turn(
         kind="message",
@@ -65,6 +78,7 @@ def message_turn(
         announce="chat_message",
         details={"agent": agent_id, "length": len(text)},
         offline_commands=help.offline_commands(agent_id, agent),
+        notice=notice,
     )
 
 

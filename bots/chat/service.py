@@ -23,16 +23,18 @@ from typing import Any
 import structlog
 
 from bots.chat import help
-from bots.chat.admin_seam import AdminCommands
+from bots.chat.admin_seam import PERSONAL_COMMANDS, AdminCommands
 from bots.chat.approvals import Decision
 from bots.chat.boards import board_note, noted
 from bots.chat.cards import Click
+from bots.chat.catch_up import CatchUp, EarlierMessages
 from bots.chat.clicks import run_click
 from bots.chat.commands import CommandError, parse_command
 from bots.chat.context import ChatContext
 from bots.chat.decisions import run_decision
 from bots.chat.help import command_error
 from bots.chat.names import NameSource
+from bots.chat.queued import QueueNotice
 from bots.chat.registry import AgentRegistry, ChatAgent, scope_of, tools_of, turn_history_on
 from bots.chat.replies import Reply
 from bots.chat.routing import default_agent_for, route
@@ -179,6 +181,8 @@ class ChatService:
         *,
         agent_id: str | None = None,
         sink: StreamSink | None = None,
+        notice: QueueNotice | None = None,
+        earlier: EarlierMessages | None = None,
     ) -> Reply | None:
         """Answer a message addressed to the bot; None when it is not addressed to it.
 
@@ -188,6 +192,9 @@ class ChatService:
         ``agent_id`` forces the agent (the console's current agent); otherwise the
         text is routed (``@bot [agent] text``). With ``sink`` an agent's answer streams
         into it as it is written (``bots.chat.streaming``); the Reply is still the whole answer.
+        ``notice`` is told if the run waits behind others (``bots.chat.queued``); ``earlier``
+        fetches the thread's earlier messages, read once by the run that creates a
+        thread-scoped session (``bots.chat.catch_up``).
         """
         if not msg.addressed:  # decided once, by the adapter
             return None
@@ -208,7 +215,26 @@ class ChatService:
                 agent_id, text = picked.agent_id, picked.text
             else:
                 text = msg.text.strip()
-            return await self._ask(agent_id, text, msg, self.session_keys(agent_id, msg), sink)
+            keys = self.session_keys(agent_id, msg)
+            catch_up = self._catch_up(agent_id, earlier, msg)
+            return await self._ask(agent_id, text, msg, keys, sink, notice, catch_up)
+
+    def _catch_up(
+        self, agent_id: str, earlier: EarlierMessages | None, msg: InboundMessage
+    ) -> CatchUp | None:
+        """The catch-up a first mention gets: a thread-scoped agent's, when it is on."""
+        agent = self._agents[agent_id]
+        if (
+            earlier is None
+            or scope_of(agent_id, agent, self._settings.statebot_agent_scopes) != "thread"
+        ):
+            return None  # a channel's or a user's session is not this thread's
+        own = getattr(agent, "catch_up", None)
+        count = self._settings.statebot_catch_up if own is None else int(own)
+        if count <= 0:
+            return None
+        chars = self._settings.statebot_catch_up_chars
+        return CatchUp(earlier, msg.platform, msg.workspace, count, chars)
 
     def _too_long(self, text: str, *, ephemeral: bool = False) -> Reply | None:
         limit = self._settings.statebot_max_message_chars
@@ -224,6 +250,8 @@ class ChatService:
         msg: InboundMessage,
         keys: SessionKeys,
         sink: StreamSink | None = None,
+        notice: QueueNotice | None = None,
+        catch_up: CatchUp | None = None,
     ) -> Reply:
         agent = self._agents[agent_id]
         if not text:
@@ -231,7 +259,17 @@ class ChatService:
             return Reply(EMPTY.format(agent=agent_id, commands=f"Commands: {offline}"))
         if wants_undo(text, tools_of(agent), self.aliases(agent_id)):
             return await self._undo(agent_id, msg, keys)
-        turn = message_turn(agent_id, agent, text, msg, keys, context=self._context, sink=sink)
+        turn = message_turn(
+            agent_id,
+            agent,
+            text,
+            msg,
+            keys,
+            context=self._context,
+            sink=sink,
+            notice=notice,
+            catch_up=catch_up,
+        )
         return self._say_board(agent_id, keys.session_id, await take_turn(turn))
 
     def _say_board(self, agent_id: str, session_id: str, reply: Reply) -> Reply:
@@ -282,11 +320,16 @@ class ChatService:
                 return refused
             if command == "state":
                 return await self._state_commands.command(cmd)
+            if command in PERSONAL_COMMANDS:  # /connect, /memory: the caller's own data
+                return await self._state_commands.personal(cmd)
             agent_id = self._agents.id_of(command)
             if agent_id is None:
                 known = ", ".join(f"/{a}" for a in self._agents)
                 log.info("unknown_agent_command", command=command)
-                return Reply(f"Unknown command /{command}. Commands: {known}, /state.", True)
+                return Reply(
+                    f"Unknown command /{command}. Commands: {known}, /state, /memory, /connect.",
+                    True,
+                )
             return await self._tool(agent_id, cmd)
 
     async def _tool(self, agent_id: str, cmd: SlashCommand) -> Reply:

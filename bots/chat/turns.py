@@ -7,7 +7,9 @@ its output) and :func:`take_turn` runs it through the same steps, in this order:
 1. bind the event's ids (platform, session, user, event) to every log line;
 2. log what is run (``chat_message``, ``chat_command``, ``chat_click`` …);
 3. time and count the run (``timed_run``: agent and kind);
-4. run it; a run that answers by itself (an undo, a decision on a stale run) is the reply;
+4. run it (a run that waits for its session's lease says so through the turn's
+   ``notice``: ``bots.chat.queued``); a run that answers by itself (an undo, a
+   decision on a stale run) is the reply;
 5. count the tool calls that failed (``count_tool_errors``);
 6. a paused run becomes the Approve / Reject question of its asker;
 7. otherwise the kind reads the output into its reply;
@@ -28,6 +30,7 @@ import structlog
 
 from bots.chat.approvals import Approval
 from bots.chat.errors import guarded
+from bots.chat.queued import QueueNotice, announcing
 from bots.chat.replies import Reply
 from bots.ops.logging import bind_event
 from bots.ops.metrics import count_tool_errors, timed_run
@@ -84,6 +87,8 @@ class Turn:
     offline_commands: str = ""
     #: the usage line a bad tool call is answered with
     usage: Callable[[], str] = _no_usage
+    #: told when the run waits behind others for its session (None: nobody is told)
+    notice: QueueNotice | None = None
 
 
 async def take_turn(turn: Turn) -> Reply:
@@ -97,7 +102,8 @@ async def take_turn(turn: Turn) -> Reply:
         log.info(turn.announce, **turn.details)
 
         async def run() -> Reply:
-            result = await turn.run()
+            async with announcing(turn.notice):
+                result = await turn.run()
             if isinstance(result, Reply):
                 return result
             count_tool_errors(result, agent=turn.agent_id)

@@ -88,6 +88,19 @@ class ChatSettings(BaseModel):
         ge=0,
         description="earlier runs of the session each chat turn shows the model (`0`: no history)",
     )
+    statebot_catch_up: int = Field(
+        default=50,
+        ge=0,
+        description=(
+            "earlier messages of a thread the model reads when the bot is first asked there "
+            "(an agent's own `catch_up` wins; `0`: off)"
+        ),
+    )
+    statebot_catch_up_chars: int = Field(
+        default=8000,
+        gt=0,
+        description="characters of those earlier messages at most (the oldest are left out first)",
+    )
     statebot_stream_replies: bool = Field(
         default=False,
         description=(

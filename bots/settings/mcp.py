@@ -11,9 +11,11 @@ The JSON names each server once, in the shape MCP clients share (an optional
 A server has ``command`` (stdio; ``args``, ``env``) or ``url`` (streamable HTTP;
 ``headers``), never both; ``agents`` defaults to every agent (``["*"]``);
 ``include_tools``, ``exclude_tools``, ``tool_name_prefix`` and ``timeout_seconds`` are
-:class:`core.tools.mcp.MCPTools`'s. Anything else is refused with one line naming the
-server and the field. Env and header values may be secrets: they are never shown
-(``statebot config`` prints each server's name, transport, target and agents).
+:class:`core.tools.mcp.MCPTools`'s; ``per_user: true`` (url servers only) makes it act
+as the asking user, with the token they gave ``/connect``. Anything else is refused
+with one line naming the server and the field. Env and header values may be secrets:
+they are never shown (``statebot config`` prints each server's name, transport,
+target and agents).
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ class McpServer(BaseModel):
     exclude_tools: tuple[str, ...] | None = None
     tool_name_prefix: str | None = None
     timeout_seconds: float | None = Field(default=None, gt=0)
+    #: act as the asking user: each user connects with their own token (/connect)
+    per_user: bool = False
+    #: a per-user server people connect by OAuth 2.1 (the callback: STATEBOT_WEB_URL's)
+    oauth: bool = False
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServer:
@@ -58,6 +64,12 @@ class McpServer(BaseModel):
             raise ValueError("args and env are for a command (stdio) server")
         if self.url is None and self.headers:
             raise ValueError("headers are for a url (streamable HTTP) server")
+        if self.per_user and self.url is None:
+            raise ValueError("per_user needs a url (streamable HTTP) server")
+        if self.oauth and not self.per_user:
+            raise ValueError("oauth is for per_user servers")
+        if self.per_user and any(h.lower() == "authorization" for h in self.headers):
+            raise ValueError("per_user sends each user's own Authorization header; remove it")
         if not self.agents:
             raise ValueError('agents is empty: name agents, or ["*"] for every agent')
         return self
@@ -70,7 +82,8 @@ class McpServer(BaseModel):
     def __str__(self) -> str:
         """What ``statebot config`` shows: no env or header values (secrets)."""
         target = f"url {redact_text(self.url)}" if self.url else f"command {self.command}"
-        return f"{self.name} ({target}; agents {'/'.join(self.agents)})"
+        who = "; per user" if self.per_user else ""
+        return f"{self.name} ({target}; agents {'/'.join(self.agents)}{who})"
 
 
 def parse_mcp_servers(value: Any) -> tuple[McpServer, ...]:

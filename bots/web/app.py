@@ -23,6 +23,8 @@ from bots.web.cookies import SessionCookies, session_middleware
 from bots.web.csrf import csrf_middleware
 from bots.web.guard import refusal_middleware
 from bots.web.headers import security_headers
+from bots.web.mcp_oauth import add_routes as add_oauth_routes
+from bots.web.memories import add_routes as add_memory_routes
 from bots.web.names import ConsoleNames, OfferedNames
 from bots.web.operations import add_routes as add_operation_routes
 from bots.web.render import environment
@@ -73,6 +75,8 @@ def create_app(db: BaseDb, config: WebConfig, *, base: str = "") -> web.Applicat
     add_action_routes(app)
     add_transfer_routes(app)
     add_operation_routes(app)
+    add_memory_routes(app)
+    add_oauth_routes(app)
     app.router.add_static("/static", STATIC, name=f"{PUBLIC}static")
     return app
 

@@ -23,13 +23,19 @@ from core.agent.history_tool import chat_history_function
 from core.agent.loop import ContentSink, LoopSpec, Resume, run_loop
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
-from core.agent.run_options import RunOptions, time_line, zone_of
+from core.agent.run_options import RunOptions, connection_hint, time_line, zone_of
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
 from core.agent.summary_api import SessionSummaryApi
 from core.db.base import BaseDb
-from core.exceptions import InputCheckError, NoModelError, OutputCheckError
+from core.exceptions import (
+    InputCheckError,
+    MCPConnectionRequiredError,
+    NoModelError,
+    OutputCheckError,
+)
 from core.governance.budgets.model import Budget
+from core.memory.manager import MemoryManager, user_memory_manager
 from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.models.default import default_model
@@ -98,7 +104,10 @@ class Agent(
         run_timeout: float | None = DEFAULT_RUN_TIMEOUT,
         tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT,
         enable_agentic_memory: bool = False,
-        add_memories_to_context: bool = False,
+        add_memories_to_context: bool | None = None,
+        enable_user_memories: bool = False,
+        update_memory_on_run: bool = False,
+        memory_manager: MemoryManager | None = None,
         role: str | None = None,
         add_history_to_context: bool = False,
         num_history_runs: int | None = None,
@@ -136,7 +145,9 @@ class Agent(
         ``telemetry`` is accepted for Agno code and honoured trivially: this project
         sends no telemetry at all, whatever its value. ``enable_session_summaries`` /
         ``session_summary_manager`` / ``add_session_summary_to_context``: session
-        summaries (:mod:`core.session.summary`).
+        summaries (:mod:`core.session.summary`). ``enable_user_memories`` (Agno's older
+        name of ``update_memory_on_run``) / ``memory_manager``: automatic user memories
+        (:mod:`core.memory.manager`), in the context by default when on.
         """
         super().__init__(
             name=name,
@@ -159,7 +170,15 @@ class Agent(
         self.tool_call_limit = tool_call_limit
         # not an Agno argument: each tool call's deadline (core.agent.deadline)
         self.tool_timeout = check_timeout("tool_timeout", tool_timeout)
-        self.add_memories_to_context = add_memories_to_context
+        #: updates the user's memories after each completed run (None: off)
+        self.user_memories = user_memory_manager(
+            enable_user_memories or update_memory_on_run, memory_manager, self.db
+        )
+        self.enable_user_memories = self.user_memories is not None
+        in_context = add_memories_to_context
+        self.add_memories_to_context = (
+            in_context if in_context is not None else self.enable_user_memories
+        )
         self.role = role
         self.add_history_to_context = add_history_to_context
         self.num_history_runs = check_history_runs(num_history_runs)
@@ -278,8 +297,11 @@ class Agent(
         the agent itself was asked to run: a team or workflow step cannot pause);
         ``resume``: continue a paused run with the decisions made.
         """
-        for toolkit in self.live_toolkits:  # connected before the tools are offered
-            await toolkit.aready()
+        try:
+            for toolkit in self.live_toolkits:  # connected before the tools are offered
+                await toolkit.aready(handle.user_id)
+        except MCPConnectionRequiredError as needed:  # a per-user server not connected
+            return connection_hint(self.id, handle, input, needed)
         memories: list[str] = []
         if self.add_memories_to_context and handle.user_id:
             # the store that holds this session (a team's or workflow's, when shared)
@@ -306,6 +328,8 @@ class Agent(
                 await stage.finish(output)
             except (InputCheckError, OutputCheckError) as error:  # a pre-hook refused the run
                 output = stage.refused(error)
+            except MCPConnectionRequiredError as needed:  # a tools factory's per-user server
+                output = connection_hint(self.id, handle, input, needed)
             observer.output = output
         return output
 

@@ -192,7 +192,7 @@ class RunCallables:
             live: list[LiveToolkit] = []  # a factory may make MCP toolkits too
             functions = collect_functions([*made, *self.extra_tools], live=live)
             for toolkit in live:
-                await toolkit.aready()
+                await toolkit.aready(run_context.user_id)
             functions = with_live_tools(functions, live)
         return dataclasses.replace(spec, prompt=prompt, functions=functions)
 

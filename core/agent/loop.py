@@ -26,6 +26,7 @@ from core.db.text_checks import sanitised
 from core.exceptions import AgentRunException, NoModelError, ToolCallLimitError
 from core.governance.budgets.gate import meter_model_call, meter_tool_call
 from core.models.base import Message, Model, ModelResponse, ToolCall
+from core.run.catch_up import earlier_context
 from core.run.context import RunContext
 from core.run.history import history_messages, message_to_dict
 from core.run.output import RunOutput, RunStatus, ToolExecution
@@ -152,6 +153,8 @@ async def _run_loop(
     )
     if spec.history_messages is not None:  # Agno's num_history_messages: the latest ones
         earlier = earlier[-spec.history_messages :] if spec.history_messages > 0 else []
+    if resume is None:  # a thread's earlier messages, for a new session only (once)
+        earlier = await earlier_context(handle.version == 0) + earlier
     # the data is decoded only when something needs it (here: the stored summary)
     summary = (
         (handle.data.summary or {}).get("summary")

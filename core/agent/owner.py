@@ -63,6 +63,10 @@ class SessionOwner(abc.ABC):
     #: makes one board the whole channel shares, whether mentioned in a thread or used
     #: through its slash command.
     session_scope: str | None = None
+    #: not Agno's: how many earlier messages of a thread a chat front end lets the model
+    #: read when it is first asked there (``bots.chat.catch_up``); None leaves it to the
+    #: front end (``STATEBOT_CATCH_UP``), 0 turns it off. ``agent.catch_up = 20``.
+    catch_up: int | None = None
     #: writes the session's summary after each model run (None: no summaries)
     summaries: SessionSummaryManager | None = None
 

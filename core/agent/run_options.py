@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.agent.callables import RunCallables
 from core.agent.loop import LoopSpec
-from core.exceptions import InputCheckError, OutputCheckError
+from core.exceptions import InputCheckError, MCPConnectionRequiredError, OutputCheckError
 from core.models.structured import (
     OutputSchema,
     check_output_schema,
@@ -42,6 +42,7 @@ from core.models.structured import (
 from core.run.context import RunContext
 from core.run.output import RunOutput, RunStatus
 from core.run.run_input import RunInput
+from core.state.session import SessionHandle
 from core.utils.log import logger
 
 #: the clock the time line reads (tests pass their own)
@@ -206,6 +207,20 @@ class RunStage:
             except Exception:  # Agno's rule: a failing hook is logged, the run goes on
                 kind = "pre" if name == "run_input" else "post"
                 logger.exception("hook_failed", kind=kind, number=number, hook=_name(hook))
+
+
+def connection_hint(
+    owner_id: str | None, handle: SessionHandle, text: str, needed: MCPConnectionRequiredError
+) -> RunOutput:
+    """The answer of a run whose per-user MCP server the user has not connected: the
+    ``/connect`` hint (status ERROR, as a refused run; the model is never called)."""
+    logger.info("mcp_connection_required", server=needed.server, user_id=handle.user_id)
+    output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
+    output.agent_id = owner_id
+    output.input = RunInput(input_content=text)
+    output.status = RunStatus.error
+    output.content = needed.hint
+    return output
 
 
 def _refuse(error: InputCheckError | OutputCheckError, output: RunOutput) -> None:

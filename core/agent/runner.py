@@ -41,6 +41,7 @@ from core.agent.pause import resume_of
 from core.exceptions import RunError
 from core.governance.budgets.gate import check_budget, metered, record_usage, usage_of
 from core.governance.budgets.model import Budget, Scope, Usage, run_scopes
+from core.memory.manager import remember_run
 from core.run.history import RunRecord
 from core.run.output import RunOutput
 from core.run.run_records import run_record
@@ -117,6 +118,16 @@ async def execute(
                 handle.record_run(_record(owner, handle, body.history_input, output))
                 if body.spends_tokens and owner.summaries is not None:  # before the usage
                     await summarize_run(owner.summaries, handle, output)
+                memories = getattr(owner, "user_memories", None)
+                if body.spends_tokens and memories is not None:
+                    await remember_run(
+                        memories,
+                        getattr(owner, "model", None),
+                        user_id=handle.user_id,
+                        text=body.history_input,
+                        output=output,
+                        deadline=handle.deadline,
+                    )
             await _record_usage(budget, owner, handle, usage_of(output.metrics))
             await _save(handle)
             # decoded from the saved texts only if the caller reads it

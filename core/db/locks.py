@@ -10,6 +10,7 @@ import contextlib
 import weakref
 from collections.abc import AsyncIterator
 
+from core.db import lease_waits
 from core.db.records import Lease
 from core.exceptions import LockTimeoutError, SessionBusyError
 
@@ -61,6 +62,8 @@ class FifoLocks:
         if max_waiters is not None and lock.locked() and waiting >= max_waiters:
             raise SessionBusyError(session_id, max_waiters)
         table[session_id] = (lock, users + 1)
+        if lock.locked():
+            lease_waits.queued(waiting + 1)  # the holder and those before us
         try:
             try:
                 await asyncio.wait_for(lock.acquire(), timeout)

@@ -16,6 +16,7 @@ The hierarchy::
     │   ├── ParallelStateConflictError    two Parallel branches changed one value
     │   ├── SchemaVersionError            stored state newer than the code's schema version
     │   └── StateMigrationError           a state migration raised or gave an invalid state
+    ├── CredentialsUnavailableError (RuntimeError)  a store that seals nothing keeps no tokens
     ├── StoreError                        every storage error
     │   ├── StoreUnavailableError         Redis / the database cannot be reached
     │   │   ├── StoreFullError            Redis is out of memory: the write was refused
@@ -53,6 +54,7 @@ The hierarchy::
         │   └── StateSchemaError          a state that does not fit session_state_schema
         ├── ToolRefusedError              a tool or hook refuses a call (message shown as is)
         │   └── MCPConnectionError        an MCP server cannot be reached now
+        │       └── MCPConnectionRequiredError  a per-user server the user has not connected
         ├── ScheduleError                 a schedule request that cannot be accepted
         │   └── ScheduleLimitError        a session already holds its maximum of schedules
         └── EncryptionKeyError            an encryption key that is missing or malformed
@@ -76,6 +78,7 @@ from core.exceptions._crypto import (
 )
 from core.exceptions._governance import (
     BudgetExceededError,
+    CredentialsUnavailableError,
     ErasureInProgressError,
     ImportFileError,
     ImportWriteError,
@@ -95,6 +98,7 @@ from core.exceptions._models import (
 from core.exceptions._run import (
     DependencyError,
     MCPConnectionError,
+    MCPConnectionRequiredError,
     NoModelError,
     ParallelStateConflictError,
     RouterSelectionError,
@@ -135,6 +139,7 @@ from core.exceptions._storage import (
 __all__ = [
     "AgentRunException",
     "BudgetExceededError",
+    "CredentialsUnavailableError",
     "DependencyError",
     "EncryptionKeyError",
     "ErasureInProgressError",
@@ -146,6 +151,7 @@ __all__ = [
     "LeaseLostError",
     "LockTimeoutError",
     "MCPConnectionError",
+    "MCPConnectionRequiredError",
     "ModelError",
     "ModelTimeoutError",
     "NoModelError",

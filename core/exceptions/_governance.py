@@ -9,6 +9,7 @@ from core.exceptions._storage import StoreError
 
 __all__ = [
     "BudgetExceededError",
+    "CredentialsUnavailableError",
     "ErasureInProgressError",
     "ImportFileError",
     "ImportWriteError",
@@ -20,6 +21,10 @@ __all__ = [
     "UndoMigratedError",
     "VersionNotFoundError",
 ]
+
+
+class CredentialsUnavailableError(RuntimeError):
+    """This store cannot keep people's credentials: it seals nothing at rest."""
 
 
 _LISTED = 10  # session ids named in one error message

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 __all__ = [
     "DependencyError",
     "MCPConnectionError",
+    "MCPConnectionRequiredError",
     "NoModelError",
     "ParallelStateConflictError",
     "RouterSelectionError",
@@ -107,3 +108,16 @@ class MCPConnectionError(ToolRefusedError):
         super().__init__(f"MCP server {server!r}: {reason}")
         self.server = server
         self.reason = reason
+
+
+class MCPConnectionRequiredError(MCPConnectionError):
+    """A per-user MCP server and a user who has not connected it: the run answers with
+    :attr:`hint` (``/connect <server>``) instead of calling the model."""
+
+    def __init__(self, server: str, reason: str) -> None:
+        super().__init__(server, reason)
+        self.hint = (
+            f"The tools of {server!r} act as you, and {reason}. Connect it once with "
+            f"`/connect {server}` (in a direct message with me), then ask again."
+        )
+        self.args = (self.hint,)  # what a tool error or a reply shows: the hint itself

@@ -9,7 +9,10 @@ What the user is entitled to, and nothing of anyone else's:
   (key names only: the values also hold other people's data); ``summary_withheld``
   says the session's summary was made from their runs or names them (it is not
   shown: it tells of the others too; erasure deletes it);
-* ``memories`` and ``schedules`` they made.
+* ``memories`` and ``schedules`` they made;
+* ``connections``: the per-user MCP servers they connected (server, how, when), never
+  the credential itself (``core.governance.credentials``): a secret is not data about
+  them, and an export file must not become a way to steal it.
 
 Sessions are found as erasure finds them (:func:`core.governance.erasure.sessions_naming`),
 and "own" versus "shared" is decided by the same rule, so an export lists exactly
@@ -18,11 +21,13 @@ what an erasure would delete or scrub.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from typing import Any
 
 from core.db.base import BaseDb
+from core.governance.credentials import connection_of, is_credential_session
 from core.governance.erasure import participants, sessions_naming
 from core.governance.pseudonym import audit_entries, replace_user, summary_names, user_runs
 from core.governance.save import check_user_id
@@ -42,9 +47,15 @@ async def export_user(db: BaseDb, user_id: str) -> dict[str, Any]:
     own: list[dict[str, Any]] = []
     shared: list[dict[str, Any]] = []
     schedules: list[dict[str, Any]] = []
+    connections: list[dict[str, Any]] = []
     for session_id in sorted(await sessions_naming(db, user_id)):
         record = await db.aload(session_id)
         if record is None:
+            continue
+        if is_credential_session(session_id):
+            connection = connection_of(record) if record.user_id == user_id else None
+            if connection is not None:
+                connections.append(dataclasses.asdict(connection))
             continue
         history = await db.ahistory(session_id, limit=_HISTORY_SCAN)
         data = json.loads(record.data) if record.data else {}
@@ -81,6 +92,7 @@ async def export_user(db: BaseDb, user_id: str) -> dict[str, Any]:
         "shared_sessions": shared,
         "memories": memories,
         "schedules": schedules,
+        "connections": connections,
     }
 
 

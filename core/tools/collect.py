@@ -16,8 +16,10 @@ class LiveToolkit(Protocol):
 
     name: str
 
-    async def aready(self) -> None:
-        """Called before each run that offers the tools (connect if no one has)."""
+    async def aready(self, user_id: str | None = None) -> None:
+        """Called before each run that offers the tools (connect if no one has); a
+        per-user toolkit opens ``user_id``'s connection, or raises
+        MCPConnectionRequiredError."""
 
     def get_async_functions(self) -> dict[str, Function]:
         """The tools as known now."""

@@ -56,6 +56,17 @@ def line_editing(history: Path | None) -> Iterator[None]:
         _restore_terminal(saved)
 
 
+def forget_last_line() -> None:
+    """Drop the line just typed from the history (it held a secret: ``/connect`` tokens)."""
+    try:
+        import readline
+    except ImportError:
+        return
+    length = readline.get_current_history_length()
+    if length > 0:
+        readline.remove_history_item(length - 1)
+
+
 def _terminal_settings() -> Any:
     try:
         import termios

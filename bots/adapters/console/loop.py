@@ -29,6 +29,7 @@ from typing import Any, TextIO
 
 from bots.adapters.console.editing import line_editing
 from bots.adapters.console.output import ConsoleOutput
+from bots.adapters.console.queued import ConsoleQueued
 from bots.adapters.console.session import ConsoleSession, Outcome
 
 BANNER = "Statebot console — agent {agent}, session {session}. /help for commands, /quit to leave."
@@ -138,6 +139,7 @@ async def run_console(
     they know whether a prompt is on screen.
     """
     output = output or ConsoleOutput(stdout, interactive=interactive)
+    console.notice = ConsoleQueued(output)  # "queued behind N" while a line waits its turn
     if not interactive:
         await _dispatch(console, stdin=stdin, output=output, interactive=False, grace=grace)
         return

@@ -28,8 +28,11 @@ import json
 import uuid
 from dataclasses import dataclass
 
+from bots.adapters.console.editing import forget_last_line
 from bots.admin.parse import StateUsageError, parse_state
+from bots.chat.admin_seam import PERSONAL_COMMANDS
 from bots.chat.approvals import Approval, Decision
+from bots.chat.queued import QueueNotice
 from bots.chat.service import ChatService
 from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import key_prefix, unescape
@@ -42,8 +45,10 @@ CONSOLE_COMMANDS = (
     "Console: /state shows the session state, /state reset clears it, /state history "
     "[n] | diff v1 v2 | restore vN | usage work as in chat (restore asks: /confirm or "
     "/cancel), /undo takes back your last change, /agent NAME "
-    "switches agent, /session NAME switches session, /sessions lists them, /help shows "
-    "this, /quit leaves. Anything else is free text for the model."
+    "switches agent, /session NAME switches session, /sessions lists them, /memory "
+    "lists what is remembered about you (/memory forget N), /connect SERVER TOKEN "
+    "connects a server that acts as you, /help shows this, /quit leaves. Anything else "
+    "is free text for the model."
 )
 STATE_USAGE = (
     "usage: /state [reset] — show the session state, or delete it and its history; "
@@ -66,7 +71,7 @@ class Outcome:
 class ConsoleSession:
     """The current agent and session of one console, and the line dispatcher."""
 
-    __slots__ = ("agent_id", "pending", "service", "session", "user")
+    __slots__ = ("agent_id", "notice", "pending", "service", "session", "user")
 
     def __init__(self, service: ChatService, *, agent_id: str, session: str, user: str) -> None:
         registered = service.agents.id_of(agent_id)
@@ -78,6 +83,8 @@ class ConsoleSession:
         self.user = user
         #: the question a restore asked, until /confirm or /cancel
         self.pending: Approval | None = None
+        #: told when a typed line waits behind another run of the session (the loop sets it)
+        self.notice: QueueNotice | None = None
         service.owned_by_its_user(PLATFORM)
 
     def _command(self, command: str, text: str) -> SlashCommand:
@@ -117,7 +124,9 @@ class ConsoleSession:
         if not text:
             return Outcome(None)
         if self.goes_to_model(text):
-            reply = await self.service.handle_message(self._message(text), agent_id=self.agent_id)
+            reply = await self.service.handle_message(
+                self._message(text), agent_id=self.agent_id, notice=self.notice
+            )
             return Outcome(reply.text if reply else None)
         word, _, rest = text[1:].partition(" ")
         word = word.lower()
@@ -135,6 +144,10 @@ class ConsoleSession:
             return Outcome(self.switch_session(rest.strip()))
         if word == "sessions":
             return Outcome(await self.sessions())
+        if word in PERSONAL_COMMANDS:  # /connect, /memory: the caller's own data
+            if word == "connect" and len(rest.split()) > 1:
+                forget_last_line()  # a pasted token stays out of ~/.statebot_history
+            return Outcome((await self.service.handle_command(self._command(word, rest))).text)
         named = self.service.agents.id_of(word)
         if named is not None:
             reply = await self.service.handle_command(self._command(named, rest))

@@ -96,6 +96,7 @@ class StatebotDiscord(discord.Client):
             drain=self.drain,
             stream=self.stream,
             approvals=self.approvals,
+            bot_id=self.user.id,
         )
 
     async def shutdown(self, grace: float) -> bool:

@@ -17,13 +17,14 @@ error log with the session and event ids:
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import discord
 import structlog
 from redis.exceptions import RedisError
 
+from bots.adapters.discord.catch_up import discord_history
 from bots.adapters.discord.components import ApprovalStore, send_approval
+from bots.adapters.discord.queued import DiscordQueued
 from bots.adapters.discord.stream import discord_stream, finish_stream
 from bots.adapters.discord.traits import MESSAGE_LIMIT
 from bots.chat.chunking import chunk_text
@@ -56,6 +57,7 @@ async def answer_message(
     drain: Drain,
     stream: StreamOptions | None = None,
     approvals: ApprovalStore | None = None,
+    bot_id: int | None = None,
 ) -> None:
     """Claim ``msg`` across processes, run it and post the reply; log what cannot be sent.
 
@@ -77,7 +79,7 @@ async def answer_message(
     with drain.track():
         sink = discord_stream(message.channel, stream) if stream is not None else None
         try:
-            reply = await _run_typing(message.channel, service, msg, ids, sink)
+            reply = await _run_typing(message, service, msg, ids, sink, bot_id)
         except asyncio.CancelledError:
             await send_reply(message, Reply(INTERRUPTED), ids)
             raise
@@ -86,22 +88,26 @@ async def answer_message(
 
 
 async def _run_typing(
-    channel: Any,
+    message: discord.Message,
     service: ChatService,
     msg: InboundMessage,
     ids: dict[str, str],
     sink: PagedStream | None = None,
+    bot_id: int | None = None,
 ) -> Reply | None:
-    """Run the message with a typing indicator when Discord allows one."""
+    """Run the message with a typing indicator when Discord allows one; say when it
+    waits behind others, and let a first mention read the conversation before it."""
     typing = None
     try:
-        typing = channel.typing()
+        typing = message.channel.typing()
         await typing.__aenter__()
     except discord.HTTPException as exc:  # no permission to type: answer anyway
         log.warning("discord_typing_failed", status=exc.status, code=exc.code, **ids)
         typing = None
     try:
-        return await service.handle_message(msg, sink=sink)
+        earlier = discord_history(message, bot_id) if bot_id is not None else None
+        notice = DiscordQueued(message)
+        return await service.handle_message(msg, sink=sink, notice=notice, earlier=earlier)
     except Exception:
         log.exception("discord_handler_failed", **ids)
         return Reply(UNEXPECTED)

@@ -26,11 +26,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bots.adapters.slack.addressing import THREAD_TTL, addressed, thread_key
 from bots.adapters.slack.board import board_blocks, register_board
+from bots.adapters.slack.catch_up import slack_thread
 from bots.adapters.slack.home import register_home
 from bots.adapters.slack.interactions import approval_blocks, register_interactions
 from bots.adapters.slack.names import ClientFor, SlackNames, one_client
 from bots.adapters.slack.options import SlackOptions
 from bots.adapters.slack.parse import parse_command, parse_event
+from bots.adapters.slack.queued import SlackQueued
 from bots.adapters.slack.reply import send_reply
 from bots.adapters.slack.scheduled import slack_delivery
 from bots.adapters.slack.send import FAILED_REACTION, DeliveryError, SlackSender
@@ -136,9 +138,13 @@ def message_listener(
         try:
             async with sender.working(msg.channel, event["ts"]):
                 sink = slack_stream(sender, msg, reply_thread, options)  # None: streaming off
-                reply = await _safely(bound, service.handle_message(decided, sink=sink))
+                notice = SlackQueued(sender, msg.channel, event["ts"])  # shown if it waits
+                earlier = slack_thread(client, event, context)  # read if the thread is new
+                handled = service.handle_message(decided, sink=sink, notice=notice, earlier=earlier)
+                reply = await _safely(bound, handled)
                 if reply is not None:
                     await _deliver(bound, sender, flags, msg, reply, reply_thread, event, sink)
+                await notice.clear()
         except asyncio.CancelledError:
             bound.warning("slack_run_interrupted")
             await _deliver(bound, sender, flags, msg, Reply(INTERRUPTED), reply_thread, event)

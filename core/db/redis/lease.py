@@ -31,6 +31,7 @@ import weakref
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from core.db import lease_waits
 from core.db.lease_holding import holding
 from core.db.records import Lease
 from core.db.redis import lease_scripts as scripts
@@ -141,6 +142,8 @@ class LeaseManager:
                     if room is None:  # queued: from now on the room watches over us
                         room = self._room()
                         room.join(keys, ticket)
+                        if lease_waits.listening():  # one ZRANK, only for a listener
+                            await self._tell_place(keys, ticket)
                         await room.listening()
                         continue  # a hand-off may have been announced before we listened
                     wait = self.poll
@@ -170,6 +173,15 @@ class LeaseManager:
             f"session {session_id!r} stayed busy for more than {timeout}s: another run "
             "holds its lease; nothing was changed, try again later"
         )
+
+    async def _tell_place(self, keys: SessionKeys, ticket: str) -> None:
+        """Tell the run's listener how many runs are ahead; a notice never fails the run."""
+        try:
+            rank = await self._clients.get().zrank(keys.queue, ticket)
+        except Exception as exc:  # the wait goes on (its own commands report a real outage)
+            log_warning("could not read a queued run's place", error=str(exc))
+            rank = 0
+        lease_waits.queued((rank if isinstance(rank, int) else 0) + 1)
 
     async def _cancel(self, keys: SessionKeys, ticket: str) -> bool:
         return bool(

@@ -39,6 +39,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 
+from core.db import lease_waits
 from core.db.lease_holding import holding
 from core.db.records import Lease
 from core.db.sql.lease_sql import Attempt, LeaseStatements
@@ -153,6 +154,8 @@ class SqlLeases:
                 raise SessionBusyError(session_id, max_waiters or 0)
             with self._lock:
                 self._local.setdefault(session_id, {})[ticket] = attempt.seq
+            if not attempt.held:
+                lease_waits.queued(attempt.ahead + 1)  # the holder and those before us
             polls = 0
             while not attempt.held:
                 first = self._oldest_here(session_id, ticket)

@@ -14,6 +14,11 @@ error (:mod:`core.tools.mcp.results`). An MCPTools that no code connected is con
 by the first run that offers it, and stays connected for later runs until
 :meth:`MCPTools.close`.
 
+``per_user=True`` (streamable HTTP only) makes a server act as the asking user: no
+shared connection, one per user, each sending that user's own credential as a bearer
+token (:mod:`core.tools.mcp.per_user`); a user who has not connected it gets the
+``/connect`` hint as the run's answer.
+
 Not supported (refused, not ignored): the deprecated SSE transport, a ready
 ``session=``, per-run ``header_provider`` connections.
 """
@@ -33,9 +38,12 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from core.exceptions import MCPConnectionError, ToolRefusedError
+from core.run.context import RunContext
 from core.tools.function import Function
 from core.tools.mcp.connection import MCPConnection
+from core.tools.mcp.oauth import OAuthFlows, OAuthStore
 from core.tools.mcp.params import StreamableHTTPClientParams
+from core.tools.mcp.per_user import CredentialSource, UserConnections
 from core.tools.mcp.results import result_text
 from core.tools.toolkit import Toolkit
 from core.utils.log import logger
@@ -67,9 +75,17 @@ class MCPTools(Toolkit):
         show_result_tools: Iterable[str] | None = None,
         instructions: str | None = None,
         add_instructions: bool = False,
+        per_user: bool = False,
+        credentials: CredentialSource | None = None,
+        oauth_redirect_url: str | None = None,
+        oauth_client_name: str = "Statebot",
     ) -> None:
         """``timeout_seconds``: the bound of each call (None: the agent's ``tool_timeout``);
-        ``connect_timeout``: of opening the connection and each listing."""
+        ``connect_timeout``: of opening the connection and each listing. ``per_user``:
+        act as the run's user, with their credential from ``credentials``
+        (``core.governance.credentials.McpCredentials``); ``oauth_redirect_url``: users
+        may also connect by OAuth 2.1 (:mod:`core.tools.mcp.oauth`), the authorization
+        server redirecting back there (the web app's ``/mcp/oauth/callback``)."""
         self.transport: Transport = _transport_of(transport, url, server_params)
         self.server_params = _params_of(self.transport, command, url, env, server_params)
         if timeout_seconds is not None and not timeout_seconds > 0:
@@ -92,6 +108,35 @@ class MCPTools(Toolkit):
         self.connection = MCPConnection(
             self.name, self._open_transport, self._listed, connect_timeout=connect_timeout
         )
+        self.per_user = per_user
+        #: per-user servers: each user's own connection (None: one shared connection)
+        self.users: UserConnections | None = None
+        if per_user:
+            if self.transport != "streamable-http":
+                raise ValueError("per_user=True needs a streamable-HTTP server (url=)")
+            if credentials is None:
+                raise ValueError("per_user=True needs credentials= (where users' tokens are)")
+            self.users = UserConnections(
+                self.name,
+                credentials,
+                self._transport_for_user,
+                self._listed,
+                connect_timeout=connect_timeout,
+            )
+
+        #: OAuth authorizations of users (None: tokens are pasted only)
+        self.oauth: OAuthFlows | None = None
+        if oauth_redirect_url is not None:
+            if self.users is None or not isinstance(credentials, OAuthStore):
+                raise ValueError("oauth_redirect_url is for per_user=True servers")
+            assert isinstance(self.server_params, StreamableHTTPClientParams)
+            self.oauth = OAuthFlows(
+                self.name,
+                self.server_params.url,
+                credentials,
+                redirect_url=oauth_redirect_url,
+                client_name=oauth_client_name,
+            )
 
     # -- lifecycle ---------------------------------------------------------------------
     @property
@@ -105,22 +150,36 @@ class MCPTools(Toolkit):
         As in Agno, a server that cannot be reached is logged, not raised: its tools are
         offered once a later attempt lists them. ``force``: close and open again.
         """
+        if self.users is not None:
+            return  # per user: each user's connection opens at their first run
         if force:
             await self.connection.close()
         await self.connection.start()
         if not self.connection.connected:
             logger.error("mcp_connect_failed", server=self.name, error=self.connection.last_error)
 
-    async def aready(self) -> None:
-        """Before a run offers the tools: connect once if no one has (then never wait)."""
-        if not self.connection.started:
+    async def aready(self, user_id: str | None = None) -> None:
+        """Before a run offers the tools: connect once if no one has (then never wait).
+
+        Per user: open ``user_id``'s own connection, or raise
+        MCPConnectionRequiredError (the run answers with the ``/connect`` hint).
+        """
+        if self.users is not None:
+            await self.users.aready(user_id)
+        elif not self.connection.started:
             await self.connect()
 
     async def close(self) -> None:
         """Close the session and the transport (a stdio server's process ends)."""
         await self.connection.close()
+        if self.users is not None:
+            await self.users.close()
+        if self.oauth is not None:
+            await self.oauth.close()
 
     async def __aenter__(self) -> MCPTools:
+        if self.users is not None:
+            return self  # nothing shared to open: each user's opens at their first run
         await self.connection.start()
         if not self.connection.connected:
             reason = self.connection.last_error or "did not answer in time"
@@ -160,11 +219,16 @@ class MCPTools(Toolkit):
         server_name = tool.name
 
         async def call_mcp_tool(**arguments: Any) -> str:
-            return await self._call(server_name, arguments)
+            return await self._call(self.connection, server_name, arguments)
+
+        async def call_as_user(run_context: RunContext, **arguments: Any) -> str:
+            assert self.users is not None
+            connection = await self.users.aconnection(run_context.user_id)
+            return await self._call(connection, server_name, arguments)
 
         stop = server_name in self.stop_after_tool_call_tools
         function = Function(
-            call_mcp_tool,
+            call_as_user if self.users is not None else call_mcp_tool,
             name=f"{self.tool_name_prefix}_{server_name}" if self.tool_name_prefix else server_name,
             description=tool.description or tool.title or server_name,
             parameters=tool.input_schema,
@@ -176,9 +240,9 @@ class MCPTools(Toolkit):
         function.toolkit_instructions = self.instructions if self.add_instructions else None
         return function
 
-    async def _call(self, tool: str, arguments: dict[str, Any]) -> str:
+    async def _call(self, connection: MCPConnection, tool: str, arguments: dict[str, Any]) -> str:
         try:
-            result = await self.connection.call(tool, arguments)
+            result = await connection.call(tool, arguments)
         except MCPError as exc:  # the server answered with an error instead of a result
             raise ToolRefusedError(
                 f"MCP server {self.name!r} refused the call to {tool!r}: {exc.message}"
@@ -186,8 +250,23 @@ class MCPTools(Toolkit):
         return result_text(self.name, tool, result)
 
     # -- transports --------------------------------------------------------------------
+    def _transport_for_user(self, user_id: str, stored: dict[str, Any]) -> Any:
+        """How one user's connection opens: with their OAuth tokens (refreshed when due),
+        or with the server's headers and their pasted token as a bearer token."""
+        flows = self.oauth
+        if stored.get("method") == "oauth" and flows is not None:
+            return lambda: self._open_transport(auth=flows.auth_for(user_id))
+        bearer = {"Authorization": f"Bearer {stored['token']}"}
+        return lambda: self._open_transport(bearer, per_user=True)
+
     @contextlib.asynccontextmanager
-    async def _open_transport(self) -> AsyncIterator[Any]:
+    async def _open_transport(
+        self,
+        extra: dict[str, str] | None = None,
+        *,
+        per_user: bool = False,
+        auth: httpx2.Auth | None = None,
+    ) -> AsyncIterator[Any]:
         params = self.server_params
         if isinstance(params, StdioServerParameters):
             async with stdio_client(params, errlog=sys.stderr) as streams:
@@ -197,7 +276,12 @@ class MCPTools(Toolkit):
             _seconds(params.timeout, 30.0), read=_seconds(params.sse_read_timeout, 300.0)
         )
         async with (
-            httpx2.AsyncClient(headers=params.headers, timeout=timeout) as client,
+            httpx2.AsyncClient(
+                headers={**(params.headers or {}), **(extra or {})},
+                timeout=timeout,
+                auth=auth,
+                event_hooks={"response": [self._refused_credential]} if per_user else None,
+            ) as client,
             streamable_http_client(
                 params.url,
                 http_client=client,
@@ -205,6 +289,15 @@ class MCPTools(Toolkit):
             ) as streams,
         ):
             yield streams
+
+    async def _refused_credential(self, response: httpx2.Response) -> None:
+        """A user's token the server refuses: say so (the SDK reports only an error)."""
+        if response.status_code in (401, 403):
+            raise MCPConnectionError(
+                self.name,
+                f"the server refused your credential (HTTP {response.status_code}); "
+                f"connect again with /connect {self.name}",
+            )
 
     def __repr__(self) -> str:
         tools = list(self.async_functions)

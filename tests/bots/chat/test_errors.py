@@ -55,9 +55,10 @@ async def test_run_timeout_without_saved_changes_says_nothing_changed() -> None:
 
 
 @pytest.mark.parametrize("error", [SessionBusyError("s", 100), LockTimeoutError("waited too long")])
-async def test_busy_session_says_try_again(error: StoreError) -> None:
-    """Too many waiters, or waited too long: busy, try again in a moment."""
-    assert "busy" in (text := await reply_to(error)) and "try again in a moment" in text
+async def test_busy_session_says_nothing_was_run(error: StoreError) -> None:
+    """Too many waiters, or waited too long: said plainly that nothing was run, send again."""
+    text = await reply_to(error)
+    assert "nothing was run" in text and "send it again" in text
 
 
 @pytest.mark.parametrize(

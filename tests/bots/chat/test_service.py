@@ -234,7 +234,7 @@ class _FailingAgent:
 @pytest.mark.parametrize(
     ("error", "expected"),
     [
-        (LockTimeoutError("busy"), "busy with another request"),
+        (LockTimeoutError("busy"), "so nothing was run"),
         (ToolCallLimitError(3), "after 3 rounds"),
         (RuntimeError("kaboom"), "Something went wrong"),
     ],

@@ -61,3 +61,43 @@ def server_args(request: pytest.FixtureRequest) -> dict[str, str]:
         return {"command": STDIO_COMMAND, "name": "testsrv"}
     url = request.getfixturevalue("http_url")
     return {"url": url, "name": "testsrv"}
+
+
+USER_SERVER = Path(__file__).with_name("user_server.py")
+
+
+@pytest.fixture(scope="module")
+def user_server_url() -> Iterator[str]:
+    """The per-user test server (bearer tokens checked) over streamable HTTP."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(USER_SERVER), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_listening(port, process)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+OAUTH_SERVER = Path(__file__).with_name("oauth_server.py")
+
+
+@pytest.fixture(scope="module")
+def oauth_server_url() -> Iterator[str]:
+    """An MCP server that is its own OAuth authorization server (approves at once)."""
+    port = _free_port()
+    process = subprocess.Popen(
+        [sys.executable, str(OAUTH_SERVER), str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_listening(port, process)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -21,6 +21,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from .discord_history import FakeHistories
+
 BOT_ID = "1100000000000000001"
 APP_ID = "1100000000000000002"
 OWNER_ID = "1100000000000000003"
@@ -52,7 +54,7 @@ class DiscordCall:
 class FakeDiscordApi:
     """Answers the REST routes the bot uses, the way Discord does."""
 
-    __slots__ = ("_failures", "_ids", "_runner", "calls", "identified", "port")
+    __slots__ = ("_failures", "_ids", "_runner", "calls", "histories", "identified", "port")
 
     def __init__(self) -> None:
         self.calls: list[DiscordCall] = []
@@ -61,6 +63,8 @@ class FakeDiscordApi:
         self._runner: web.AppRunner | None = None
         self._ids = itertools.count(1300000000000000001)
         self.identified = False
+        #: what ``GET /channels/{id}/messages`` lists (``fake.histories.add(channel, …)``)
+        self.histories = FakeHistories()
 
     @property
     def base(self) -> str:
@@ -134,6 +138,8 @@ class FakeDiscordApi:
                 return _json(error, status=status)
         if path == "users/@me":
             return _json(BOT_USER)
+        if request.method == "GET" and path.startswith("channels/") and path.endswith("/messages"):
+            return _json(self.histories.page(path.split("/")[1], dict(request.query)))
         if request.method == "GET":
             found = _directory(path)
             if found is not None:

@@ -21,6 +21,8 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from .slack_threads import FakeThreads
+
 BOT_USER_ID = "U0BOT0001"
 BOT_ID = "B0BOT0001"
 TEAM_ID = "T0TEAM001"
@@ -59,6 +61,7 @@ class FakeSlackApi:
         "calls",
         "port",
         "response_urls",
+        "threads",
         "upload_base",
         "uploads",
     )
@@ -66,6 +69,8 @@ class FakeSlackApi:
     def __init__(self) -> None:
         self.calls: list[ApiCall] = []
         self.response_urls: list[dict[str, Any]] = []
+        #: threads ``conversations.replies`` lists (``fake.threads.add(channel, messages)``)
+        self.threads = FakeThreads()
         self.uploads: dict[str, bytes] = {}
         #: where files.getUploadURLExternal sends uploads (None: this fake's /upload)
         self.upload_base: str | None = None
@@ -222,6 +227,8 @@ class FakeSlackApi:
             channel, ts = str(params.get("channel", "")), str(params.get("message_ts", ""))
             link = f"https://example.slack.com/archives/{channel}/p{ts.replace('.', '')}"
             return {"ok": True, "channel": channel, "permalink": link}
+        if method == "conversations.replies":
+            return self.threads.replies(params)
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
         return {"ok": True}
