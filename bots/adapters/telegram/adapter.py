@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from bots.adapters.base import Adapter
     from bots.chat.registry import ChatAgent
     from bots.settings import Settings
+    from bots.web.names import OfferedNames
 
 __all__ = ["ADAPTER", "TelegramAdapter"]
 
@@ -45,6 +46,17 @@ class TelegramAdapter:
         from bots.adapters.telegram.command import serve_blocking
 
         serve_blocking(settings, agents)
+
+    def web_names(self, settings: Settings) -> OfferedNames | None:
+        """Users' and groups' names for the console (``getChat``), with the bot token."""
+        tg = TelegramSettings()
+        if tg.telegram_bot_token is None:
+            return None
+        try:  # python-telegram-bot is an extra: without it the console shows ids
+            from bots.adapters.telegram.web_names import names_for
+        except ImportError:
+            return None
+        return names_for(tg.telegram_bot_token.get_secret_value(), tg.telegram_api_url)
 
 
 #: the registry's entry (typed, so mypy checks it keeps the Adapter protocol)

@@ -1,10 +1,15 @@
-"""Reminders set in a forum topic fire into that topic; the model reads names, not ids."""
+"""Reminders set in a forum topic fire into that topic; the model and the web console
+read names, not ids."""
 
 from __future__ import annotations
 
 import time
 from typing import Any
 
+import pytest
+
+from bots.adapters import registry
+from bots.adapters.base import OffersWebNames
 from bots.app.build import build_scheduler
 from bots.settings import Settings
 from core.agent import Agent
@@ -12,7 +17,7 @@ from core.schedule import schedule_store
 from core.testing import ScriptedModel, tool_call
 from tests.bots.adapters.telegram import payloads as p
 from tests.bots.adapters.telegram.conftest import WS, Start
-from tests.bots.adapters.telegram.fake_bot_api import FakeBotApi
+from tests.bots.adapters.telegram.fake_bot_api import TOKEN, FakeBotApi
 from tools.catalog import COMMAND_ALIASES, create_agents
 
 TOPIC_SESSION = f"telegram:{WS}:{p.GROUP}:77"
@@ -58,3 +63,23 @@ async def test_the_model_reads_the_speakers_name(start: Start, fake: FakeBotApi)
     fake.push(p.mention("hello there"))
     await fake.wait_for("sendMessage")
     assert seen == ["Alice: hello there"]
+
+
+async def test_the_web_console_reads_names_with_the_token(
+    fake: FakeBotApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With TELEGRAM_BOT_TOKEN the console's name lookup asks getChat; without, none."""
+    monkeypatch.delenv("TELEGRAM_BOT_TOKEN", raising=False)
+    adapter = registry.get("telegram")
+    assert isinstance(adapter, OffersWebNames)
+    assert adapter.web_names(Settings()) is None
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    monkeypatch.setenv("TELEGRAM_API_URL", fake.url)
+    offered = adapter.web_names(Settings())
+    assert offered is not None and offered.platform == "telegram" and offered.close is not None
+    try:
+        assert await offered.source.user_name(WS, str(p.ALICE["id"])) == "Alice"
+        assert await offered.source.channel_name(WS, str(p.GROUP)) == "Team"
+        assert await offered.source.channel_name(WS, str(p.ALICE["id"])) is None
+    finally:
+        await offered.close()
