@@ -99,8 +99,8 @@ def _free_port() -> int:
 
 
 async def test_the_webhook_checks_its_secret_and_drains(start: Start, fake: FakeBotApi) -> None:
-    """setWebhook carries the secret; a request without it is refused unread; health is
-    served on the webhook's port; while draining the webhook answers 503."""
+    """setWebhook carries the secret; a request without it is refused unread; /healthz and
+    /metrics are served on the webhook's port; while draining the webhook answers 503."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}/telegram/hook"
     gate = Gate()
@@ -129,6 +129,8 @@ async def test_the_webhook_checks_its_secret_and_drains(start: Start, fake: Fake
         await asyncio.wait_for(gate.entered.wait(), 10)
         async with http.get(f"http://127.0.0.1:{port}/healthz") as health:
             assert health.status == 200
+        async with http.get(f"http://127.0.0.1:{port}/metrics") as metrics:
+            assert metrics.status == 200 and "statebot_" in await metrics.text()
         stopping = asyncio.create_task(bot.sigterm())
         await asyncio.sleep(0)  # the signal handler runs
         later = {**p.mention("and eggs", message_id=43), "update_id": 2}
