@@ -34,6 +34,7 @@ BUILTIN: dict[str, str] = {
     "slack": "bots.adapters.slack.adapter",
     "discord": "bots.adapters.discord.adapter",
     "console": "bots.adapters.console.adapter",
+    "teams": "bots.adapters.teams.adapter",
 }
 
 #: the platform ``bots.serve`` runs when none is named: the terminal, needing no account

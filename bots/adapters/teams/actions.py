@@ -1,0 +1,145 @@
+"""A button on one of the bot's cards: the click path Slack's and Discord's take.
+
+A board button (or the add form) runs through ``ChatService.handle_click`` and the
+card is redrawn from the new state, both in the invoke's answer (the clicker sees
+it at once) and in the message itself (everyone does). Approve / Reject goes through
+``ChatService.handle_decision``: only the asker or an admin decides; a refusal, an
+expired or already handled question is told to the clicker alone (the invoke's
+message answer) and changes nothing; a decision replaces the buttons with its
+outcome and the run's answer is posted in the conversation. A client that sends
+``Action.Submit`` instead gets the same, as messages and an update of the card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import aiohttp
+import structlog
+from microsoft_agents.activity import InvokeResponse
+from microsoft_agents.hosting.core import TurnContext
+
+from bots.adapters.teams.cards import CONTENT_TYPE, FIELD, board_card, decided_card
+from bots.adapters.teams.parse import PLATFORM, CardAction
+from bots.adapters.teams.replies import deliver
+from bots.adapters.teams.send import Sender, message
+from bots.chat.approvals import EXPIRED, Approval, Decision
+from bots.chat.cards import Click, decode_action
+from bots.chat.service import ChatService
+from bots.ops.metrics import delivery_failed
+
+log = structlog.get_logger(__name__)
+
+NOT_OURS = "That button is not one of mine; nothing was done."
+BUTTON_EXPIRED = "That button has expired; nothing was done. List the board again."
+MESSAGE_TYPE = "application/vnd.microsoft.activity.message"
+
+
+class ActionHandler:
+    """Applies card actions and says what the invoke answers."""
+
+    __slots__ = ("budget", "names", "service")
+
+    def __init__(self, service: ChatService, budget: float, names: Any) -> None:
+        self.service = service
+        self.budget = budget
+        self.names = names
+
+    @staticmethod
+    def note(text: str) -> InvokeResponse:
+        """An answer only the clicker sees (Universal Actions' message response)."""
+        return InvokeResponse(status=200, body={"statusCode": 200, "type": MESSAGE_TYPE, "value": text})
+
+    @staticmethod
+    def card(card: dict[str, Any]) -> InvokeResponse:
+        """An answer replacing the clicked card."""
+        return InvokeResponse(status=200, body={"statusCode": 200, "type": CONTENT_TYPE, "value": card})
+
+    async def handle(self, context: TurnContext, action: CardAction) -> InvokeResponse | None:
+        """Apply ``action``; the invoke's answer (None for an Action.Submit message)."""
+        sender = Sender(context, self.budget, self.names.known)
+        ids = {"platform": PLATFORM, "event_id": action.event_id}
+        try:
+            if action.kind == "approval":
+                response = await self._decide(sender, action)
+            elif action.kind in ("card", "form"):
+                response = await self._click(sender, action)
+            else:
+                response = self.note(NOT_OURS)
+        except aiohttp.ClientError as exc:  # the card or answer could not be posted
+            log.error("teams_action_send_failed", error=repr(exc), **ids)
+            delivery_failed(PLATFORM)
+            return None if not action.invoke else InvokeResponse(status=500)
+        if action.invoke:
+            return response
+        await self._as_messages(sender, action, response)
+        return None
+
+    async def _as_messages(
+        self, sender: Sender, action: CardAction, response: InvokeResponse
+    ) -> None:
+        """An Action.Submit has no invoke to answer: a note is posted, a card updated."""
+        body = response.body if isinstance(response.body, Mapping) else {}
+        if body.get("type") == MESSAGE_TYPE:
+            await sender.text(str(body.get("value")))
+
+    def _click_of(self, action: CardAction) -> Click | None:
+        click = decode_action(
+            str(action.data.get("value") or ""),
+            platform=PLATFORM,
+            workspace=action.workspace,
+            user=action.user,
+            event_id=action.event_id,
+        )
+        if click is None or action.kind != "form":
+            return click
+        typed = {
+            str(k)[len(FIELD) :]: str(v).strip()
+            for k, v in action.data.items()
+            if str(k).startswith(FIELD) and str(v).strip()
+        }
+        return Click(
+            click.platform, click.workspace, click.user, click.agent_id, click.session_id,
+            click.tool, typed, click.view, click.view_arguments, click.event_id,
+        )
+
+    async def _click(self, sender: Sender, action: CardAction) -> InvokeResponse:
+        click = self._click_of(action)
+        if click is None:
+            return self.note(BUTTON_EXPIRED)
+        reply = await self.service.handle_click(click)
+        if reply.card is None:
+            return self.note(reply.text)
+        card = board_card(reply.card)
+        if action.card_id:  # everyone sees the new board, not only the clicker
+            await sender.update(action.card_id, message(card=card))
+        if reply.ephemeral:  # a stale board: redrawn, and the clicker told why
+            return self.note(reply.text)
+        return self.card(card)
+
+    async def _decide(self, sender: Sender, action: CardAction) -> InvokeResponse:
+        approval = Approval.decode(str(action.data.get("approval") or ""))
+        if approval is None:
+            return self.note(EXPIRED)
+        decision = Decision(
+            platform=PLATFORM,
+            workspace=action.workspace,
+            user=action.user,
+            approve=action.data.get("approve") is True,
+            approval=approval,
+            event_id=action.event_id,
+        )
+        reply = await self.service.handle_decision(decision)
+        if reply.ephemeral:  # not yours, already handled, expired: nothing changed
+            return self.note(reply.text)
+        if approval.action:  # an admin's question: its outcome takes its place
+            done = decided_card(reply.text)
+        else:
+            outcome = reply.text.split("\n", 1)[0]
+            done = decided_card(f"{approval.prompt}\n\n{outcome}")
+            await deliver(sender, reply)  # the run's answer (or its next question)
+        if action.card_id:
+            await sender.update(action.card_id, message(card=done))
+        return self.card(done)
+
