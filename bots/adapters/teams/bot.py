@@ -134,6 +134,7 @@ class TeamsBot:
             return
         reference = context.activity.get_conversation_reference()
         continuation = reference.get_continuation_activity()
+        continuation.id = context.activity.id  # replies answer this message, in its chain
         task = asyncio.create_task(self._answer(continuation, msg, ids))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)

@@ -10,6 +10,7 @@ the same port.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -85,7 +86,9 @@ def web_app(
 ) -> web.Application:
     """The aiohttp application: the JWT-checked messaging endpoint and the health routes."""
     app = web.Application(client_max_size=MAX_BODY_BYTES)
-    app["agent_configuration"] = config  # what the SDK's JWT check validates against
+    with warnings.catch_warnings():  # the SDK's JWT check reads this plain string key
+        warnings.simplefilter("ignore", web.NotAppKeyWarning)
+        app["agent_configuration"] = config
 
     @jwt_authorization_decorator
     async def messages(request: web.Request) -> Any:

@@ -1,0 +1,173 @@
+"""Whole flows through the real Agents SDK: the endpoint validates a locally signed
+JWT against the JWKS the fake serves, replies go to the fake Bot Connector."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from bots.adapters.teams.bot import INTERRUPTED
+from bots.chat.approvals import NOT_YOURS
+from bots.chat.cards import encode_action
+from bots.keys import escape
+from bots.settings import Settings
+from core.agent import Agent
+from core.db.in_memory import InMemoryDb
+from core.testing import ScriptedModel, tool_call
+from core.tools import tool
+from tests.bots.adapters.teams.fake_connector import OUTGOING_TOKEN, FakeConnector, route_jwks
+from tests.bots.adapters.teams.harness import Running, start
+from tests.bots.adapters.teams.payloads import (
+    ANA, APP_ID, BO, CHANNEL, ROOT, TENANT, card_action, channel_mention, personal,
+)
+from tools.catalog import create_agents
+
+BOARD = f"teams:{TENANT}:{escape(CHANNEL)}"
+REPLY_PATH = f"/v3/conversations/{CHANNEL};messageid={ROOT}/activities/{ROOT}"
+
+
+@pytest.fixture
+async def fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeConnector]:
+    async with FakeConnector(APP_ID) as connector:
+        route_jwks(monkeypatch, connector.keys_url)
+        yield connector
+
+
+def _settings(**changes: Any) -> Settings:
+    return Settings(openai_api_key="sk-test", redis_url=None, **changes)
+
+
+async def _stop(running: Running) -> None:
+    running.task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running.task
+
+
+async def test_a_mention_is_answered_in_its_reply_chain_and_the_state_saved(fake: FakeConnector) -> None:
+    db = InMemoryDb()
+    model = ScriptedModel([tool_call("add_task", title="Buy milk"), "Added Buy milk."])
+    running = await start(fake, create_agents(model, db), _settings())
+    try:
+        status, _ = await running.post(channel_mention(text="<at>Statebot</at> add milk"))
+        assert status == 202  # acknowledged before the run
+        [reply] = await running.replies(1)
+        assert reply.method == "POST" and reply.path == REPLY_PATH
+        assert reply.body["text"] == "Added Buy milk." and reply.body["replyToId"] == ROOT
+        assert reply.authorization == f"Bearer {OUTGOING_TOKEN}"
+        assert any(c.body.get("type") == "typing" for c in fake.calls)  # while it worked
+        session = await db.aload(BOARD)
+        assert session is not None and [t["title"] for t in session.state["tasks"]] == ["Buy milk"]
+    finally:
+        await _stop(running)
+
+
+async def test_an_activity_without_a_valid_token_runs_nothing(fake: FakeConnector) -> None:
+    model = ScriptedModel(["never"])
+    running = await start(fake, create_agents(model, InMemoryDb()), _settings())
+    try:
+        assert (await running.post(personal(), token=None))[0] == 401
+        assert (await running.post(personal(), token=fake.token(audience="someone-else")))[0] == 401
+        assert fake.calls == [] and model.calls == 0 if hasattr(model, "calls") else fake.calls == []
+    finally:
+        await _stop(running)
+
+
+async def test_a_board_click_updates_the_card(fake: FakeConnector) -> None:
+    db = InMemoryDb()
+    model = ScriptedModel([tool_call("add_task", title="Buy milk"), "Added."])
+    running = await start(fake, create_agents(model, db), _settings())
+    try:
+        await running.post(channel_mention(text="<at>Statebot</at> add milk"))
+        await running.replies(1)
+        value = encode_action("taskboard", BOARD, "update_task_status",
+                              {"task_id": 1, "status": "done"}, "list_tasks", {})
+        status, body = await running.post(card_action({"statebot": "card", "value": value}, card_id="1:board"))
+        assert status == 200 and body["type"] == "application/vnd.microsoft.card.adaptive"
+        shown = json.dumps(body["value"])
+        assert "Buy milk" in shown and "done" in shown
+        [update] = [c for c in fake.posts() if c.method == "PUT"]
+        assert update.path.endswith("/activities/1:board")  # everyone's copy redrawn too
+        assert update.body["attachments"][0]["content"] == body["value"]
+        session = await db.aload(BOARD)
+        assert session is not None and session.state["tasks"][0]["status"] == "done"
+    finally:
+        await _stop(running)
+
+
+@tool(requires_confirmation=True)
+def clear_board(session_state: dict[str, Any], keep: int = 0) -> str:
+    """Delete every task but the first ``keep``."""
+    session_state["tasks"] = session_state.get("tasks", [])[:keep]
+    return f"cleared, kept {keep}"
+
+
+async def test_an_approval_is_decided_by_the_asker_only(fake: FakeConnector) -> None:
+    db = InMemoryDb()
+    model = ScriptedModel([tool_call("clear_board", keep=1), "Cleared all but one."])
+    agent = Agent(model=model, db=db, tools=[clear_board], id="board",
+                  session_state={"tasks": ["a", "b"]})
+    running = await start(fake, {"board": agent}, _settings(statebot_default_agent="board"))
+    try:
+        await running.post(channel_mention(text="<at>Statebot</at> clear it"))
+        [question] = await running.replies(1)
+        card = question.body["attachments"][0]["content"]
+        approve, _reject = card["actions"]
+        assert approve["title"] == "Approve"
+        status, body = await running.post(card_action(approve["data"], user=BO))
+        assert status == 200 and body["value"] == NOT_YOURS  # to Bo only; nothing ran
+        session_id = f"{BOARD}:{ROOT}"
+        session = await db.aload(session_id)
+        assert session is not None and session.state["tasks"] == ["a", "b"]
+        status, body = await running.post(card_action(approve["data"], user=ANA))
+        assert status == 200 and "Approved by" in json.dumps(body["value"])
+        answers = [c.body.get("text") for c in fake.posts() if c.method == "POST"]
+        assert any("Cleared all but one." in (t or "") for t in answers)
+        session = await db.aload(session_id)
+        assert session is not None and session.state["tasks"] == ["a"]
+    finally:
+        await _stop(running)
+
+
+async def test_a_429_then_success_posts_the_reply_once(fake: FakeConnector) -> None:
+    running = await start(fake, create_agents(ScriptedModel(["Nothing yet."]), InMemoryDb()), _settings())
+    try:
+        fake.fail_next(1, 429)
+        fake.fail_next(1, 503)
+        await running.post(personal())
+        await running.replies(3)
+        texts = [c.body.get("text") for c in fake.posts()]
+        assert texts == ["Nothing yet."] * 3  # two refused tries, then the one that landed
+    finally:
+        await _stop(running)
+
+
+async def test_sigterm_lets_the_answer_in_flight_finish(fake: FakeConnector) -> None:
+    gate = asyncio.Event()
+    started = asyncio.Event()
+
+    @tool
+    async def slow_lookup() -> str:
+        """Takes a while."""
+        started.set()
+        await gate.wait()
+        return "found"
+
+    model = ScriptedModel([tool_call("slow_lookup"), "Here it is."])
+    agent = Agent(model=model, db=InMemoryDb(), tools=[slow_lookup], id="slow")
+    running = await start(fake, {"slow": agent}, _settings(statebot_default_agent="slow"))
+    await running.post(personal())
+    await asyncio.wait_for(started.wait(), 10)
+    os.kill(os.getpid(), signal.SIGTERM)
+    await asyncio.sleep(0.1)
+    status, _ = await running.post(personal(id="late-1"))  # arrives while draining
+    gate.set()
+    await asyncio.wait_for(running.task, 15)  # serve returns: drained and closed
+    texts = [c.body.get("text") for c in fake.posts()]
+    assert "Here it is." in texts and INTERRUPTED not in texts
+    assert any("restarting" in (t or "") for t in texts)  # the late one was told to resend
