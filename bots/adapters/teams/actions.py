@@ -49,12 +49,16 @@ class ActionHandler:
     @staticmethod
     def note(text: str) -> InvokeResponse:
         """An answer only the clicker sees (Universal Actions' message response)."""
-        return InvokeResponse(status=200, body={"statusCode": 200, "type": MESSAGE_TYPE, "value": text})
+        return InvokeResponse(
+            status=200, body={"statusCode": 200, "type": MESSAGE_TYPE, "value": text}
+        )
 
     @staticmethod
     def card(card: dict[str, Any]) -> InvokeResponse:
         """An answer replacing the clicked card."""
-        return InvokeResponse(status=200, body={"statusCode": 200, "type": CONTENT_TYPE, "value": card})
+        return InvokeResponse(
+            status=200, body={"statusCode": 200, "type": CONTENT_TYPE, "value": card}
+        )
 
     async def handle(self, context: TurnContext, action: CardAction) -> InvokeResponse | None:
         """Apply ``action``; the invoke's answer (None for an Action.Submit message)."""
@@ -100,8 +104,16 @@ class ActionHandler:
             if str(k).startswith(FIELD) and str(v).strip()
         }
         return Click(
-            click.platform, click.workspace, click.user, click.agent_id, click.session_id,
-            click.tool, typed, click.view, click.view_arguments, click.event_id,
+            click.platform,
+            click.workspace,
+            click.user,
+            click.agent_id,
+            click.session_id,
+            click.tool,
+            typed,
+            click.view,
+            click.view_arguments,
+            click.event_id,
         )
 
     async def _click(self, sender: Sender, action: CardAction) -> InvokeResponse:
@@ -142,4 +154,3 @@ class ActionHandler:
         if action.card_id:
             await sender.update(action.card_id, message(card=done))
         return self.card(done)
-

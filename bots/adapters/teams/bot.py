@@ -24,6 +24,7 @@ an error log with the ids and ``statebot_delivery_failures_total``:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -77,7 +78,9 @@ class TeamsBot:
         self.budget = send_budget
         self.flags: Flags = flags or MemoryFlags()
         self.drain = Drain()
-        self.stream = stream if stream is not None else StreamOptions.from_settings(service.settings)
+        self.stream = (
+            stream if stream is not None else StreamOptions.from_settings(service.settings)
+        )
         self.names = TeamsNames()
         #: the Bot Connector URL each tenant last wrote from (reminders post there)
         self.service_urls: dict[str, str] = {}
@@ -91,10 +94,8 @@ class TeamsBot:
         payload = activity.model_dump(by_alias=True, exclude_none=True, mode="json")
         self.names.learn(payload)
         if activity.service_url:
-            try:
+            with contextlib.suppress(ValueError):  # no tenant: nothing to remember it by
                 self.service_urls[tenant_of(payload)] = activity.service_url
-            except ValueError:
-                pass
         action = parse_action(payload)
         if action is not None:
             if self.drain.closing:

@@ -28,7 +28,9 @@ VERB = "statebot"
 FIELD = "field:"
 
 
-def _card(body: list[dict[str, Any]], actions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def _card(
+    body: list[dict[str, Any]], actions: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     card: dict[str, Any] = {"type": "AdaptiveCard", "$schema": SCHEMA, "version": VERSION}
     card["body"] = body
     if actions:
@@ -90,7 +92,11 @@ def _form(controls: Controls) -> dict[str, Any] | None:
         for f in form.fields
     ]
     base = encode_action(
-        controls.agent_id, controls.session_id, form.tool, {}, controls.view,
+        controls.agent_id,
+        controls.session_id,
+        form.tool,
+        {},
+        controls.view,
         json.loads(controls.view_arguments),
     )
     submit = _execute(form.label, {"statebot": "form", "value": base}, "positive")
@@ -122,7 +128,9 @@ def approval_card(text: str, approval: Approval) -> dict[str, Any]:
     return _card(
         [_text(text)],
         [
-            _execute(yes, {"statebot": "approval", "approve": True, "approval": encoded}, "positive"),
+            _execute(
+                yes, {"statebot": "approval", "approve": True, "approval": encoded}, "positive"
+            ),
             _execute(no, {"statebot": "approval", "approve": False, "approval": encoded}),
         ],
     )

@@ -55,7 +55,7 @@ async def serve(
     )
 
     config = auth_configuration(teams)
-    provider: TokenProviders = tokens if callable(tokens) else msal_tokens  # type: ignore[assignment]
+    provider: TokenProviders = tokens if callable(tokens) else msal_tokens
     app = build_app(settings, agents=agents)
     flags = flags_for(settings)
     adapter = cloud_adapter(config, provider)

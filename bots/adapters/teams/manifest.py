@@ -40,7 +40,9 @@ def _commands(agents: Mapping[str, ChatAgent]) -> tuple[list[dict[str, str]], li
             skipped.append(f"agent {agent_id!r} is not listed in the Teams command menu")
             continue
         about = " ".join(str(getattr(agent, "description", None) or "").split())
-        commands.append({"title": title, "description": (about or f"Ask the {agent_id} agent")[:128]})
+        commands.append(
+            {"title": title, "description": (about or f"Ask the {agent_id} agent")[:128]}
+        )
     commands.append({"title": STATE[0], "description": STATE[1]})
     return commands, skipped
 

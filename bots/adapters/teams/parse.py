@@ -98,8 +98,10 @@ def _readable(activity: Mapping[str, Any]) -> tuple[str, bool, tuple[str, ...]]:
             text = text.replace(markup, " ") if markup else text
             continue
         who_id = user_of(who)
-        if who_id.startswith("19:") or not TRAITS.user_id_pattern or not (
-            TRAITS.user_id_pattern.fullmatch(who_id)
+        if (
+            who_id.startswith("19:")
+            or not TRAITS.user_id_pattern
+            or not (TRAITS.user_id_pattern.fullmatch(who_id))
         ):
             replacement = f"@{name}"  # a channel, a team, a tag: readable, never a mention
         else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from microsoft_agents.activity import ChannelAccount, ConversationAccount, ConversationReference
+from microsoft_agents.activity import ConversationReference
 from microsoft_agents.hosting.core import ChannelServiceAdapter, TurnContext
 
 from bots.adapters.teams.parse import conversation_id
@@ -36,7 +36,9 @@ class DeliveryHost(Protocol):
     names: Any
 
 
-def reference_for(target: Mapping[str, Any], *, app_id: str, service_url: str) -> ConversationReference:
+def reference_for(
+    target: Mapping[str, Any], *, app_id: str, service_url: str
+) -> ConversationReference:
     """The conversation reference of a schedule target (ValueError without a conversation)."""
     channel = target.get("channel")
     if not channel:
@@ -44,13 +46,16 @@ def reference_for(target: Mapping[str, Any], *, app_id: str, service_url: str) -
             "a Teams reminder needs a conversation to post in; this one names only a user"
         )
     tenant = str(target.get("workspace") or "")
-    return ConversationReference(
-        channel_id=CHANNEL_ID,
-        service_url=service_url,
-        bot=ChannelAccount(id=f"28:{app_id}"),
-        conversation=ConversationAccount(
-            id=conversation_id(str(channel), target.get("thread")), tenant_id=tenant
-        ),
+    return ConversationReference.model_validate(
+        {
+            "channelId": CHANNEL_ID,
+            "serviceUrl": service_url,
+            "bot": {"id": f"28:{app_id}"},
+            "conversation": {
+                "id": conversation_id(str(channel), target.get("thread")),
+                "tenantId": tenant,
+            },
+        }
     )
 
 

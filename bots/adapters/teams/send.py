@@ -42,9 +42,10 @@ def _wait(state: RetryCallState) -> float:
     exc = state.outcome.exception() if state.outcome is not None else None
     headers = getattr(exc, "headers", None) or {}
     try:
-        return min(float(headers.get("Retry-After", "")), MAX_WAIT)
+        wait: float = min(float(str(headers.get("Retry-After", ""))), MAX_WAIT)
+        return wait
     except ValueError:
-        return min(0.25 * 2 ** (state.attempt_number - 1), MAX_WAIT)
+        return min(0.25 * 2.0 ** (state.attempt_number - 1), MAX_WAIT)
 
 
 async def retried(call: Callable[[], Awaitable[T]], budget: float) -> T:
@@ -103,7 +104,8 @@ class Sender:
     async def card(self, card: dict[str, Any], fallback: str = "") -> str:
         """Post an Adaptive Card (``fallback``: its summary in notifications)."""
         activity = message(card=card)
-        activity.summary = fallback[:200] or None
+        if fallback:
+            activity.summary = fallback[:200]
         return await self.send(activity)
 
     async def update(self, activity_id: str, activity: Activity) -> None:

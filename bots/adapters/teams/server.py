@@ -11,7 +11,7 @@ the same port.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import click
@@ -38,6 +38,7 @@ CONNECTION = "SERVICE_CONNECTION"
 #: the largest activity accepted (a card action carries its card's data)
 MAX_BODY_BYTES = 1024 * 1024
 
+Handler = Callable[[web.Request], Awaitable[Any]]
 TokenProviders = Callable[[AgentAuthConfiguration], AccessTokenProviderBase]
 
 
@@ -90,11 +91,12 @@ def web_app(
         warnings.simplefilter("ignore", web.NotAppKeyWarning)
         app["agent_configuration"] = config
 
-    @jwt_authorization_decorator
     async def messages(request: web.Request) -> Any:
         return await adapter.process(request, bot)
 
-    app.router.add_post(MESSAGES_PATH, messages)
+    check: Callable[[Handler], Handler] = jwt_authorization_decorator  # the SDK is untyped
+    checked = check(messages)  # 401 before the handler
+    app.router.add_post(MESSAGES_PATH, checked)
     add_routes(app, probe)
     return app
 

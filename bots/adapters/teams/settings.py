@@ -40,7 +40,10 @@ class TeamsSettings(EnvSettings):
     )
 
     @field_validator(
-        "teams_app_id", "teams_app_password", "teams_cert_pfx_file", "teams_tenant_id",
+        "teams_app_id",
+        "teams_app_password",
+        "teams_cert_pfx_file",
+        "teams_tenant_id",
         mode="before",
     )
     @classmethod

@@ -59,9 +59,7 @@ def safe_text(
     for index, (user, label) in enumerate(kept):
         tag = f"<at>{label}</at>"
         out = out.replace(_PLACEHOLDER.format(index), tag)
-        entities.append(
-            {"type": "mention", "text": tag, "mentioned": {"id": user, "name": label}}
-        )
+        entities.append({"type": "mention", "text": tag, "mentioned": {"id": user, "name": label}})
     return out, entities
 
 

@@ -68,8 +68,12 @@ class FakeConnector:
     def token(self, *, audience: str | None = None, issuer: str = BOT_FRAMEWORK_ISSUER) -> str:
         now = int(time.time())
         claims = {
-            "iss": issuer, "aud": audience or self.app_id, "serviceurl": self.url,
-            "nbf": now - 10, "iat": now - 10, "exp": now + 3600,
+            "iss": issuer,
+            "aud": audience or self.app_id,
+            "serviceurl": self.url,
+            "nbf": now - 10,
+            "iat": now - 10,
+            "exp": now + 3600,
         }
         return jwt.encode(claims, self._key, algorithm="RS256", headers={"kid": self.kid})
 
@@ -89,7 +93,9 @@ class FakeConnector:
         if self._fail and request.method == "POST" and body.get("type") != "typing":
             status = self._fail.pop(0)
             headers = {"Retry-After": "0"} if status == 429 else {}
-            return web.json_response({"error": {"code": "Throttled"}}, status=status, headers=headers)
+            return web.json_response(
+                {"error": {"code": "Throttled"}}, status=status, headers=headers
+            )
         self.posted.set()
         if request.method == "DELETE":
             return web.Response(status=200)
@@ -101,7 +107,9 @@ class FakeConnector:
         app = web.Application()
         app.router.add_get("/keys", self._keys)
         app.router.add_route("*", "/v3/conversations/{conversation}/activities", self._activity)
-        app.router.add_route("*", "/v3/conversations/{conversation}/activities/{id}", self._activity)
+        app.router.add_route(
+            "*", "/v3/conversations/{conversation}/activities/{id}", self._activity
+        )
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)

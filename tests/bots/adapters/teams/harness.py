@@ -50,9 +50,12 @@ class Running:
         headers = {}
         if token is not None:
             headers["Authorization"] = f"Bearer {token or self.fake.token()}"
-        async with aiohttp.ClientSession() as http, http.post(
-            f"http://127.0.0.1:{self.port}/api/messages", json=body, headers=headers
-        ) as response:
+        async with (
+            aiohttp.ClientSession() as http,
+            http.post(
+                f"http://127.0.0.1:{self.port}/api/messages", json=body, headers=headers
+            ) as response,
+        ):
             text = await response.text()
             return response.status, (await response.json() if text.strip() else None)
 
@@ -72,7 +75,9 @@ async def start(
     options = {"teams_app_id": fake.app_id, "teams_app_password": "test-secret", "teams_port": 0}
     options.update(teams)
     task = asyncio.create_task(
-        serve(settings, TeamsSettings(**options), agents=agents, tokens=LocalTokens, started=started)
+        serve(
+            settings, TeamsSettings(**options), agents=agents, tokens=LocalTokens, started=started
+        )
     )
     done, _ = await asyncio.wait({task, started}, return_when=asyncio.FIRST_COMPLETED)
     if task in done:

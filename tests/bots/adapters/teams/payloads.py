@@ -16,13 +16,16 @@ ANA = {
     "aadObjectId": "6e7b2c1a-9f1e-4b7d-8c2f-0a1b2c3d4e5f",
 }
 BO = {
-    "id": "29:1bSnHZ7Js2STWrgk6ScEErLk1Lp2zQuD5H2qQ960rtvstKp8tKLl-3r8b6DoW0QxZimuTxk_kupZ1DBMpvIQQUAZL-PNj0EORDvRZXy8kvWk",
+    "id": "29:1bSnHZ7Js2STWrgk6ScEErLk1Lp2zQuD5H2qQ960rtvstKp8tKLl-3r8b6DoW0QxZimuTxk_kupZ1DBMpv",
     "name": "Bo Chen",
     "aadObjectId": "0b4c5d6e-7f80-4912-a3b4-c5d6e7f80912",
 }
 CHANNEL = "19:033451497ea84fcc83d17ed7fb08a1b6@thread.skype"
 ROOT = "1481567603816"
-PERSONAL = "a:17I0kl8EkpE1O9PH5TWrzrLNwnWWcfrU7QZjKR0WSfOpzbfcAg2IaydGElSo10tVr4C7Fc6GtieTJX663WuJCc1uA83n4CSrHSgGBj5XNYLcVlJAs2ZX8DbYBPck201w-"
+PERSONAL = (
+    "a:17I0kl8EkpE1O9PH5TWrzrLNwnWWcfrU7QZjKR0WSfOpzbfcAg2IaydGElSo10tVr4C7Fc6GtieTJX663WuJ"
+    "Cc1uA83n4CSrHSgGBj5XNYLcVlJAs2ZX8DbYBPck201w-"
+)
 GROUP = "19:7b1f1f3e1d0e4a8c9b7b2f3e1d0e4a8c@thread.v2"
 SERVICE_URL = "https://smba.trafficmanager.net/amer/"
 
@@ -104,14 +107,22 @@ def group_chat(**changes: Any) -> dict[str, Any]:
             "id": GROUP,
         },
         text="<at>Statebot</at> hello",
-        entities=[{"type": "mention", "mentioned": copy.deepcopy(BOT), "text": "<at>Statebot</at>"}],
+        entities=[
+            {"type": "mention", "mentioned": copy.deepcopy(BOT), "text": "<at>Statebot</at>"}
+        ],
     )
     activity.update(changes)
     return activity
 
 
-def card_action(data: dict[str, Any], *, user: dict[str, Any] | None = None, card_id: str = "1:card",
-                conversation: dict[str, Any] | None = None, **changes: Any) -> dict[str, Any]:
+def card_action(
+    data: dict[str, Any],
+    *,
+    user: dict[str, Any] | None = None,
+    card_id: str = "1:card",
+    conversation: dict[str, Any] | None = None,
+    **changes: Any,
+) -> dict[str, Any]:
     """An Action.Execute invoke from a card the bot posted (docs' Universal Actions shape)."""
     activity: dict[str, Any] = {
         "type": "invoke",

@@ -24,7 +24,15 @@ from core.tools import tool
 from tests.bots.adapters.teams.fake_connector import OUTGOING_TOKEN, FakeConnector, route_jwks
 from tests.bots.adapters.teams.harness import Running, start
 from tests.bots.adapters.teams.payloads import (
-    ANA, APP_ID, BO, CHANNEL, ROOT, TENANT, card_action, channel_mention, personal,
+    ANA,
+    APP_ID,
+    BO,
+    CHANNEL,
+    ROOT,
+    TENANT,
+    card_action,
+    channel_mention,
+    personal,
 )
 from tools.catalog import create_agents
 
@@ -49,7 +57,9 @@ async def _stop(running: Running) -> None:
         await running.task
 
 
-async def test_a_mention_is_answered_in_its_reply_chain_and_the_state_saved(fake: FakeConnector) -> None:
+async def test_a_mention_is_answered_in_its_reply_chain_and_the_state_saved(
+    fake: FakeConnector,
+) -> None:
     db = InMemoryDb()
     model = ScriptedModel([tool_call("add_task", title="Buy milk"), "Added Buy milk."])
     running = await start(fake, create_agents(model, db), _settings())
@@ -73,7 +83,9 @@ async def test_an_activity_without_a_valid_token_runs_nothing(fake: FakeConnecto
     try:
         assert (await running.post(personal(), token=None))[0] == 401
         assert (await running.post(personal(), token=fake.token(audience="someone-else")))[0] == 401
-        assert fake.calls == [] and model.calls == 0 if hasattr(model, "calls") else fake.calls == []
+        assert (
+            fake.calls == [] and model.calls == 0 if hasattr(model, "calls") else fake.calls == []
+        )
     finally:
         await _stop(running)
 
@@ -85,9 +97,17 @@ async def test_a_board_click_updates_the_card(fake: FakeConnector) -> None:
     try:
         await running.post(channel_mention(text="<at>Statebot</at> add milk"))
         await running.replies(1)
-        value = encode_action("taskboard", BOARD, "update_task_status",
-                              {"task_id": 1, "status": "done"}, "list_tasks", {})
-        status, body = await running.post(card_action({"statebot": "card", "value": value}, card_id="1:board"))
+        value = encode_action(
+            "taskboard",
+            BOARD,
+            "update_task_status",
+            {"task_id": 1, "status": "done"},
+            "list_tasks",
+            {},
+        )
+        status, body = await running.post(
+            card_action({"statebot": "card", "value": value}, card_id="1:board")
+        )
         assert status == 200 and body["type"] == "application/vnd.microsoft.card.adaptive"
         shown = json.dumps(body["value"])
         assert "Buy milk" in shown and "done" in shown
@@ -110,8 +130,9 @@ def clear_board(session_state: dict[str, Any], keep: int = 0) -> str:
 async def test_an_approval_is_decided_by_the_asker_only(fake: FakeConnector) -> None:
     db = InMemoryDb()
     model = ScriptedModel([tool_call("clear_board", keep=1), "Cleared all but one."])
-    agent = Agent(model=model, db=db, tools=[clear_board], id="board",
-                  session_state={"tasks": ["a", "b"]})
+    agent = Agent(
+        model=model, db=db, tools=[clear_board], id="board", session_state={"tasks": ["a", "b"]}
+    )
     running = await start(fake, {"board": agent}, _settings(statebot_default_agent="board"))
     try:
         await running.post(channel_mention(text="<at>Statebot</at> clear it"))
@@ -135,7 +156,9 @@ async def test_an_approval_is_decided_by_the_asker_only(fake: FakeConnector) -> 
 
 
 async def test_a_429_then_success_posts_the_reply_once(fake: FakeConnector) -> None:
-    running = await start(fake, create_agents(ScriptedModel(["Nothing yet."]), InMemoryDb()), _settings())
+    running = await start(
+        fake, create_agents(ScriptedModel(["Nothing yet."]), InMemoryDb()), _settings()
+    )
     try:
         fake.fail_next(1, 429)
         fake.fail_next(1, 503)
@@ -166,6 +189,7 @@ async def test_sigterm_lets_the_answer_in_flight_finish(fake: FakeConnector) -> 
     os.kill(os.getpid(), signal.SIGTERM)
     await asyncio.sleep(0.1)
     status, _ = await running.post(personal(id="late-1"))  # arrives while draining
+    assert status == 202
     gate.set()
     await asyncio.wait_for(running.task, 15)  # serve returns: drained and closed
     texts = [c.body.get("text") for c in fake.posts()]
