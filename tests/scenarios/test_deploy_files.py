@@ -27,6 +27,7 @@ def test_procfile_runs_slack_discord_and_snapshotter() -> None:
         "slack: statebot slack",
         "discord: statebot discord",
         "snapshotter: statebot snapshotter",
+        "teams: statebot teams",
     ]
     assert {"slack", "discord"} <= set(main.commands)
 
@@ -49,8 +50,8 @@ def test_compose_runs_stores_bots_and_snapshotter() -> None:
     text = (ROOT / "deploy" / "compose.yaml").read_text()
     services_block = text.split("\nservices:\n", 1)[1].split("\nvolumes:\n", 1)[0]
     services = re.findall(r"^  ([a-z]+):$", services_block, flags=re.MULTILINE)
-    assert services == ["redis", "postgres", "slack", "discord", "snapshotter"]
-    for name in ("slack", "discord", "snapshotter"):
+    assert services == ["redis", "postgres", "slack", "discord", "snapshotter", "teams"]
+    for name in ("slack", "discord", "snapshotter", "teams"):
         assert f'command: ["statebot", "{name}"' in services_block
     assert "env_file: .env" in text and "<<: *statebot" in services_block
     assert "REDIS_URL: ${REDIS_URL:-redis://redis:6379/0}" in text
@@ -133,7 +134,8 @@ def test_compose_substitutions_are_documented() -> None:
 
 def test_compose_config_is_accepted_when_docker_compose_exists(tmp_path: Path) -> None:
     """`docker compose config` accepts the file when the client has compose, else YAML loads."""
-    assert set(_compose()["services"]) == {"redis", "postgres", "slack", "discord", "snapshotter"}
+    services = {"redis", "postgres", "slack", "discord", "snapshotter", "teams"}
+    assert set(_compose()["services"]) == services
     docker = shutil.which("docker")
     has_compose = (
         docker is not None
