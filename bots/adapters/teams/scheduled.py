@@ -69,8 +69,8 @@ def teams_delivery(host: DeliveryHost, default_service_url: str) -> Deliver:
         async def turn(context: TurnContext) -> None:
             await deliver(Sender(context, host.budget, host.names.known), reply)
 
-        await host.adapter.continue_conversation(
-            host.app_id, reference.get_continuation_activity(), turn
-        )
+        continuation = reference.get_continuation_activity()
+        continuation.id = None  # a new post in the conversation, not a reply to a message
+        await host.adapter.continue_conversation(host.app_id, continuation, turn)
 
     return post

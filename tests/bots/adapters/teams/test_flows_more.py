@@ -1,0 +1,197 @@
+"""More flows through the real SDK: /state for admins, streaming in a personal chat,
+reminders posted into their conversation, Action.Submit, redelivery, a send that
+never gets through."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from structlog.testing import capture_logs
+
+from bots.adapters.teams.bot import TeamsBot
+from bots.adapters.teams.scheduled import teams_delivery
+from bots.adapters.teams.server import auth_configuration, cloud_adapter
+from bots.adapters.teams.settings import TeamsSettings
+from bots.app.service import chat_service
+from bots.chat.cards import encode_action
+from bots.chat.replies import Reply
+from bots.keys import escape
+from bots.settings import Settings
+from core.db.in_memory import InMemoryDb
+from core.testing import ScriptedModel, tool_call
+from tests.bots.adapters.teams.fake_connector import FakeConnector, route_jwks
+from tests.bots.adapters.teams.harness import LocalTokens, Running, start
+from tests.bots.adapters.teams.payloads import (
+    ANA,
+    APP_ID,
+    BO,
+    CHANNEL,
+    PERSONAL,
+    ROOT,
+    TENANT,
+    channel_mention,
+    personal,
+)
+from tests.scenarios.fakes.streaming_model import WordStreamingModel
+from tools.catalog import create_agents
+
+BOARD = f"teams:{TENANT}:{escape(CHANNEL)}"
+
+
+@pytest.fixture
+async def fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeConnector]:
+    async with FakeConnector(APP_ID) as connector:
+        route_jwks(monkeypatch, connector.keys_url)
+        yield connector
+
+
+def _settings(**changes: Any) -> Settings:
+    return Settings(openai_api_key="sk-test", redis_url=None, **changes)
+
+
+async def _stop(running: Running) -> None:
+    running.task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await running.task
+
+
+async def test_state_dump_is_for_admins(fake: FakeConnector) -> None:
+    admin = f"teams:{TENANT}:{ANA['aadObjectId']}"
+    db = InMemoryDb()
+    model = ScriptedModel([tool_call("add_task", title="Buy milk"), "Added."])
+    running = await start(fake, create_agents(model, db), _settings(statebot_admin_ids=[admin]))
+    try:
+        await running.post(channel_mention(text="<at>Statebot</at> add milk"))
+        await running.replies(1)
+        await running.post(personal(id="d1", text=f"/state dump {BOARD}"))
+        await running.post(personal(id="d2", text=f"/state dump {BOARD}", **{"from": BO}))
+        posts = await running.replies(3)
+        dump, refused = posts[1], posts[2]
+        assert dump.path.startswith(f"/v3/conversations/{PERSONAL}/activities")
+        content = json.dumps(dump.body["attachments"][0]["content"])
+        assert "Buy milk" in content and f"Session {BOARD}" in content
+        assert "Buy milk" not in (refused.body.get("text") or "")
+        assert "admin" in (refused.body.get("text") or "").lower()
+    finally:
+        await _stop(running)
+
+
+async def test_a_personal_chat_answer_streams_by_edits(fake: FakeConnector) -> None:
+    answer = "Your board holds one open task and nothing is overdue today."
+    model = WordStreamingModel([answer])
+    settings = _settings(statebot_stream_replies=True, statebot_stream_seconds=0.001)
+    running = await start(fake, create_agents(model, InMemoryDb()), settings)
+    try:
+        await running.post(personal())
+        async with asyncio.timeout(10):
+            while not any(c.body.get("text") == answer for c in fake.posts()):
+                await asyncio.sleep(0.02)
+        posts = fake.posts()
+        first, *edits = posts
+        assert first.method == "POST" and answer.startswith(first.body["text"])
+        assert edits and all(c.method == "PUT" for c in edits)  # the same message, edited
+        assert edits[-1].body["text"] == answer
+    finally:
+        await _stop(running)
+
+
+async def test_a_channel_answer_is_one_message_even_with_streaming_on(fake: FakeConnector) -> None:
+    model = WordStreamingModel(["One reply for the whole channel."])
+    settings = _settings(statebot_stream_replies=True, statebot_stream_seconds=0.001)
+    running = await start(fake, create_agents(model, InMemoryDb()), settings)
+    try:
+        await running.post(channel_mention(text="<at>Statebot</at> hi"))
+        [reply] = await running.replies(1)
+        await asyncio.sleep(0.2)
+        assert [c.method for c in fake.posts()] == ["POST"]
+        assert reply.body["text"] == "One reply for the whole channel."
+    finally:
+        await _stop(running)
+
+
+async def test_a_reminder_goes_into_its_reply_chain(fake: FakeConnector) -> None:
+    teams = TeamsSettings(teams_app_id=APP_ID, teams_app_password="test-secret")
+    adapter = cloud_adapter(auth_configuration(teams), LocalTokens)
+    service = chat_service(create_agents(ScriptedModel([]), InMemoryDb()), settings=_settings())
+    bot = TeamsBot(service, adapter, app_id=APP_ID, send_budget=5.0)
+    deliver = teams_delivery(bot, fake.url)
+    target = {"platform": "teams", "workspace": TENANT, "channel": CHANNEL, "thread": ROOT}
+    await deliver(target, Reply("Reminder: Buy milk is due."))
+    [post] = fake.posts()
+    assert post.path == f"/v3/conversations/{CHANNEL};messageid={ROOT}/activities"
+    assert post.body["text"] == "Reminder: Buy milk is due."
+    dm = {"platform": "teams", "workspace": TENANT, "channel": PERSONAL, "thread": None}
+    await deliver(dm, Reply("Reminder in your chat."))
+    assert fake.posts()[-1].path == f"/v3/conversations/{PERSONAL}/activities"
+    with pytest.raises(ValueError, match="needs a conversation"):
+        await deliver({"platform": "teams", "workspace": TENANT, "user": "u"}, Reply("x"))
+
+
+async def test_an_action_submit_runs_the_click_and_updates_the_card(fake: FakeConnector) -> None:
+    db = InMemoryDb()
+    model = ScriptedModel([tool_call("add_task", title="Buy milk"), "Added."])
+    running = await start(fake, create_agents(model, db), _settings())
+    try:
+        await running.post(channel_mention(text="<at>Statebot</at> add milk"))
+        await running.replies(1)
+        value = encode_action(
+            "taskboard",
+            BOARD,
+            "update_task_status",
+            {"task_id": 1, "status": "done"},
+            "list_tasks",
+            {},
+        )
+        submit = channel_mention(
+            id="submit-1",
+            text=None,
+            entities=[],
+            replyToId="1:board",
+            value={"statebot": "card", "value": value},
+        )
+        status, _ = await running.post(submit)
+        assert status == 202
+        update = (await running.replies(2))[1]
+        assert update.method == "PUT" and update.path.endswith("/activities/1:board")
+        session = await db.aload(BOARD)
+        assert session is not None and session.state["tasks"][0]["status"] == "done"
+    finally:
+        await _stop(running)
+
+
+async def test_a_redelivered_message_is_answered_once(fake: FakeConnector) -> None:
+    running = await start(
+        fake, create_agents(ScriptedModel(["Once.", "Twice!"]), InMemoryDb()), _settings()
+    )
+    try:
+        await running.post(personal())
+        await running.post(personal())  # Teams redelivers the same activity id
+        await running.replies(1)
+        await asyncio.sleep(0.3)
+        assert [c.body.get("text") for c in fake.posts()] == ["Once."]
+    finally:
+        await _stop(running)
+
+
+async def test_a_reply_refused_past_the_budget_is_logged_not_claimed(fake: FakeConnector) -> None:
+    running = await start(
+        fake,
+        create_agents(ScriptedModel(["Lost?"]), InMemoryDb()),
+        _settings(),
+        teams_send_timeout=0.3,
+    )
+    try:
+        fake.fail_next(1000, 503)
+        with capture_logs() as logs:
+            await running.post(personal())
+            async with asyncio.timeout(10):
+                while not any(e["event"] == "teams_send_failed" for e in logs):
+                    await asyncio.sleep(0.02)
+        failed = next(e for e in logs if e["event"] == "teams_send_failed")
+        assert "503" in failed["error"] and failed["event_id"] == personal()["id"]
+    finally:
+        await _stop(running)
