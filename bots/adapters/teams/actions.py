@@ -21,6 +21,7 @@ from microsoft_agents.activity import InvokeResponse
 from microsoft_agents.hosting.core import TurnContext
 
 from bots.adapters.teams.cards import CONTENT_TYPE, FIELD, board_card, decided_card
+from bots.adapters.teams.names import TeamsNames
 from bots.adapters.teams.parse import PLATFORM, CardAction
 from bots.adapters.teams.replies import deliver
 from bots.adapters.teams.send import Sender, message
@@ -41,7 +42,7 @@ class ActionHandler:
 
     __slots__ = ("budget", "names", "service")
 
-    def __init__(self, service: ChatService, budget: float, names: Any) -> None:
+    def __init__(self, service: ChatService, budget: float, names: TeamsNames) -> None:
         self.service = service
         self.budget = budget
         self.names = names

@@ -53,7 +53,3 @@ class TeamsNames:
     async def channel_name(self, workspace: str, channel: str) -> str | None:
         """The channel's name, once an activity in it named it."""
         return self._channels.get(channel)
-
-    def items(self) -> Mapping[str, str]:
-        """Names by user id (what outgoing mentions are labelled with)."""
-        return self.known

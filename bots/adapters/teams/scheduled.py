@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from microsoft_agents.activity import ConversationReference
 from microsoft_agents.hosting.core import ChannelServiceAdapter, TurnContext
 
+from bots.adapters.teams.names import TeamsNames
 from bots.adapters.teams.parse import conversation_id
 from bots.adapters.teams.replies import deliver
 from bots.adapters.teams.send import Sender
@@ -33,7 +34,7 @@ class DeliveryHost(Protocol):
     app_id: str
     budget: float
     service_urls: dict[str, str]
-    names: Any
+    names: TeamsNames
 
 
 def reference_for(

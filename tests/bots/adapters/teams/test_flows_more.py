@@ -9,7 +9,9 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import aiohttp
 import pytest
+from click.testing import CliRunner
 from structlog.testing import capture_logs
 
 from bots.adapters.teams.bot import TeamsBot
@@ -19,6 +21,7 @@ from bots.adapters.teams.settings import TeamsSettings
 from bots.app.service import chat_service
 from bots.chat.cards import encode_action
 from bots.chat.replies import Reply
+from bots.cli.main import main
 from bots.keys import escape
 from bots.settings import Settings
 from core.db.in_memory import InMemoryDb
@@ -195,3 +198,36 @@ async def test_a_reply_refused_past_the_budget_is_logged_not_claimed(fake: FakeC
         assert "503" in failed["error"] and failed["event_id"] == personal()["id"]
     finally:
         await _stop(running)
+
+
+async def test_health_routes_share_the_endpoint_s_port(fake: FakeConnector) -> None:
+    running = await start(fake, create_agents(ScriptedModel([]), InMemoryDb()), _settings())
+    try:
+        async with aiohttp.ClientSession() as http:
+            base = f"http://127.0.0.1:{running.port}"
+            for path, status in (("/healthz", 200), ("/readyz", 200), ("/metrics", 200)):
+                async with http.get(base + path) as response:  # no token needed for these
+                    assert response.status == status, path
+            async with http.get(base + "/api/messages") as response:
+                assert response.status == 405  # the endpoint takes POSTs only
+    finally:
+        await _stop(running)
+
+
+def test_statebot_teams_without_an_app_id_says_what_to_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("TEAMS_APP_ID", "TEAMS_APP_PASSWORD", "TEAMS_CERT_PFX_FILE"):
+        monkeypatch.delenv(name, raising=False)
+    runner = CliRunner()
+    result = runner.invoke(main, ["teams"], env={"TEAMS_APP_ID": ""})
+    assert result.exit_code == 2 and "TEAMS_APP_ID is not set" in result.output
+    result = runner.invoke(main, ["teams"], env={"TEAMS_APP_ID": APP_ID})
+    assert result.exit_code == 2 and "TEAMS_APP_PASSWORD" in result.output
+
+
+def test_statebot_config_lists_the_teams_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEAMS_APP_PASSWORD", "teams-secret-value")
+    result = CliRunner().invoke(main, ["config"])
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if line.startswith("TEAMS_APP_PASSWORD"))
+    assert "set (hidden)" in row and "teams-secret-value" not in result.output
+    assert any(line.startswith("TEAMS_PORT") for line in result.output.splitlines())
