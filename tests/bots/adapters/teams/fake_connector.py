@@ -40,6 +40,8 @@ class Call:
     path: str
     body: dict[str, Any]
     authorization: str = ""
+    #: the id the fake gave what was posted ("" for updates and refusals)
+    id: str = ""
 
 
 @dataclass
@@ -99,7 +101,10 @@ class FakeConnector:
         self.posted.set()
         if request.method == "DELETE":
             return web.Response(status=200)
-        return web.json_response({"id": f"1:{next(self._ids)}"}, status=201)
+        if request.method == "POST":
+            call.id = f"1:{next(self._ids)}"
+            return web.json_response({"id": call.id}, status=201)
+        return web.json_response({"id": request.match_info.get("id", "")}, status=200)
 
     async def __aenter__(self) -> FakeConnector:
         self._key = _KEY

@@ -14,7 +14,6 @@ import pytest
 
 from bots.adapters.teams.bot import INTERRUPTED
 from bots.chat.approvals import NOT_YOURS
-from bots.chat.cards import encode_action
 from bots.keys import escape
 from bots.settings import Settings
 from core.agent import Agent
@@ -64,7 +63,7 @@ async def test_a_mention_is_answered_in_its_reply_chain_and_the_state_saved(
     model = ScriptedModel([tool_call("add_task", title="Buy milk"), "Added Buy milk."])
     running = await start(fake, create_agents(model, db), _settings())
     try:
-        status, _ = await running.post(channel_mention(text="<at>Statebot</at> add milk"))
+        status, _ = await running.post(channel_mention())  # "add milk & eggs, and tell @Bo"
         assert status == 202  # acknowledged before the run
         [reply] = await running.replies(1)
         assert reply.method == "POST" and reply.path == REPLY_PATH
@@ -73,6 +72,10 @@ async def test_a_mention_is_answered_in_its_reply_chain_and_the_state_saved(
         assert any(c.body.get("type") == "typing" for c in fake.calls)  # while it worked
         session = await db.aload(BOARD)
         assert session is not None and [t["title"] for t in session.state["tasks"]] == ["Buy milk"]
+        # the model read the other mention as a name, and who asked
+        asked = model.requests[0].messages[-1].content or ""
+        assert "add milk & eggs, and tell @Bo Chen" in asked and "Ana Ruiz" in asked
+        assert "<at" not in asked
     finally:
         await _stop(running)
 
@@ -91,28 +94,37 @@ async def test_an_activity_without_a_valid_token_runs_nothing(fake: FakeConnecto
 
 
 async def test_a_board_click_updates_the_card(fake: FakeConnector) -> None:
+    """The board is posted as a card; its Done button, clicked, redraws it everywhere."""
     db = InMemoryDb()
     model = ScriptedModel([tool_call("add_task", title="Buy milk"), "Added."])
     running = await start(fake, create_agents(model, db), _settings())
     try:
         await running.post(channel_mention(text="<at>Statebot</at> add milk"))
         await running.replies(1)
-        value = encode_action(
-            "taskboard",
-            BOARD,
-            "update_task_status",
-            {"task_id": 1, "status": "done"},
-            "list_tasks",
-            {},
-        )
-        status, body = await running.post(
-            card_action({"statebot": "card", "value": value}, card_id="1:board")
-        )
+        listing = channel_mention(id="list-1", text="<at>Statebot</at> /taskboard list_tasks")
+        await running.post(listing)
+        board = (await running.replies(2))[1]
+        card = board.body["attachments"][0]["content"]
+        buttons = [
+            a for block in card["body"] if block["type"] == "ActionSet" for a in block["actions"]
+        ]
+        done = next(b for b in buttons if b["title"] == "Done")
+        status, body = await running.post(card_action(done["data"], card_id=board.id))
         assert status == 200 and body["type"] == "application/vnd.microsoft.card.adaptive"
         shown = json.dumps(body["value"])
-        assert "Buy milk" in shown and "done" in shown
+        assert (
+            "Buy milk" in shown
+            and "done" in shown
+            and "Done"
+            not in [
+                a["title"]
+                for b in body["value"]["body"]
+                if b["type"] == "ActionSet"
+                for a in b["actions"]
+            ]
+        )
         [update] = [c for c in fake.posts() if c.method == "PUT"]
-        assert update.path.endswith("/activities/1:board")  # everyone's copy redrawn too
+        assert update.path.endswith(f"/activities/{board.id}")  # everyone's copy redrawn too
         assert update.body["attachments"][0]["content"] == body["value"]
         session = await db.aload(BOARD)
         assert session is not None and session.state["tasks"][0]["status"] == "done"
