@@ -59,6 +59,9 @@ def auth_configuration(teams: TeamsSettings) -> AgentAuthConfiguration:
         client_secret=secret.get_secret_value() if secret is not None else None,
         cert_pfx_file=teams.teams_cert_pfx_file if secret is None else None,
         connection_name=CONNECTION,
+        # the SDK leaves the issuer unchecked unless asked: accept only the Bot
+        # Framework's and the app's tenant's
+        validate_issuer=True,
     )
 
 

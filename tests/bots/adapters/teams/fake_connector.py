@@ -27,6 +27,7 @@ from jwt.algorithms import RSAAlgorithm
 
 BOT_FRAMEWORK_ISSUER = "https://api.botframework.com"
 BOT_FRAMEWORK_KEYS = "https://login.botframework.com/v1/.well-known/keys"
+ENTRA_HOST = "login.microsoftonline.com"
 OUTGOING_TOKEN = "local-outgoing-token"
 #: one signing key per test process: the SDK caches the key set it fetched (and
 #: refetches an unknown key id only after a cooldown), as it does against Microsoft's
@@ -134,7 +135,9 @@ class _KeysRedirect(urllib.request.BaseHandler):
         self.keys_url = keys_url
 
     def https_request(self, request: urllib.request.Request) -> urllib.request.Request:
-        if request.full_url == BOT_FRAMEWORK_KEYS:
+        # the Bot Framework's key set, and Entra's (where a token of another issuer sends
+        # the SDK): both answered by the fake, so no test reaches the network
+        if request.full_url == BOT_FRAMEWORK_KEYS or request.host == ENTRA_HOST:
             request.full_url = self.keys_url
         return request
 

@@ -86,6 +86,9 @@ async def test_an_activity_without_a_valid_token_runs_nothing(fake: FakeConnecto
     try:
         assert (await running.post(personal(), token=None))[0] == 401
         assert (await running.post(personal(), token=fake.token(audience="someone-else")))[0] == 401
+        forged = fake.token(issuer="https://issuer.example/")  # signed, but not Microsoft's
+        assert (await running.post(personal(), token=forged))[0] == 401
+        assert (await running.post(personal(), token="not-a-jwt"))[0] == 401
         assert (
             fake.calls == [] and model.calls == 0 if hasattr(model, "calls") else fake.calls == []
         )

@@ -36,6 +36,7 @@ from tests.bots.adapters.teams.payloads import (
     PERSONAL,
     ROOT,
     TENANT,
+    card_action,
     channel_mention,
     personal,
 )
@@ -231,3 +232,22 @@ def test_statebot_config_lists_the_teams_settings(monkeypatch: pytest.MonkeyPatc
     row = next(line for line in result.output.splitlines() if line.startswith("TEAMS_APP_PASSWORD"))
     assert "set (hidden)" in row and "teams-secret-value" not in result.output
     assert any(line.startswith("TEAMS_PORT") for line in result.output.splitlines())
+
+
+async def test_the_add_form_adds_what_was_typed(fake: FakeConnector) -> None:
+    db = InMemoryDb()
+    running = await start(fake, create_agents(ScriptedModel([]), db), _settings())
+    try:
+        await running.post(channel_mention(id="l1", text="<at>Statebot</at> /taskboard list_tasks"))
+        [board] = await running.replies(1)
+        [add] = board.body["attachments"][0]["content"]["actions"]
+        [submit] = add["card"]["actions"]
+        typed = {**submit["data"], "field:title": "Call the plumber", "field:category": " "}
+        status, body = await running.post(card_action(typed, card_id=board.id))
+        assert status == 200 and "Call the plumber" in json.dumps(body["value"])
+        session = await db.aload(BOARD)
+        assert session is not None
+        [task] = session.state["tasks"]
+        assert task["title"] == "Call the plumber" and task["category"] != " "
+    finally:
+        await _stop(running)
