@@ -210,3 +210,24 @@ async def test_sigterm_lets_the_answer_in_flight_finish(fake: FakeConnector) -> 
     texts = [c.body.get("text") for c in fake.posts()]
     assert "Here it is." in texts and INTERRUPTED not in texts
     assert any("restarting" in (t or "") for t in texts)  # the late one was told to resend
+
+
+async def test_an_answer_past_the_grace_is_cut_and_its_user_told(fake: FakeConnector) -> None:
+    started = asyncio.Event()
+
+    @tool
+    async def endless_lookup() -> str:
+        """Never finishes."""
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    model = ScriptedModel([tool_call("endless_lookup"), "unreachable"])
+    agent = Agent(model=model, db=InMemoryDb(), tools=[endless_lookup], id="slow")
+    settings = _settings(statebot_default_agent="slow", statebot_shutdown_grace=0.2)
+    running = await start(fake, {"slow": agent}, settings)
+    await running.post(personal())
+    await asyncio.wait_for(started.wait(), 10)
+    os.kill(os.getpid(), signal.SIGTERM)
+    await asyncio.wait_for(running.task, 15)
+    assert [c.body.get("text") for c in fake.posts()] == [INTERRUPTED]
