@@ -6,18 +6,21 @@ it at once) and in the message itself (everyone does). Approve / Reject goes thr
 ``ChatService.handle_decision``: only the asker or an admin decides; a refusal, an
 expired or already handled question is told to the clicker alone (the invoke's
 message answer) and changes nothing; a decision replaces the buttons with its
-outcome and the run's answer is posted in the conversation. A client that sends
+outcome and the run's answer is posted in the conversation; a run still going after
+``INVOKE_WAIT`` seconds (a model answering) gets Teams its answer at once ("the
+answer follows") and finishes in the background. A client that sends
 ``Action.Submit`` instead gets the same, as messages and an update of the card.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import aiohttp
 import structlog
-from microsoft_agents.activity import InvokeResponse
+from microsoft_agents.activity import Activity, InvokeResponse
 from microsoft_agents.hosting.core import TurnContext
 
 from bots.adapters.teams.cards import CONTENT_TYPE, FIELD, board_card, decided_card
@@ -27,6 +30,7 @@ from bots.adapters.teams.replies import deliver
 from bots.adapters.teams.send import Sender, message
 from bots.chat.approvals import EXPIRED, Approval, Decision
 from bots.chat.cards import Click, decode_action
+from bots.chat.replies import Reply
 from bots.chat.service import ChatService
 from bots.ops.metrics import delivery_failed
 
@@ -35,17 +39,34 @@ log = structlog.get_logger(__name__)
 NOT_OURS = "That button is not one of mine; nothing was done."
 BUTTON_EXPIRED = "That button has expired; nothing was done. List the board again."
 MESSAGE_TYPE = "application/vnd.microsoft.activity.message"
+#: seconds an Approve / Reject invoke waits for the resumed run before Teams is answered
+#: (its client gives up on an invoke after some seconds; a model's answer can take longer)
+INVOKE_WAIT = 4.0
+WORKING = "Decided; the answer follows in this conversation."
+
+#: ``later(activity, turn)``: run ``turn`` in ``activity``'s conversation once it can
+Later = Callable[[Activity, Callable[[TurnContext], Awaitable[None]]], None]
 
 
 class ActionHandler:
     """Applies card actions and says what the invoke answers."""
 
-    __slots__ = ("budget", "names", "service")
+    __slots__ = ("budget", "invoke_wait", "later", "names", "service")
 
-    def __init__(self, service: ChatService, budget: float, names: TeamsNames) -> None:
+    def __init__(
+        self,
+        service: ChatService,
+        budget: float,
+        names: TeamsNames,
+        later: Later,
+        invoke_wait: float | None = None,
+    ) -> None:
         self.service = service
         self.budget = budget
         self.names = names
+        #: runs a turn in the conversation of an activity later (the bot's proactive path)
+        self.later = later
+        self.invoke_wait = INVOKE_WAIT if invoke_wait is None else invoke_wait
 
     @staticmethod
     def note(text: str) -> InvokeResponse:
@@ -143,7 +164,36 @@ class ActionHandler:
             approval=approval,
             event_id=action.event_id,
         )
-        reply = await self.service.handle_decision(decision)
+        run = asyncio.ensure_future(self.service.handle_decision(decision))
+        done, _ = await asyncio.wait({run}, timeout=self.invoke_wait)
+        if run in done:
+            return await self._decided(sender, action, approval, run.result())
+        # refusals answer at once, so a decision still running was accepted: Teams gets
+        # its answer now, the rest is posted when the run ends
+        working = decided_card(f"{approval.prompt}\n\n{WORKING}")
+        self.later(sender.context.activity, self._finish(action, approval, run))
+        return self.card(working)
+
+    def _finish(
+        self, action: CardAction, approval: Approval, run: asyncio.Future[Reply]
+    ) -> Callable[[TurnContext], Awaitable[None]]:
+        async def turn(context: TurnContext) -> None:
+            sender = Sender(context, self.budget, self.names.known)
+            try:
+                reply = await run
+            except asyncio.CancelledError:
+                run.cancel()
+                raise
+            response = await self._decided(sender, action, approval, reply)
+            body = response.body if isinstance(response.body, Mapping) else {}
+            if body.get("type") == MESSAGE_TYPE:  # too late to tell the clicker alone
+                await sender.text(str(body.get("value")))
+
+        return turn
+
+    async def _decided(
+        self, sender: Sender, action: CardAction, approval: Approval, reply: Reply
+    ) -> InvokeResponse:
         if reply.ephemeral:  # not yours, already handled, expired: nothing changed
             return self.note(reply.text)
         if approval.action:  # an admin's question: its outcome takes its place

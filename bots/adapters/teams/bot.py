@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 import aiohttp
@@ -85,7 +85,7 @@ class TeamsBot:
         #: the Bot Connector URL each tenant last wrote from (reminders post there)
         self.service_urls: dict[str, str] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self.actions = ActionHandler(service, send_budget, self.names)
+        self.actions = ActionHandler(service, send_budget, self.names, self.later)
         service.use_names(PLATFORM, self.names)  # the model reads names, not ids
 
     async def on_turn(self, context: TurnContext) -> None:
@@ -136,18 +136,29 @@ class TeamsBot:
         reference = context.activity.get_conversation_reference()
         continuation = reference.get_continuation_activity()
         continuation.id = context.activity.id  # replies answer this message, in its chain
-        task = asyncio.create_task(self._answer(continuation, msg, ids))
+        self._spawn(self._proactive(continuation, self._turn(msg, ids), ids))
+
+    def later(self, activity: Activity, turn: Callable[[TurnContext], Awaitable[None]]) -> None:
+        """Run ``turn`` in ``activity``'s conversation in the background (drained on stop)."""
+        continuation = activity.get_conversation_reference().get_continuation_activity()
+        continuation.id = None  # a new post in the conversation (a reply chain's root stays)
+        ids = {"platform": PLATFORM, "event_id": str(activity.id or "")}
+        self._spawn(self._proactive(continuation, turn, ids))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _answer(
-        self, continuation: Activity, msg: InboundMessage | SlashCommand, ids: dict[str, str]
+    async def _proactive(
+        self,
+        continuation: Activity,
+        turn: Callable[[TurnContext], Awaitable[None]],
+        ids: dict[str, str],
     ) -> None:
         with self.drain.track():
             try:
-                await self.adapter.continue_conversation(
-                    self.app_id, continuation, self._turn(msg, ids)
-                )
+                await self.adapter.continue_conversation(self.app_id, continuation, turn)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the proactive turn itself failed (token, connector)

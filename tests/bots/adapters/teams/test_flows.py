@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bots.adapters.teams import actions
 from bots.adapters.teams.bot import INTERRUPTED
 from bots.chat.approvals import NOT_YOURS
 from bots.keys import escape
@@ -231,3 +232,44 @@ async def test_an_answer_past_the_grace_is_cut_and_its_user_told(fake: FakeConne
     os.kill(os.getpid(), signal.SIGTERM)
     await asyncio.wait_for(running.task, 15)
     assert [c.body.get("text") for c in fake.posts()] == [INTERRUPTED]
+
+
+async def test_a_slow_approved_run_answers_teams_at_once_and_posts_later(
+    fake: FakeConnector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Teams gives up on an invoke after some seconds: the click is answered with
+    'working on it' while the approved run goes on; its answer and card come after."""
+    monkeypatch.setattr(actions, "INVOKE_WAIT", 0.2)
+    gate = asyncio.Event()
+
+    @tool(requires_confirmation=True)
+    async def archive_board(session_state: dict[str, Any]) -> str:
+        """Archive every task (slow)."""
+        await gate.wait()
+        session_state["tasks"] = []
+        return "archived"
+
+    model = ScriptedModel([tool_call("archive_board"), "Archived everything."])
+    agent = Agent(
+        model=model,
+        db=InMemoryDb(),
+        tools=[archive_board],
+        id="board",
+        session_state={"tasks": ["a"]},
+    )
+    running = await start(fake, {"board": agent}, _settings(statebot_default_agent="board"))
+    try:
+        await running.post(channel_mention(text="<at>Statebot</at> archive"))
+        [question] = await running.replies(1)
+        approve = question.body["attachments"][0]["content"]["actions"][0]
+        status, body = await running.post(card_action(approve["data"], card_id=question.id))
+        assert status == 200 and "the answer follows" in json.dumps(body["value"])
+        assert [c.body.get("text") for c in fake.posts()][1:] == []  # nothing posted yet
+        gate.set()
+        posts = await running.replies(3)
+        assert any("Archived everything." in (c.body.get("text") or "") for c in posts)
+        [update] = [c for c in posts if c.method == "PUT"]
+        assert update.path.endswith(f"/activities/{question.id}")
+        assert "Approved by" in json.dumps(update.body["attachments"][0]["content"])
+    finally:
+        await _stop(running)
