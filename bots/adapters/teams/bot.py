@@ -53,6 +53,12 @@ log = structlog.get_logger(__name__)
 
 DEDUPE_TTL = 600  # seconds an activity id stays claimed; Teams redelivers within seconds
 RESTARTING = "I am restarting, so I did not run this. Please send it again in a minute."
+#: what a channel or group chat sees of ``/state`` output (Teams cannot show a message
+#: to one person there, and state may hold anything)
+PERSONAL_ONLY = (
+    "/state answers only in a personal chat with me (Teams cannot show a reply to you "
+    "alone here); nothing was shown. Send it to me directly."
+)
 INTERRUPTED = (
     "I had to stop while working on this because I am restarting; part of it may have "
     "been applied, so please check before resending."
@@ -184,6 +190,7 @@ class TeamsBot:
                 log.exception("teams_handler_failed", **ids)
                 reply = Reply(UNEXPECTED)
             if reply is not None:
+                reply = _kept_private(msg, reply)
                 if sink is not None and await sink.finished(reply):
                     return
                 await self._post(sender, reply, ids)
@@ -203,3 +210,11 @@ class TeamsBot:
         """Turn new activities away, let answers in flight finish within ``grace`` s."""
         log.info("teams_shutdown", platform=PLATFORM, in_flight=self.drain.in_flight)
         return await self.drain.shutdown(grace)
+
+
+def _kept_private(msg: InboundMessage | SlashCommand, reply: Reply) -> Reply:
+    """``/state`` output meant for the asker alone is not posted where others read it."""
+    shared = not msg.is_dm and isinstance(msg, SlashCommand)
+    if shared and reply.ephemeral and msg.command.lower() == "state":
+        return Reply(PERSONAL_ONLY, ephemeral=True)
+    return reply

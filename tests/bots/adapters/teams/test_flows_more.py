@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from structlog.testing import capture_logs
 
-from bots.adapters.teams.bot import TeamsBot
+from bots.adapters.teams.bot import PERSONAL_ONLY, TeamsBot
 from bots.adapters.teams.scheduled import teams_delivery
 from bots.adapters.teams.server import auth_configuration, cloud_adapter
 from bots.adapters.teams.settings import TeamsSettings
@@ -249,5 +249,22 @@ async def test_the_add_form_adds_what_was_typed(fake: FakeConnector) -> None:
         assert session is not None
         [task] = session.state["tasks"]
         assert task["title"] == "Call the plumber" and task["category"] != " "
+    finally:
+        await _stop(running)
+
+
+async def test_state_output_is_not_posted_in_a_channel(fake: FakeConnector) -> None:
+    admin = f"teams:{TENANT}:{ANA['aadObjectId']}"
+    db = InMemoryDb()
+    model = ScriptedModel([tool_call("add_task", title="Secret plan"), "Added."])
+    running = await start(fake, create_agents(model, db), _settings(statebot_admin_ids=[admin]))
+    try:
+        await running.post(channel_mention(text="<at>Statebot</at> add it"))
+        await running.replies(1)
+        dump = channel_mention(id="s1", text=f"<at>Statebot</at> /state dump {BOARD}")
+        await running.post(dump)
+        answer = (await running.replies(2))[1]
+        assert answer.body.get("text") == PERSONAL_ONLY
+        assert "Secret plan" not in json.dumps(answer.body)
     finally:
         await _stop(running)
