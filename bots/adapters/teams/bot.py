@@ -51,6 +51,8 @@ from bots.ops.metrics import delivery_failed
 
 log = structlog.get_logger(__name__)
 
+#: seconds between typing indicators while a run works (Teams shows one for a few seconds)
+TYPING_EVERY = 3.0
 DEDUPE_TTL = 600  # seconds an activity id stays claimed; Teams redelivers within seconds
 RESTARTING = "I am restarting, so I did not run this. Please send it again in a minute."
 #: what a channel or group chat sees of ``/state`` output (Teams cannot show a message
@@ -176,7 +178,7 @@ class TeamsBot:
     ) -> Callable[[TurnContext], Any]:
         async def turn(context: TurnContext) -> None:
             sender = Sender(context, self.budget, self.names.known)
-            await sender.typing()
+            typing = asyncio.create_task(_keep_typing(sender))
             sink = teams_stream(sender, self.stream) if msg.is_dm else None
             try:
                 if isinstance(msg, SlashCommand):
@@ -184,11 +186,14 @@ class TeamsBot:
                 else:
                     reply = await self.service.handle_message(msg, sink=sink)
             except asyncio.CancelledError:
+                typing.cancel()
                 await self._post(sender, Reply(INTERRUPTED), ids)
                 raise
             except Exception:
                 log.exception("teams_handler_failed", **ids)
                 reply = Reply(UNEXPECTED)
+            finally:
+                typing.cancel()
             if reply is not None:
                 reply = _kept_private(msg, reply)
                 if sink is not None and await sink.finished(reply):
@@ -218,3 +223,10 @@ def _kept_private(msg: InboundMessage | SlashCommand, reply: Reply) -> Reply:
     if shared and reply.ephemeral and msg.command.lower() == "state":
         return Reply(PERSONAL_ONLY, ephemeral=True)
     return reply
+
+
+async def _keep_typing(sender: Sender) -> None:
+    """The typing indicator, renewed every TYPING_EVERY seconds until cancelled."""
+    while True:
+        await sender.typing()
+        await asyncio.sleep(TYPING_EVERY)

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from bots.adapters.teams import actions
+from bots.adapters.teams import bot as bot_module
 from bots.adapters.teams.bot import INTERRUPTED
 from bots.chat.approvals import NOT_YOURS
 from bots.keys import escape
@@ -271,5 +272,34 @@ async def test_a_slow_approved_run_answers_teams_at_once_and_posts_later(
         [update] = [c for c in posts if c.method == "PUT"]
         assert update.path.endswith(f"/activities/{question.id}")
         assert "Approved by" in json.dumps(update.body["attachments"][0]["content"])
+    finally:
+        await _stop(running)
+
+
+async def test_the_typing_indicator_is_renewed_while_a_run_works(
+    fake: FakeConnector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(bot_module, "TYPING_EVERY", 0.05)
+    gate = asyncio.Event()
+
+    @tool
+    async def slow_lookup() -> str:
+        """Takes a while."""
+        await gate.wait()
+        return "found"
+
+    model = ScriptedModel([tool_call("slow_lookup"), "Here it is."])
+    agent = Agent(model=model, db=InMemoryDb(), tools=[slow_lookup], id="slow")
+    running = await start(fake, {"slow": agent}, _settings(statebot_default_agent="slow"))
+    try:
+        await running.post(personal())
+        async with asyncio.timeout(10):
+            while sum(c.body.get("type") == "typing" for c in fake.calls) < 3:
+                await asyncio.sleep(0.02)
+        gate.set()
+        await running.replies(1)
+        typed = sum(c.body.get("type") == "typing" for c in fake.calls)
+        await asyncio.sleep(0.3)  # once answered, no more typing
+        assert sum(c.body.get("type") == "typing" for c in fake.calls) == typed
     finally:
         await _stop(running)
