@@ -219,8 +219,9 @@ class TeamsBot:
 
 def _kept_private(msg: InboundMessage | SlashCommand, reply: Reply) -> Reply:
     """``/state`` output meant for the asker alone is not posted where others read it."""
-    shared = not msg.is_dm and isinstance(msg, SlashCommand)
-    if shared and reply.ephemeral and msg.command.lower() == "state":
+    if not isinstance(msg, SlashCommand) or msg.is_dm:
+        return reply
+    if reply.ephemeral and msg.command.lower() == "state":
         return Reply(PERSONAL_ONLY, ephemeral=True)
     return reply
 
