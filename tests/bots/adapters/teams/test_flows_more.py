@@ -33,11 +33,13 @@ from tests.bots.adapters.teams.payloads import (
     APP_ID,
     BO,
     CHANNEL,
+    GROUP,
     PERSONAL,
     ROOT,
     TENANT,
     card_action,
     channel_mention,
+    group_chat,
     personal,
 )
 from tests.scenarios.fakes.streaming_model import WordStreamingModel
@@ -266,5 +268,18 @@ async def test_state_output_is_not_posted_in_a_channel(fake: FakeConnector) -> N
         answer = (await running.replies(2))[1]
         assert answer.body.get("text") == PERSONAL_ONLY
         assert "Secret plan" not in json.dumps(answer.body)
+    finally:
+        await _stop(running)
+
+
+async def test_a_group_chat_is_answered_in_the_chat(fake: FakeConnector) -> None:
+    running = await start(
+        fake, create_agents(ScriptedModel(["Hello all."]), InMemoryDb()), _settings()
+    )
+    try:
+        await running.post(group_chat())
+        [reply] = await running.replies(1)
+        assert reply.path.startswith(f"/v3/conversations/{GROUP}/activities")
+        assert reply.body["text"] == "Hello all."
     finally:
         await _stop(running)
