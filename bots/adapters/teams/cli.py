@@ -43,34 +43,24 @@ async def serve(
     or certificate); ``started`` learns the bound port once the endpoint listens.
     """
     # imported here: the SDK is loaded only by the process that serves Teams
-    from bots.adapters.teams.bot import TeamsBot
-    from bots.adapters.teams.scheduled import teams_delivery
     from bots.adapters.teams.server import (
         Endpoint,
         TokenProviders,
+        assemble,
         auth_configuration,
-        cloud_adapter,
         msal_tokens,
-        web_app,
     )
 
-    config = auth_configuration(teams)
+    auth_configuration(teams)  # a missing app id or secret: one line, before anything starts
     provider: TokenProviders = tokens if callable(tokens) else msal_tokens
     app = build_app(settings, agents=agents)
     flags = flags_for(settings)
-    adapter = cloud_adapter(config, provider)
-    bot = TeamsBot(
-        app.service,
-        adapter,
-        app_id=teams.teams_app_id or "",
-        send_budget=teams.teams_send_timeout,
-        flags=flags,
-    )
-    app.service.deliveries.register("teams", teams_delivery(bot, teams.teams_service_url))
     stop = asyncio.Event()
     try:
         await check_stores(app.db)  # a store down at start: one line, not a traceback
-        web = web_app(bot, adapter, config, store_probe(app.db))
+        bot, web = assemble(
+            app.service, teams, tokens=provider, flags=flags, probe=store_probe(app.db)
+        )
         with on_stop_signal(lambda _signal: stop.set()):
             async with Endpoint(web, port=teams.teams_port) as endpoint:
                 if started is not None:

@@ -27,7 +27,11 @@ from microsoft_agents.hosting.core import (
 )
 
 from bots.adapters.teams.bot import TeamsBot
+from bots.adapters.teams.parse import PLATFORM
+from bots.adapters.teams.scheduled import teams_delivery
 from bots.adapters.teams.settings import TeamsSettings
+from bots.chat.service import ChatService
+from bots.ops.flags import Flags
 from bots.ops.health import Probe, add_routes
 
 log = structlog.get_logger(__name__)
@@ -129,3 +133,26 @@ class Endpoint:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+
+def assemble(
+    service: ChatService,
+    teams: TeamsSettings,
+    *,
+    tokens: TokenProviders,
+    flags: Flags,
+    probe: Probe,
+) -> tuple[TeamsBot, web.Application]:
+    """The bot over ``service`` and its web application; reminders of Teams sessions
+    are posted through it (``service.deliveries``)."""
+    config = auth_configuration(teams)
+    adapter = cloud_adapter(config, tokens)
+    bot = TeamsBot(
+        service,
+        adapter,
+        app_id=teams.teams_app_id or "",
+        send_budget=teams.teams_send_timeout,
+        flags=flags,
+    )
+    service.deliveries.register(PLATFORM, teams_delivery(bot, teams.teams_service_url))
+    return bot, web_app(bot, adapter, config, probe)
