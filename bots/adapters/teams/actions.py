@@ -23,7 +23,7 @@ import structlog
 from microsoft_agents.activity import Activity, InvokeResponse
 from microsoft_agents.hosting.core import TurnContext
 
-from bots.adapters.teams.cards import CONTENT_TYPE, FIELD, board_card, decided_card
+from bots.adapters.teams.cards import CONTENT_TYPE, FIELD, board_card, decided_card, fits
 from bots.adapters.teams.names import TeamsNames
 from bots.adapters.teams.parse import PLATFORM, CardAction
 from bots.adapters.teams.replies import deliver
@@ -143,9 +143,9 @@ class ActionHandler:
         if click is None:
             return self.note(BUTTON_EXPIRED)
         reply = await self.service.handle_click(click)
-        if reply.card is None:
+        card = board_card(reply.card) if reply.card is not None else None
+        if card is None or not fits(card):  # done; the clicker reads the tool's answer
             return self.note(reply.text)
-        card = board_card(reply.card)
         if action.card_id:  # everyone sees the new board, not only the clicker
             await sender.update(action.card_id, message(card=card))
         if reply.ephemeral:  # a stale board: redrawn, and the clicker told why

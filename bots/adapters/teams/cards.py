@@ -26,6 +26,8 @@ VERSION = "1.5"
 VERB = "statebot"
 #: prefix of the input ids of an add form (the field's name follows)
 FIELD = "field:"
+#: bytes of card JSON one message may carry (Teams refuses a message over ~28 KB)
+CARD_LIMIT = 25_000
 
 
 def _card(
@@ -144,3 +146,8 @@ def decided_card(text: str) -> dict[str, Any]:
 def attachment(card: dict[str, Any]) -> dict[str, Any]:
     """The message attachment carrying ``card``."""
     return {"contentType": CONTENT_TYPE, "content": card}
+
+
+def fits(card: dict[str, Any]) -> bool:
+    """Whether ``card`` fits in one Teams message (else its text is sent instead)."""
+    return len(json.dumps(card, ensure_ascii=False).encode()) <= CARD_LIMIT

@@ -10,6 +10,7 @@ import aiohttp
 import pytest
 
 from tests.bots.adapters.teams.payloads import APP_ID, personal
+from tests.bots.ops import test_process_endpoints as endpoints
 from tests.bots.ops.test_process_endpoints import (
     STATEBOT,
     check_endpoints,
@@ -22,10 +23,15 @@ from tests.bots.ops.test_process_endpoints import (
 
 pytestmark = pytest.mark.slow
 
+#: seconds `statebot teams` may take to listen: it imports the Agents SDK too, and on a
+#: loaded machine that start takes longer than the other processes' START_TIMEOUT
+START_TIMEOUT = 30.0
+
 
 async def test_statebot_teams_serves_refuses_unsigned_and_stops_on_sigterm(
-    tmp_path: Path, redis_url: str
+    tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(endpoints, "START_TIMEOUT", START_TIMEOUT)
     port = free_port()
     env = process_env(
         tmp_path,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from bots.adapters.teams.cards import approval_card, board_card
+from bots.adapters.teams.cards import approval_card, board_card, fits
 from bots.adapters.teams.text import safe_text
 from bots.chat.approvals import Approval
 from bots.chat.cards import Card, Control, Controls, Form, FormField, Item, Section, decode_action
@@ -94,3 +94,14 @@ def test_an_approval_card_has_approve_and_reject() -> None:
     assert (yes["title"], no["title"]) == ("Approve", "Reject")
     assert yes["data"] == {"statebot": "approval", "approve": True, "approval": approval.encode()}
     assert no["data"]["approve"] is False
+
+
+def test_a_board_too_big_for_one_message_does_not_fit() -> None:
+    big = _board()
+    items = tuple(
+        Item(f"#{n} " + "x" * 200, big.controls.items[0].controls, short=f"#{n}")  # type: ignore[union-attr]
+        for n in range(200)
+    )
+    controls = Controls(items, "list_tasks", agent_id="taskboard", session_id="teams:T:C")
+    assert fits(board_card(_board()))
+    assert not fits(board_card(Card("Task board", (), "200 tasks", controls)))
