@@ -9,10 +9,12 @@ closes, the scheduler stops, the store closes, and the process exits 0.
 from __future__ import annotations
 
 import asyncio
+import warnings
 from collections.abc import Mapping
 
 import click
 import structlog
+from aiohttp.web import NotAppKeyWarning
 
 from bots.adapters.teams.settings import TeamsSettings
 from bots.app.build import AgentSource, build_app
@@ -52,6 +54,9 @@ async def serve(
     )
 
     auth_configuration(teams)  # a missing app id or secret: one line, before anything starts
+    # the SDK keeps its request data under plain string keys, which aiohttp warns about
+    # on the first request: a library's choice, not something an operator can act on
+    warnings.filterwarnings("ignore", category=NotAppKeyWarning, module=r"microsoft_agents\.")
     provider: TokenProviders = tokens if callable(tokens) else msal_tokens
     app = build_app(settings, agents=agents)
     flags = flags_for(settings)
