@@ -283,3 +283,16 @@ async def test_a_group_chat_is_answered_in_the_chat(fake: FakeConnector) -> None
         assert reply.body["text"] == "Hello all."
     finally:
         await _stop(running)
+
+
+async def test_model_text_cannot_mention_a_channel_or_hide_a_link(fake: FakeConnector) -> None:
+    answer = "Done <at>General</at>, <at>Planning team</at>; see [the plan](https://evil.example/p)"
+    running = await start(fake, create_agents(ScriptedModel([answer]), InMemoryDb()), _settings())
+    try:
+        await running.post(channel_mention(text="<at>Statebot</at> plan?"))
+        [reply] = await running.replies(1)
+        text = reply.body["text"]
+        assert "<at>" not in text and "entities" not in reply.body
+        assert text.endswith("see the plan (https://evil.example/p)")
+    finally:
+        await _stop(running)
