@@ -1,5 +1,5 @@
 # The two quick-start commands: `make run` (console bot, embedded defaults) and `make test`.
-# `make slack`, `make discord` and `make snapshotter` run the chat processes with the
+# `make slack`, `make discord`, `make teams`, `make snapshotter` run the chat processes with the
 # same virtual environment; `statebot` itself lives in .venv/bin (not on PATH until you
 # `source .venv/bin/activate`). Extra options go in ARGS, e.g. make slack ARGS=--socket.
 PYTHON ?= python3
@@ -7,7 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run slack discord snapshotter test lint bench bench-quick clean
+.PHONY: run slack discord teams snapshotter test lint bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +23,9 @@ slack: $(STAMP)
 
 discord: $(STAMP)
 	$(BIN)/statebot discord $(ARGS)
+
+teams: $(STAMP)
+	$(BIN)/statebot teams $(ARGS)
 
 snapshotter: $(STAMP)
 	$(BIN)/statebot snapshotter $(ARGS)

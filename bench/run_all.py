@@ -42,6 +42,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "governance_turns": ([], ["--tasks", "100", "--turns", "2"]),
     "mcp_calls": ([], ["--runs", "5"]),
     "chat_latency": ([], ["--messages", "5"]),
+    "teams_latency": ([], ["--messages", "5"]),
 }
 
 

@@ -35,6 +35,8 @@ BUILTIN: dict[str, str] = {
     "discord": "bots.adapters.discord.adapter",
     "console": "bots.adapters.console.adapter",
     "telegram": "bots.adapters.telegram.adapter",
+
+    "teams": "bots.adapters.teams.adapter",
 }
 
 #: the platform ``bots.serve`` runs when none is named: the terminal, needing no account

@@ -25,7 +25,8 @@ def _offering() -> list[str]:
 @click.option(
     "--platform",
     default=None,
-    help="Platform whose manifest to print (default: the one platform that has one).",
+    help="Platform whose manifest to print (default: the first that has one, in the "
+    "order statebot --help lists the platforms).",
 )
 @click.option(
     "--url",
@@ -41,9 +42,9 @@ def manifest(
     """Print the app manifest: one slash command per agent served, plus /state."""
     offering = _offering()
     if platform is None:
-        if len(offering) != 1:
-            raise click.UsageError(f"name the platform: --platform {' | '.join(offering)}")
-        platform = offering[0]
+        if not offering:
+            raise click.UsageError("no platform served here has an app manifest")
+        platform = offering[0]  # the registry's order: the first built-in that has one
     adapter = registry.get(platform) if platform in registry.names() else None
     if not isinstance(adapter, OffersManifest):
         raise click.BadParameter(

@@ -28,8 +28,9 @@ def test_procfile_runs_slack_discord_and_snapshotter() -> None:
         "discord: statebot discord",
         "snapshotter: statebot snapshotter",
         "telegram: statebot telegram",
+        "teams: statebot teams",
     ]
-    assert {"slack", "discord", "telegram"} <= set(main.commands)
+    assert {"slack", "discord", "telegram", "teams"} <= set(main.commands)
 
 
 def test_env_example_lists_every_setting() -> None:
@@ -50,8 +51,8 @@ def test_compose_runs_stores_bots_and_snapshotter() -> None:
     text = (ROOT / "deploy" / "compose.yaml").read_text()
     services_block = text.split("\nservices:\n", 1)[1].split("\nvolumes:\n", 1)[0]
     services = re.findall(r"^  ([a-z]+):$", services_block, flags=re.MULTILINE)
-    assert services == ["redis", "postgres", "slack", "discord", "telegram", "snapshotter"]
-    for name in ("slack", "discord", "telegram", "snapshotter"):
+    assert services == ["redis", "postgres", "slack", "discord", "telegram", "snapshotter", "teams"]
+    for name in ("slack", "discord", "telegram", "snapshotter", "teams"):
         assert f'command: ["statebot", "{name}"' in services_block
     assert "env_file: .env" in text and "<<: *statebot" in services_block
     assert "REDIS_URL: ${REDIS_URL:-redis://redis:6379/0}" in text
@@ -134,7 +135,7 @@ def test_compose_substitutions_are_documented() -> None:
 
 def test_compose_config_is_accepted_when_docker_compose_exists(tmp_path: Path) -> None:
     """`docker compose config` accepts the file when the client has compose, else YAML loads."""
-    services = {"redis", "postgres", "slack", "discord", "telegram", "snapshotter"}
+    services = {"redis", "postgres", "slack", "discord", "telegram", "snapshotter", "teams"}
     assert set(_compose()["services"]) == services
     docker = shutil.which("docker")
     has_compose = (

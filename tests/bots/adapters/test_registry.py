@@ -47,20 +47,20 @@ def test_traits_must_name_the_adapters_platform() -> None:
     slack = registry.get("slack")
 
     class Mislabelled:
-        name = "teams"
+        name = "mislabelled"
         traits = slack.traits
         settings_class = None
         serve_options = frozenset[str]()
 
         def command(self) -> click.Command:
-            return click.Command("teams")
+            return click.Command("mislabelled")
 
         def serve(self, agents: object, *, settings: object, **options: object) -> None:
             raise AssertionError("never served")
 
     with pytest.raises(ValueError, match="same platform"):
         registry.register(Mislabelled())  # type: ignore[arg-type]
-    assert "teams" not in registry.names() and traits_for("teams") is None
+    assert "mislabelled" not in registry.names() and traits_for("mislabelled") is None
 
 
 def test_the_built_in_traits() -> None:

@@ -112,7 +112,7 @@ def test_manifest_socket_mode_and_a_bad_url() -> None:
     assert bad.exit_code == 2 and "'bot.example.com' is not an http(s) URL" in bad.output
     none = runner.invoke(main, ["manifest", "--platform", "discord"], prog_name="statebot")
     assert none.exit_code == 2
-    assert "'discord' has no app manifest (platforms with one: slack)" in none.output
+    assert "'discord' has no app manifest (platforms with one: slack, teams)" in none.output
 
 
 def _listed(doc: str, lead: str) -> set[str]:
