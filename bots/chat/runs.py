@@ -12,13 +12,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from bots.chat import help
+from bots.chat.attachments import Received
 from bots.chat.cards import placed, tool_card
 from bots.chat.commands import ParsedCommand, ToolLike, usage
 from bots.chat.context import ChatContext
 from bots.chat.registry import ChatAgent
-from bots.chat.replies import Reply
+from bots.chat.replies import Reply, media_of
 from bots.chat.streaming import StreamSink, can_stream, stream_answer
-from bots.chat.turns import Turn
+from bots.chat.turns import Turn, noted_reply, plain_reply
 from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import SessionKeys
 from core.run.output import RunOutput
@@ -35,8 +36,15 @@ def message_turn(
     *,
     context: ChatContext,
     sink: StreamSink | None = None,
+    received: Received | None = None,
 ) -> Turn:
-    """Free text to the agent's model, as ``Ana: text`` with mentions made readable."""
+    """Free text to the agent's model, as ``Ana: text`` with mentions made readable.
+
+    ``received``: the message's attachments that can be used (``bots.chat.attachments``),
+    given to the run as ``images=`` / ``files=``; a note on the others heads the reply.
+    """
+    received = received or Received()
+    images, files = list(received.images) or None, list(received.files) or None
 
     async def run() -> RunOutput:
         question = await context.readable(msg, text)
@@ -49,10 +57,20 @@ def message_turn(
                 session_id=keys.session_id,
                 user_id=keys.user_id,
                 metadata=metadata,
+                images=images,
+                files=files,
             )
         return await agent.arun(
-            question, session_id=keys.session_id, user_id=keys.user_id, metadata=metadata
+            question,
+            session_id=keys.session_id,
+            user_id=keys.user_id,
+            metadata=metadata,
+            images=images,
+            files=files,
         )
+
+    def read(output: RunOutput) -> Reply:
+        return noted_reply(plain_reply(output), received.note())
 
     return Turn(
         kind="message",
@@ -63,7 +81,8 @@ def message_turn(
         event_id=msg.event_id,
         run=run,
         announce="chat_message",
-        details={"agent": agent_id, "length": len(text)},
+        details={"agent": agent_id, "length": len(text), "attached": len(msg.attachments)},
+        read=read,
         offline_commands=help.offline_commands(agent_id, agent),
     )
 
@@ -93,7 +112,8 @@ def command_turn(
     def read(output: RunOutput) -> Reply:
         card = tool_card(tools[parsed.tool], parsed.arguments, output.session_state)
         card = placed(card, agent_id, keys.session_id)
-        return Reply(output.get_content_as_string() or "Done.", card=card)
+        text = output.get_content_as_string() or "Done."
+        return Reply(text, card=card, media=media_of(output))
 
     return Turn(
         kind="command",

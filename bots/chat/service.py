@@ -25,6 +25,7 @@ import structlog
 from bots.chat import help
 from bots.chat.admin_seam import AdminCommands
 from bots.chat.approvals import Decision
+from bots.chat.attachments import Fetch, Received, receive
 from bots.chat.boards import board_note, noted
 from bots.chat.cards import Click
 from bots.chat.clicks import run_click
@@ -47,6 +48,7 @@ from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import SessionKeys, keys_for
 from bots.ops.logging import bind_event
 from bots.settings import Settings
+from core.run.history import attached_note
 from core.schedule import Schedule
 
 log = structlog.get_logger("bots.service")
@@ -179,6 +181,7 @@ class ChatService:
         *,
         agent_id: str | None = None,
         sink: StreamSink | None = None,
+        fetch: Fetch | None = None,
     ) -> Reply | None:
         """Answer a message addressed to the bot; None when it is not addressed to it.
 
@@ -188,6 +191,8 @@ class ChatService:
         ``agent_id`` forces the agent (the console's current agent); otherwise the
         text is routed (``@bot [agent] text``). With ``sink`` an agent's answer streams
         into it as it is written (``bots.chat.streaming``); the Reply is still the whole answer.
+        ``fetch`` downloads the message's attachments with the platform's credentials
+        (``bots.chat.attachments``); without it they are not used, and the reply says so.
         """
         if not msg.addressed:  # decided once, by the adapter
             return None
@@ -208,7 +213,25 @@ class ChatService:
                 agent_id, text = picked.agent_id, picked.text
             else:
                 text = msg.text.strip()
-            return await self._ask(agent_id, text, msg, self.session_keys(agent_id, msg), sink)
+            received = await self._receive(msg, fetch)
+            keys = self.session_keys(agent_id, msg)
+            return await self._ask(agent_id, text, msg, keys, sink, received)
+
+    async def _receive(self, msg: InboundMessage, fetch: Fetch | None) -> Received:
+        """The message's usable attachments, downloaded within the settings' bounds."""
+        if not msg.attachments:
+            return Received()
+        if fetch is None:  # a front end that cannot download: say so, run the text
+            names = "; ".join(
+                f"`{a.name}` (attachments are not read here)" for a in msg.attachments
+            )
+            return Received(refused=(names,))
+        return await receive(
+            msg.attachments,
+            fetch,
+            max_bytes=self._settings.statebot_max_file_bytes,
+            max_files=self._settings.statebot_max_files,
+        )
 
     def _too_long(self, text: str, *, ephemeral: bool = False) -> Reply | None:
         limit = self._settings.statebot_max_message_chars
@@ -224,14 +247,19 @@ class ChatService:
         msg: InboundMessage,
         keys: SessionKeys,
         sink: StreamSink | None = None,
+        received: Received | None = None,
     ) -> Reply:
         agent = self._agents[agent_id]
+        if not text and received is not None and (received.images or received.files):
+            text = attached_note([m.reference() for m in (*received.images, *received.files)])
         if not text:
             offline = help.offline_commands(agent_id, agent)
             return Reply(EMPTY.format(agent=agent_id, commands=f"Commands: {offline}"))
         if wants_undo(text, tools_of(agent), self.aliases(agent_id)):
             return await self._undo(agent_id, msg, keys)
-        turn = message_turn(agent_id, agent, text, msg, keys, context=self._context, sink=sink)
+        turn = message_turn(
+            agent_id, agent, text, msg, keys, context=self._context, sink=sink, received=received
+        )
         return self._say_board(agent_id, keys.session_id, await take_turn(turn))
 
     def _say_board(self, agent_id: str, session_id: str, reply: Reply) -> Reply:

@@ -39,7 +39,7 @@ async def test_history_keeps_references_not_bytes(store: BaseDb) -> None:
             "type": "image/png",
             "size": len(png),
             "id": "F0IMG",
-        },  # noqa: E501
+        },
         {"kind": "file", "name": "list.txt", "type": "text/plain", "size": 10, "id": "F0TXT"},
     )
     assert all("image" not in str(m.get("content")) for m in run.transcript)

@@ -26,6 +26,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bots.adapters.slack.addressing import THREAD_TTL, addressed, thread_key
 from bots.adapters.slack.board import board_blocks, register_board
+from bots.adapters.slack.files import slack_fetch, upload_media
 from bots.adapters.slack.home import register_home
 from bots.adapters.slack.interactions import approval_blocks, register_interactions
 from bots.adapters.slack.names import ClientFor, SlackNames, one_client
@@ -136,7 +137,9 @@ def message_listener(
         try:
             async with sender.working(msg.channel, event["ts"]):
                 sink = slack_stream(sender, msg, reply_thread, options)  # None: streaming off
-                reply = await _safely(bound, service.handle_message(decided, sink=sink))
+                fetch = slack_fetch(client)  # url_private with this workspace's bot token
+                work = service.handle_message(decided, sink=sink, fetch=fetch)
+                reply = await _safely(bound, work)
                 if reply is not None:
                     await _deliver(bound, sender, flags, msg, reply, reply_thread, event, sink)
         except asyncio.CancelledError:
@@ -159,7 +162,9 @@ async def _deliver(
 ) -> None:
     """Send the reply; if Slack will not take it, say so (note, else warning reaction)."""
     try:
-        if not await finish_stream(sink, reply):  # a streamed reply ends in its messages
+        if await finish_stream(sink, reply):  # a streamed reply ends in its messages
+            await upload_media(sender, msg.channel, thread, reply.media)
+        else:
             await _send(sender, msg, reply, thread)
     except DeliveryError as exc:
         bound.error("slack_reply_failed", method=exc.method, error=exc.error, cause=exc.cause)

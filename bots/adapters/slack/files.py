@@ -1,0 +1,128 @@
+"""Files on Slack: a message's ``files`` in (listed, downloaded with the bot token) and
+a tool's images and files out (files upload v2, into the reply's thread).
+
+In: a ``file_share`` message lists its files on the event (``files``: ``id``, ``name``,
+``mimetype``, ``size``, ``url_private``). :func:`attachments_of` turns them into the
+neutral :class:`bots.inbound.Attachment`; :func:`slack_fetch` downloads one from
+``url_private`` with ``Authorization: Bearer <bot token>`` (the ``files:read``
+scope), reading at most one byte past the bound. The token is sent only to Slack's
+own hosts (``*.slack.com``) and to the configured Web API's host, never elsewhere.
+A file still being processed, or one the app may not read, is refused with why.
+
+Out: :func:`upload_media` posts each of a reply's images and files in the thread with
+``files_upload_v2`` (``files.getUploadURLExternal``, the upload, then
+``files.completeUploadExternal``), retried like every Web API call by the sender;
+a failure is a DeliveryError, which the caller reports as for text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import aiohttp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bots.adapters.slack.send import TRANSPORT_ERRORS, SlackSender
+from bots.chat.attachments import Fetch, FetchError, TooLarge
+from bots.chat.replies import media_bytes
+from bots.inbound import Attachment
+from core.media import File, Image
+
+__all__ = ["attachments_of", "slack_fetch", "upload_media"]
+
+#: seconds one download may take
+DOWNLOAD_TIMEOUT = 60.0
+_CHUNK = 64 * 1024
+
+
+def attachments_of(event: Mapping[str, Any]) -> tuple[Attachment, ...]:
+    """The files of a message event, as the neutral record (pure: nothing downloaded).
+
+    Files without a ``url_private`` (external files, tombstones of deleted ones) are
+    listed with an empty URL, so the reply says they could not be downloaded.
+    """
+    found = []
+    for item in event.get("files") or ():
+        if not isinstance(item, dict) or not item.get("id"):
+            continue
+        size = item.get("size")
+        found.append(
+            Attachment(
+                name=str(item.get("name") or item.get("title") or item["id"]),
+                media_type=str(item.get("mimetype") or ""),
+                size=size if isinstance(size, int) else None,
+                platform_id=str(item["id"]),
+                url=str(item.get("url_private_download") or item.get("url_private") or ""),
+            )
+        )
+    return tuple(found)
+
+
+def _trusted(url: str, api_base: str) -> bool:
+    """True for a URL the bot token may be sent to: Slack's hosts or the Web API's own."""
+    host = (urlsplit(url).hostname or "").lower()
+    api_host = (urlsplit(api_base).hostname or "").lower()
+    return bool(host) and (host == "slack.com" or host.endswith(".slack.com") or host == api_host)
+
+
+def slack_fetch(client: AsyncWebClient, *, timeout: float = DOWNLOAD_TIMEOUT) -> Fetch:
+    """A Fetch downloading ``url_private`` with ``client``'s (the workspace's) bot token."""
+
+    async def fetch(attachment: Attachment, limit: int) -> bytes:
+        if not attachment.url:
+            raise FetchError("Slack gave no download link for it")
+        if not _trusted(attachment.url, client.base_url):
+            raise FetchError("its link is not on Slack")
+        headers = {"Authorization": f"Bearer {client.token}"}
+        try:
+            async with (
+                aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout)) as session,
+                session.get(attachment.url, headers=headers) as response,
+            ):
+                if response.status != 200:
+                    raise FetchError(f"Slack answered HTTP {response.status}")
+                if response.content_type == "text/html" and not attachment.media_type.startswith(
+                    "text/html"
+                ):  # Slack's sign-in page: the token may not read files
+                    raise FetchError("Slack refused the bot (it needs the files:read scope)")
+                return await _bounded_read(response, limit)
+        except TRANSPORT_ERRORS as exc:
+            raise FetchError(type(exc).__name__) from exc
+
+    return fetch
+
+
+async def _bounded_read(response: aiohttp.ClientResponse, limit: int) -> bytes:
+    """The body, read in chunks, refused as soon as it passes ``limit`` bytes."""
+    declared = response.content_length
+    if declared is not None and declared > limit:
+        raise TooLarge
+    body = bytearray()
+    async for chunk in response.content.iter_chunked(_CHUNK):
+        body += chunk
+        if len(body) > limit:
+            raise TooLarge
+    return bytes(body)
+
+
+async def upload_media(
+    sender: SlackSender,
+    channel: str,
+    thread: str | None,
+    media: Sequence[Image | File],
+) -> list[str]:
+    """Post a reply's images and files in one upload (files upload v2); their file ids."""
+    if not media:
+        return []
+    uploads = []
+    for item in media:
+        name, data = media_bytes(item)
+        title = (item.alt_text if isinstance(item, Image) else None) or name
+        uploads.append({"content": data, "filename": name, "title": title})
+    # retried on 429/5xx like any call; any failure is the sender's DeliveryError
+    response = await sender.call(
+        "files_upload_v2", channel=channel, thread_ts=thread, file_uploads=uploads
+    )
+    return [str(f.get("id", "")) for f in response.get("files") or ()]
