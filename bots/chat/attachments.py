@@ -8,8 +8,8 @@ token on ``url_private``). Here, once for every platform:
 2. each must be a type the model can use: an image (PNG, JPEG, GIF, WebP) or a
    document read as text (plain text, Markdown, CSV, JSON, … and PDF);
 3. each must be at most ``STATEBOT_MAX_FILE_BYTES``: refused on the size the platform
-   declared, before any download, and again while downloading (a fetch reads at most
-   one byte past the bound, so a wrong declaration costs no more);
+   declared, before any download, and again while downloading (:func:`read_bounded`
+   stops within one 64 KB chunk past the bound, so a wrong declaration costs no more);
 4. a document is read as text here (a PDF through ``pypdf``), so an unreadable one is
    refused before the run, not by it.
 
@@ -24,18 +24,29 @@ import mimetypes
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+import aiohttp
 import structlog
 
 from bots.inbound import Attachment
 from core.media import File, Image
 from core.models.content import PDF, file_text, is_text_type
 
-__all__ = ["IMAGE_TYPES", "Fetch", "FetchError", "Received", "TooLarge", "media_type", "receive"]
+__all__ = [
+    "IMAGE_TYPES",
+    "Fetch",
+    "FetchError",
+    "Received",
+    "TooLarge",
+    "media_type",
+    "read_bounded",
+    "receive",
+]
 
 log = structlog.get_logger(__name__)
 
 #: image types vision models take (OpenAI's list)
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+_CHUNK = 64 * 1024
 #: what a refusal says the bot reads
 READABLE = "images (PNG, JPEG, GIF, WebP), text, Markdown, CSV, JSON and PDF"
 
@@ -48,8 +59,8 @@ class FetchError(Exception):
     """A download failed; the message is the one-line reason shown to the user."""
 
 
-#: downloads one attachment, reading at most ``limit + 1`` bytes: raises TooLarge past
-#: ``limit``, FetchError (a short reason) when the platform will not give it
+#: downloads one attachment, bounded by ``limit`` bytes: raises TooLarge past it,
+#: FetchError (a short reason) when the platform will not give it
 Fetch = Callable[[Attachment, int], Awaitable[bytes]]
 
 
@@ -72,6 +83,20 @@ class Received:
         return f"{head}: {'; '.join(self.refused)}."
 
 
+async def read_bounded(response: aiohttp.ClientResponse, limit: int) -> bytes:
+    """A download's body, read in chunks and refused (TooLarge) once past ``limit`` bytes:
+    what the adapters' fetches use, so a file's declared size need not be trusted."""
+    declared = response.content_length
+    if declared is not None and declared > limit:
+        raise TooLarge
+    body = bytearray()
+    async for chunk in response.content.iter_chunked(_CHUNK):
+        body += chunk
+        if len(body) > limit:
+            raise TooLarge
+    return bytes(body)
+
+
 def media_type(attachment: Attachment) -> str:
     """The attachment's MIME type: the platform's, else guessed from its name."""
     given = attachment.media_type.split(";", 1)[0].strip().lower()
@@ -81,6 +106,11 @@ def media_type(attachment: Attachment) -> str:
 
 
 def _megabytes(size: int) -> str:
+    """A size for people: bytes, KB or MB (binary units, as the limit is set)."""
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.0f} KB"
     return f"{size / (1024 * 1024):.1f} MB"
 
 

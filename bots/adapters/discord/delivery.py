@@ -10,20 +10,20 @@ error log with the session and event ids:
 | shutdown has begun | a "restarting, please resend" reply; nothing is run |
 | the typing indicator (403 …) | ignored, the run goes on |
 | the run | the service's friendly reply (``bots.chat.errors``) |
-| posting the reply (403; 5xx/429 after discord.py's retries) | a ⚠️ reaction, an error log |
+| posting the reply or its files (403; 5xx/429 after retries) | a ⚠️ reaction, an error log |
 | the reaction too | an error log |
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 import discord
 import structlog
 from redis.exceptions import RedisError
 
 from bots.adapters.discord.components import ApprovalStore, send_approval
+from bots.adapters.discord.files import discord_fetch, send_media
 from bots.adapters.discord.stream import discord_stream, finish_stream
 from bots.adapters.discord.traits import MESSAGE_LIMIT
 from bots.chat.chunking import chunk_text
@@ -77,16 +77,20 @@ async def answer_message(
     with drain.track():
         sink = discord_stream(message.channel, stream) if stream is not None else None
         try:
-            reply = await _run_typing(message.channel, service, msg, ids, sink)
+            reply = await _run_typing(message, service, msg, ids, sink)
         except asyncio.CancelledError:
             await send_reply(message, Reply(INTERRUPTED), ids)
             raise
-        if reply is not None and not await finish_stream(sink, reply):
+        if reply is None:
+            return
+        if await finish_stream(sink, reply):  # the text is out; the media follow it
+            await _send_media(message, reply, ids)
+        else:
             await send_reply(message, reply, ids, approvals)
 
 
 async def _run_typing(
-    channel: Any,
+    message: discord.Message,
     service: ChatService,
     msg: InboundMessage,
     ids: dict[str, str],
@@ -95,13 +99,13 @@ async def _run_typing(
     """Run the message with a typing indicator when Discord allows one."""
     typing = None
     try:
-        typing = channel.typing()
+        typing = message.channel.typing()
         await typing.__aenter__()
     except discord.HTTPException as exc:  # no permission to type: answer anyway
         log.warning("discord_typing_failed", status=exc.status, code=exc.code, **ids)
         typing = None
     try:
-        return await service.handle_message(msg, sink=sink)
+        return await service.handle_message(msg, sink=sink, fetch=discord_fetch(message))
     except Exception:
         log.exception("discord_handler_failed", **ids)
         return Reply(UNEXPECTED)
@@ -148,6 +152,20 @@ async def send_reply(
             delivery_failed("discord")
             await _warn(message, ids)
             return False
+    return await _send_media(message, reply, ids)
+
+
+async def _send_media(message: discord.Message, reply: Reply, ids: dict[str, str]) -> bool:
+    """Post a tool's images and files after the text; a failure is told like the text's."""
+    if not reply.media:
+        return True
+    try:
+        await send_media(message.channel, reply.media)
+    except discord.HTTPException as exc:
+        log.error("discord_send_failed", status=exc.status, code=exc.code, error=exc.text, **ids)
+        delivery_failed("discord")
+        await _warn(message, ids)
+        return False
     return True
 
 

@@ -5,7 +5,7 @@ In: a ``file_share`` message lists its files on the event (``files``: ``id``, ``
 ``mimetype``, ``size``, ``url_private``). :func:`attachments_of` turns them into the
 neutral :class:`bots.inbound.Attachment`; :func:`slack_fetch` downloads one from
 ``url_private`` with ``Authorization: Bearer <bot token>`` (the ``files:read``
-scope), reading at most one byte past the bound. The token is sent only to Slack's
+scope), refused as soon as it passes the bound. The token is sent only to Slack's
 own hosts (``*.slack.com``) and to the configured Web API's host, never elsewhere.
 A file still being processed, or one the app may not read, is refused with why.
 
@@ -25,7 +25,7 @@ import aiohttp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bots.adapters.slack.send import TRANSPORT_ERRORS, SlackSender
-from bots.chat.attachments import Fetch, FetchError, TooLarge
+from bots.chat.attachments import Fetch, FetchError, read_bounded
 from bots.chat.replies import media_bytes
 from bots.inbound import Attachment
 from core.media import File, Image
@@ -34,7 +34,6 @@ __all__ = ["attachments_of", "slack_fetch", "upload_media"]
 
 #: seconds one download may take
 DOWNLOAD_TIMEOUT = 60.0
-_CHUNK = 64 * 1024
 
 
 def attachments_of(event: Mapping[str, Any]) -> tuple[Attachment, ...]:
@@ -87,24 +86,11 @@ def slack_fetch(client: AsyncWebClient, *, timeout: float = DOWNLOAD_TIMEOUT) ->
                     "text/html"
                 ):  # Slack's sign-in page: the token may not read files
                     raise FetchError("Slack refused the bot (it needs the files:read scope)")
-                return await _bounded_read(response, limit)
+                return await read_bounded(response, limit)
         except TRANSPORT_ERRORS as exc:
             raise FetchError(type(exc).__name__) from exc
 
     return fetch
-
-
-async def _bounded_read(response: aiohttp.ClientResponse, limit: int) -> bytes:
-    """The body, read in chunks, refused as soon as it passes ``limit`` bytes."""
-    declared = response.content_length
-    if declared is not None and declared > limit:
-        raise TooLarge
-    body = bytearray()
-    async for chunk in response.content.iter_chunked(_CHUNK):
-        body += chunk
-        if len(body) > limit:
-            raise TooLarge
-    return bytes(body)
 
 
 async def upload_media(
