@@ -40,6 +40,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "encryption_turns": ([], ["--tasks", "200", "--turns", "3"]),
     "governance_turns": ([], ["--tasks", "100", "--turns", "2"]),
     "mcp_calls": ([], ["--runs", "5"]),
+    "file_turns": ([], ["--turns", "3", "--size", "65536"]),
 }
 
 
