@@ -19,7 +19,7 @@ from bots.chat.context import ChatContext
 from bots.chat.registry import ChatAgent
 from bots.chat.replies import Reply, media_of
 from bots.chat.streaming import StreamSink, can_stream, stream_answer
-from bots.chat.turns import Turn, noted_reply, plain_reply
+from bots.chat.turns import Turn
 from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import SessionKeys
 from core.run.output import RunOutput
@@ -41,7 +41,8 @@ def message_turn(
     """Free text to the agent's model, as ``Ana: text`` with mentions made readable.
 
     ``received``: the message's attachments that can be used (``bots.chat.attachments``),
-    given to the run as ``images=`` / ``files=``; a note on the others heads the reply.
+    given to the run as ``images=`` / ``files=`` (the service heads the reply with the
+    note on the others).
     """
     received = received or Received()
     images, files = list(received.images) or None, list(received.files) or None
@@ -69,9 +70,6 @@ def message_turn(
             files=files,
         )
 
-    def read(output: RunOutput) -> Reply:
-        return noted_reply(plain_reply(output), received.note())
-
     return Turn(
         kind="message",
         agent_id=agent_id,
@@ -82,7 +80,6 @@ def message_turn(
         run=run,
         announce="chat_message",
         details={"agent": agent_id, "length": len(text), "attached": len(msg.attachments)},
-        read=read,
         offline_commands=help.offline_commands(agent_id, agent),
     )
 

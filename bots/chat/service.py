@@ -41,7 +41,7 @@ from bots.chat.runs import command_turn, message_turn
 from bots.chat.scheduled import run_scheduled
 from bots.chat.schedules import Deliveries
 from bots.chat.streaming import StreamSink
-from bots.chat.turns import take_turn
+from bots.chat.turns import noted_reply, take_turn
 from bots.chat.undo import NO_STORE as UNDO_NO_STORE
 from bots.chat.undo import undo_turn, wants_undo
 from bots.inbound import InboundMessage, SlashCommand
@@ -249,9 +249,24 @@ class ChatService:
         sink: StreamSink | None = None,
         received: Received | None = None,
     ) -> Reply:
-        agent = self._agents[agent_id]
-        if not text and received is not None and (received.images or received.files):
+        """The answer, headed by the note on attachments not used, whatever the outcome."""
+        received = received or Received()
+        if not text and (received.images or received.files):  # the run says what came
             text = attached_note([m.reference() for m in (*received.images, *received.files)])
+        return noted_reply(
+            await self._answer(agent_id, text, msg, keys, sink, received), received.note()
+        )
+
+    async def _answer(
+        self,
+        agent_id: str,
+        text: str,
+        msg: InboundMessage,
+        keys: SessionKeys,
+        sink: StreamSink | None,
+        received: Received,
+    ) -> Reply:
+        agent = self._agents[agent_id]
         if not text:
             offline = help.offline_commands(agent_id, agent)
             return Reply(EMPTY.format(agent=agent_id, commands=f"Commands: {offline}"))

@@ -23,6 +23,8 @@ from slack_file_payloads import file_share, slack_file
 from slack_harness import SlackBot, settle, start_bot
 from slack_payloads import BOT_USER, CHANNEL, TEAM, app_mention
 
+from bots.adapters.slack.options import SlackOptions
+from bots.adapters.slack.settings import SlackSettings
 from bots.app.service import chat_service
 from bots.keys import session_key
 from bots.ops.flags import MemoryFlags
@@ -55,7 +57,8 @@ async def _bot(
 ) -> SlackBot:
     config = Settings(statebot_default_agent="helper", redis_url=None, **settings)
     service = chat_service({"helper": agent}, settings=config)
-    return await start_bot(fake, service, ScriptedModel([]), MemoryFlags(), http)
+    options = SlackOptions.from_settings(config, SlackSettings())  # streaming when set
+    return await start_bot(fake, service, ScriptedModel([]), MemoryFlags(), http, options)
 
 
 @pytest.fixture
@@ -164,6 +167,22 @@ async def test_a_tools_image_is_uploaded_into_the_thread(
     assert (done.params["channel_id"], done.params["thread_ts"]) == (CHANNEL, TS)
     methods = [c.method for c in fake_slack.calls]
     assert methods.index("chat.postMessage") < methods.index("files.getUploadURLExternal")
+
+
+async def test_a_streamed_replys_image_follows_the_streamed_text(
+    fake_slack: FakeSlackApi, http: aiohttp.ClientSession
+) -> None:
+    """Streaming on: the text ends in its own message, then the image is uploaded there."""
+    model = ScriptedModel([tool_call("draw_chart"), "Here is the chart."])
+    agent = Agent(name="helper", model=model, tools=[draw_chart])
+    bot = await _bot(fake_slack, http, agent, statebot_stream_replies=True)
+    await bot.event(app_mention(f"<@{BOT_USER}> draw the chart"))
+    await fake_slack.wait_for(lambda f: f.named("files.completeUploadExternal"))
+    await settle()
+    assert list(fake_slack.uploads.values()) == [CHART]
+    (done,) = fake_slack.named("files.completeUploadExternal")
+    assert done.params["thread_ts"] == TS
+    assert fake_slack.posted_texts()[-1] == "Here is the chart."
 
 
 async def test_an_upload_slack_refuses_is_reported(
