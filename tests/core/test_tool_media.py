@@ -51,3 +51,12 @@ async def test_plain_tools_leave_no_media() -> None:
     model = ScriptedModel(["hi"])
     out = await Agent(model=model).arun("hello")
     assert out.images is None and out.files is None
+
+
+async def test_a_direct_calls_media_reach_its_output() -> None:
+    """A tool called directly (a slash command) gives its media on the output too."""
+    agent = Agent(tools=[chart], session_id="s")
+    out = await agent.arun_tool("chart", {"month": "june"})
+    assert out.content == "Chart of june attached."
+    assert out.images is not None and out.images[0].name == "june.png"
+    assert out.files is not None and out.files[0].name == "june.csv"

@@ -25,7 +25,7 @@ from bots.chat.replies import media_bytes
 from bots.inbound import Attachment
 from core.media import File, Image
 
-__all__ = ["FILES_PER_MESSAGE", "attachments_of", "discord_fetch", "send_media"]
+__all__ = ["FILES_PER_MESSAGE", "attachments_of", "discord_fetch", "media_batches", "send_media"]
 
 #: attachments Discord takes on one message
 FILES_PER_MESSAGE = 10
@@ -69,11 +69,16 @@ def discord_fetch(message: discord.Message, *, timeout: float = DOWNLOAD_TIMEOUT
     return fetch
 
 
+def media_batches(media: Sequence[Image | File]) -> list[list[discord.File]]:
+    """``media`` as discord.py files, ten per message."""
+    files = []
+    for item in media:
+        name, data = media_bytes(item)
+        files.append(discord.File(io.BytesIO(data), filename=name))
+    return [files[i : i + FILES_PER_MESSAGE] for i in range(0, len(files), FILES_PER_MESSAGE)]
+
+
 async def send_media(channel: Any, media: Sequence[Image | File]) -> None:
     """Post ``media`` in ``channel`` as attachments, ten per message."""
-    for start in range(0, len(media), FILES_PER_MESSAGE):
-        batch = []
-        for item in media[start : start + FILES_PER_MESSAGE]:
-            name, data = media_bytes(item)
-            batch.append(discord.File(io.BytesIO(data), filename=name))
+    for batch in media_batches(media):
         await channel.send(files=batch)

@@ -220,6 +220,8 @@ def command_listener(service: ChatService, options: SlackOptions) -> Callable[..
         sender = SlackSender(client, retry_seconds=options.retry_seconds)
         try:
             await answer_command(bound, sender, respond, cmd.channel, cmd.user, reply)
+            if not reply.ephemeral:  # a tool's files; Slack has no private ones
+                await upload_media(sender, cmd.channel, None, reply.media)
         except Exception as exc:  # the response_url or Slack unreachable: say so, privately
             bound.exception("slack_reply_failed", method="respond", error=type(exc).__name__)
             delivery_failed("slack")

@@ -15,7 +15,14 @@ from typing import Any
 
 import pytest
 from discord_harness import Harness
-from discord_payloads import BOT_ID, CHANNEL, bot_mention, guild_create, message_create
+from discord_payloads import (
+    BOT_ID,
+    CHANNEL,
+    bot_mention,
+    guild_create,
+    interaction_create,
+    message_create,
+)
 from fakes.discord_api import FakeDiscordApi
 
 from bots.adapters.discord.client import StatebotDiscord
@@ -151,3 +158,16 @@ async def test_a_refused_upload_gets_the_warning_reaction(
     bot.gateway("MESSAGE_CREATE", message_create(f"<@{BOT_ID}> chart", mentions=[bot_mention()]))
     await fake_discord.wait_for(lambda f: f.sent("/reactions/", method="PUT"))
     await bot.settle()
+
+
+async def test_a_slash_commands_image_is_a_follow_up_attachment(
+    start: Start, fake_discord: FakeDiscordApi
+) -> None:
+    """`/helper draw_chart`: the text follow-up, then one carrying the image."""
+    bot = await start(Agent(name="helper", model=ScriptedModel([]), tools=[draw_chart]))
+    bot.gateway("INTERACTION_CREATE", interaction_create("helper", "draw_chart"))
+    await fake_discord.wait_for(lambda f: f.files)
+    await bot.settle()
+    assert fake_discord.contents()[-2:] == ["Chart drawn.", "None"]  # the files' has no text
+    ((path, name, data),) = fake_discord.files
+    assert path.startswith("webhooks/") and (name, data) == ("week.png", CHART)

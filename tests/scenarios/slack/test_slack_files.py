@@ -21,7 +21,7 @@ import pytest
 from fakes.slack_api import FILE_TOKEN, FakeSlackApi
 from slack_file_payloads import file_share, slack_file
 from slack_harness import SlackBot, settle, start_bot
-from slack_payloads import BOT_USER, CHANNEL, TEAM, app_mention
+from slack_payloads import BOT_USER, CHANNEL, TEAM, app_mention, slash_command
 
 from bots.adapters.slack.options import SlackOptions
 from bots.adapters.slack.settings import SlackSettings
@@ -141,6 +141,24 @@ async def test_a_token_slack_refuses_is_named_and_the_text_still_runs(
     assert model.requests[0].messages[-1].images is None
 
 
+async def test_the_bot_token_goes_only_to_slack_hosts(
+    fake_slack: FakeSlackApi, http: aiohttp.ClientSession, files: list[dict[str, Any]]
+) -> None:
+    """A file whose link is on another host is refused without any request carrying the token."""
+    elsewhere = dict(files[0], url_private_download=None)
+    elsewhere["url_private"] = files[0]["url_private"].replace("127.0.0.1", "localhost")
+    model = ScriptedModel(["Hello."])
+    bot = await _bot(fake_slack, http, Agent(name="helper", model=model))
+    await bot.event(file_share(f"<@{BOT_USER}> hi", [elsewhere], ts=TS))
+    await fake_slack.wait_for(lambda f: f.named("chat.postMessage"))
+    await settle()
+    assert fake_slack.downloads == []
+    assert fake_slack.posted_texts() == [
+        "I could not use 1 attachment: `chart.png` (could not download it: its link is not "
+        "on Slack).\n\nHello."
+    ]
+
+
 PNG_OUT = Image(content=CHART, mime_type="image/png", name="chart.png")
 
 
@@ -167,6 +185,22 @@ async def test_a_tools_image_is_uploaded_into_the_thread(
     assert (done.params["channel_id"], done.params["thread_ts"]) == (CHANNEL, TS)
     methods = [c.method for c in fake_slack.calls]
     assert methods.index("chat.postMessage") < methods.index("files.getUploadURLExternal")
+
+
+async def test_a_slash_commands_image_is_uploaded_to_the_channel(
+    fake_slack: FakeSlackApi, http: aiohttp.ClientSession
+) -> None:
+    """`/helper draw_chart`: the text through the response_url, the image into the channel."""
+    agent = Agent(name="helper", model=ScriptedModel([]), tools=[draw_chart])
+    bot = await _bot(fake_slack, http, agent)
+    command = slash_command("/helper", "draw_chart", response_url=fake_slack.response_url)
+    assert await bot.command(command) == 200
+    await fake_slack.wait_for(lambda f: f.named("files.completeUploadExternal"))
+    await settle()
+    assert [r["text"] for r in fake_slack.response_urls] == ["Chart drawn."]
+    (done,) = fake_slack.named("files.completeUploadExternal")
+    assert done.params["channel_id"] == CHANNEL and "thread_ts" not in done.params
+    assert list(fake_slack.uploads.values()) == [CHART]
 
 
 async def test_a_streamed_replys_image_follows_the_streamed_text(
