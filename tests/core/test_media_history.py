@@ -50,3 +50,22 @@ async def test_history_keeps_references_not_bytes(store: BaseDb) -> None:
     assert earlier.content == (
         "What is it?\n[attached: noise.png (image/png, 5 KB), list.txt (text/plain, 10 B)]"
     )
+
+
+async def test_a_teams_leader_and_its_member_see_the_image() -> None:
+    """Team.arun(images=...): the leader's question carries the image, and so does the
+    task a member is given (Agno passes a run's media to the members it delegates to)."""
+    from core.models.scripted import tool_call
+    from core.team import Team
+
+    png = png_bytes()
+    leader = ScriptedModel([tool_call("delegate_task_to_member", member_id="eye", task="look")])
+    seeing = ScriptedModel(["A red square."])
+    eye = Agent(model=seeing, name="Eye")
+    team = Team(members=[eye], model=leader, mode="route")
+    out = await team.arun("What is it?", images=[Image(content=png, mime_type="image/png")])
+    assert out.content == "A red square."
+    asked = leader.requests[0].messages[-1]
+    assert asked.images is not None and asked.images[0].content == png
+    member_question = seeing.requests[0].messages[-1]
+    assert member_question.images is not None and member_question.images[0].content == png
