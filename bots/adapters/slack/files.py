@@ -12,7 +12,8 @@ A file still being processed, or one the app may not read, is refused with why.
 Out: :func:`upload_media` posts each of a reply's images and files in the thread with
 ``files_upload_v2`` (``files.getUploadURLExternal``, the upload, then
 ``files.completeUploadExternal``), retried like every Web API call by the sender;
-a failure is a DeliveryError, which the caller reports as for text.
+a failure is a :class:`FilesUndelivered` (a DeliveryError), which the caller reports as
+for text, saying that the text was posted and the files were not.
 """
 
 from __future__ import annotations
@@ -24,13 +25,24 @@ from urllib.parse import urlsplit
 import aiohttp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bots.adapters.slack.send import TRANSPORT_ERRORS, SlackSender
+from bots.adapters.slack.send import TRANSPORT_ERRORS, DeliveryError, SlackSender
 from bots.chat.attachments import Fetch, FetchError, read_bounded
 from bots.chat.replies import media_bytes
 from bots.inbound import Attachment
 from core.media import File, Image
 
-__all__ = ["attachments_of", "slack_fetch", "upload_media"]
+__all__ = ["FILES_UNDELIVERED", "FilesUndelivered", "attachments_of", "slack_fetch", "upload_media"]
+
+#: what the user is told when the text went out but the files did not
+FILES_UNDELIVERED = (
+    "My answer is above, but I could not attach its files here (`{error}`). Your message "
+    "was handled, so please check the result before resending."
+)
+
+
+class FilesUndelivered(DeliveryError):
+    """The reply's text was posted; uploading its files failed for good."""
+
 
 #: seconds one download may take
 DOWNLOAD_TIMEOUT = 60.0
@@ -107,8 +119,10 @@ async def upload_media(
         name, data = media_bytes(item)
         title = (item.alt_text if isinstance(item, Image) else None) or name
         uploads.append({"content": data, "filename": name, "title": title})
-    # retried on 429/5xx like any call; any failure is the sender's DeliveryError
-    response = await sender.call(
-        "files_upload_v2", channel=channel, thread_ts=thread, file_uploads=uploads
-    )
+    try:  # retried on 429/5xx like any call
+        response = await sender.call(
+            "files_upload_v2", channel=channel, thread_ts=thread, file_uploads=uploads
+        )
+    except DeliveryError as exc:  # the text is out already: say only the files failed
+        raise FilesUndelivered(exc.method, exc.error, exc.cause) from exc
     return [str(f.get("id", "")) for f in response.get("files") or ()]

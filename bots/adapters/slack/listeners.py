@@ -26,7 +26,12 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bots.adapters.slack.addressing import THREAD_TTL, addressed, thread_key
 from bots.adapters.slack.board import board_blocks, register_board
-from bots.adapters.slack.files import slack_fetch, upload_media
+from bots.adapters.slack.files import (
+    FILES_UNDELIVERED,
+    FilesUndelivered,
+    slack_fetch,
+    upload_media,
+)
 from bots.adapters.slack.home import register_home
 from bots.adapters.slack.interactions import approval_blocks, register_interactions
 from bots.adapters.slack.names import ClientFor, SlackNames, one_client
@@ -168,7 +173,8 @@ async def _deliver(
             await _send(sender, msg, reply, thread)
     except DeliveryError as exc:
         bound.error("slack_reply_failed", method=exc.method, error=exc.error, cause=exc.cause)
-        await _tell_undelivered(bound, sender, msg, reply, thread, event, exc.error)
+        template = FILES_UNDELIVERED if isinstance(exc, FilesUndelivered) else UNDELIVERED
+        await _tell_undelivered(bound, sender, msg, reply, thread, event, exc.error, template)
         return
     except Exception as exc:  # never let a reply vanish into bolt's own error log
         bound.exception("slack_reply_failed", method="send", error=type(exc).__name__)
@@ -189,10 +195,11 @@ async def _tell_undelivered(
     thread: str | None,
     event: dict[str, Any],
     error: str,
+    template: str = UNDELIVERED,
 ) -> None:
-    """Say the reply was not posted: a short note, else the warning reaction."""
+    """Say the reply (or its files) was not posted: a short note, else the warning reaction."""
     delivery_failed("slack")
-    note = UNDELIVERED.format(error=error)
+    note = template.format(error=error)
     try:
         await _send(sender, msg, Reply(note, ephemeral=reply.ephemeral), thread)
     except Exception as exc:  # the note failed too (any way): the reaction is the last word
@@ -225,7 +232,10 @@ def command_listener(service: ChatService, options: SlackOptions) -> Callable[..
         except Exception as exc:  # the response_url or Slack unreachable: say so, privately
             bound.exception("slack_reply_failed", method="respond", error=type(exc).__name__)
             delivery_failed("slack")
-            note = UNDELIVERED.format(error=type(exc).__name__)
+            if isinstance(exc, FilesUndelivered):  # the answer is out; its files are not
+                note = FILES_UNDELIVERED.format(error=exc.error)
+            else:
+                note = UNDELIVERED.format(error=type(exc).__name__)
             try:
                 await sender.ephemeral(cmd.channel, cmd.user, note, None)
             except DeliveryError as again:

@@ -203,6 +203,23 @@ async def test_a_slash_commands_image_is_uploaded_to_the_channel(
     assert list(fake_slack.uploads.values()) == [CHART]
 
 
+async def test_a_slash_commands_refused_upload_is_told_privately(
+    fake_slack: FakeSlackApi, http: aiohttp.ClientSession
+) -> None:
+    """The command's text went out; the upload fails for good: an ephemeral note says so."""
+    agent = Agent(name="helper", model=ScriptedModel([]), tools=[draw_chart])
+    bot = await _bot(fake_slack, http, agent)
+    fake_slack.fail_with("files.completeUploadExternal", "not_in_channel")
+    command = slash_command("/helper", "draw_chart", response_url=fake_slack.response_url)
+    await bot.command(command)
+    await fake_slack.wait_for(lambda f: f.named("chat.postEphemeral"))
+    await settle()
+    (note,) = fake_slack.named("chat.postEphemeral")
+    assert str(note.params["text"]).startswith(
+        "My answer is above, but I could not attach its files here (`not_in_channel`)."
+    )
+
+
 async def test_a_streamed_replys_image_follows_the_streamed_text(
     fake_slack: FakeSlackApi, http: aiohttp.ClientSession
 ) -> None:
@@ -222,13 +239,15 @@ async def test_a_streamed_replys_image_follows_the_streamed_text(
 async def test_an_upload_slack_refuses_is_reported(
     fake_slack: FakeSlackApi, http: aiohttp.ClientSession
 ) -> None:
-    """The upload fails for good: the user is told the reply was not posted, as for text."""
+    """The upload fails for good: the user is told the files were not posted, as for text."""
     model = ScriptedModel([tool_call("draw_chart"), "Here is the chart."])
     bot = await _bot(fake_slack, http, Agent(name="helper", model=model, tools=[draw_chart]))
     fake_slack.fail_with("files.completeUploadExternal", "not_in_channel")
     await bot.event(app_mention(f"<@{BOT_USER}> draw the chart"))
     await fake_slack.wait_for(lambda f: len(f.posted_texts()) == 2)
     await settle()
-    assert fake_slack.posted_texts()[1].startswith(
-        "I could not post my reply here (`not_in_channel`)."
-    )
+    assert fake_slack.posted_texts() == [
+        "Here is the chart.",
+        "My answer is above, but I could not attach its files here (`not_in_channel`). Your "
+        "message was handled, so please check the result before resending.",
+    ]
