@@ -133,6 +133,8 @@ async def receive(
         name = f"`{attachment.name}`"
         if index >= max_files:
             refused.append(f"{name} (only {max_files} per message)")
+        elif not attachment.url:  # the platform listed it but gave no way to fetch it
+            refused.append(f"{name} (no download link was given for it)")
         elif _unusable(kind):
             refused.append(f"{name} ({kind} is not a type I read; I read {READABLE})")
         elif attachment.size is not None and attachment.size > max_bytes:

@@ -19,19 +19,30 @@ for text, saying that the text was posted and the files were not.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
 import aiohttp
+import structlog
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bots.adapters.slack.send import TRANSPORT_ERRORS, DeliveryError, SlackSender
 from bots.chat.attachments import Fetch, FetchError, read_bounded
 from bots.chat.replies import media_bytes
-from bots.inbound import Attachment
+from bots.inbound import Attachment, InboundMessage
 from core.media import File, Image
 
-__all__ = ["FILES_UNDELIVERED", "FilesUndelivered", "attachments_of", "slack_fetch", "upload_media"]
+__all__ = [
+    "FILES_UNDELIVERED",
+    "FilesUndelivered",
+    "attachments_of",
+    "slack_fetch",
+    "upload_media",
+    "with_file_info",
+]
+
+log = structlog.get_logger(__name__)
 
 #: what the user is told when the text went out but the files did not
 FILES_UNDELIVERED = (
@@ -51,8 +62,9 @@ DOWNLOAD_TIMEOUT = 60.0
 def attachments_of(event: Mapping[str, Any]) -> tuple[Attachment, ...]:
     """The files of a message event, as the neutral record (pure: nothing downloaded).
 
-    Files without a ``url_private`` (external files, tombstones of deleted ones) are
-    listed with an empty URL, so the reply says they could not be downloaded.
+    Files without a ``url_private`` (listed by id only, external files, tombstones of
+    deleted ones) have an empty URL: :func:`with_file_info` asks ``files.info`` for
+    them, and what stays without one is refused with why.
     """
     found = []
     for item in event.get("files") or ():
@@ -71,6 +83,31 @@ def attachments_of(event: Mapping[str, Any]) -> tuple[Attachment, ...]:
     return tuple(found)
 
 
+async def with_file_info(sender: SlackSender, msg: InboundMessage) -> InboundMessage:
+    """``msg`` with each file Slack listed without details (``file_access``:
+    ``check_file_info``, as in some shared channels) completed by ``files.info``.
+
+    A file ``files.info`` will not describe keeps its bare listing (and is refused with
+    why); a message whose files are complete costs no call.
+    """
+    if all(a.url for a in msg.attachments):
+        return msg
+    completed = []
+    for attachment in msg.attachments:
+        if attachment.url:
+            completed.append(attachment)
+            continue
+        try:
+            answer = await sender.call("files_info", file=attachment.platform_id)
+        except DeliveryError as exc:
+            log.warning("slack_file_info_failed", file_id=attachment.platform_id, error=exc.error)
+            completed.append(attachment)
+            continue
+        found = attachments_of({"files": [answer.get("file") or {}]})
+        completed.append(found[0] if found else attachment)
+    return replace(msg, attachments=tuple(completed))
+
+
 def _trusted(url: str, api_base: str) -> bool:
     """True for a URL the bot token may be sent to: Slack's hosts or the Web API's own."""
     host = (urlsplit(url).hostname or "").lower()
@@ -82,8 +119,6 @@ def slack_fetch(client: AsyncWebClient, *, timeout: float = DOWNLOAD_TIMEOUT) ->
     """A Fetch downloading ``url_private`` with ``client``'s (the workspace's) bot token."""
 
     async def fetch(attachment: Attachment, limit: int) -> bytes:
-        if not attachment.url:
-            raise FetchError("Slack gave no download link for it")
         if not _trusted(attachment.url, client.base_url):
             raise FetchError("its link is not on Slack")
         headers = {"Authorization": f"Bearer {client.token}"}

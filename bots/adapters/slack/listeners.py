@@ -31,6 +31,7 @@ from bots.adapters.slack.files import (
     FilesUndelivered,
     slack_fetch,
     upload_media,
+    with_file_info,
 )
 from bots.adapters.slack.home import register_home
 from bots.adapters.slack.interactions import approval_blocks, register_interactions
@@ -143,6 +144,7 @@ def message_listener(
             async with sender.working(msg.channel, event["ts"]):
                 sink = slack_stream(sender, msg, reply_thread, options)  # None: streaming off
                 fetch = slack_fetch(client)  # url_private with this workspace's bot token
+                decided = await with_file_info(sender, decided)
                 work = service.handle_message(decided, sink=sink, fetch=fetch)
                 reply = await _safely(bound, work)
                 if reply is not None:

@@ -11,6 +11,7 @@ method's calls waiting, to show what the app does before they complete.
 ``host_file`` serves a file at a ``url_private`` that answers only ``fake.file_token``
 (``FILE_TOKEN``) as a bearer token, anything else getting Slack's HTML sign-in page,
 ``fake.downloads`` recording each download's path and Authorization header;
+``files.info`` answers from ``fake.file_info``;
 a ``response_url`` accepts five posts, as Slack's does, then answers 404.
 """
 
@@ -63,6 +64,7 @@ class FakeSlackApi:
         "_ts",
         "calls",
         "downloads",
+        "file_info",
         "file_token",
         "hosted",
         "port",
@@ -80,6 +82,8 @@ class FakeSlackApi:
         self.downloads: list[tuple[str, str]] = []
         #: the only bearer token url_private serves (a token without files:read: another)
         self.file_token = FILE_TOKEN
+        #: what files.info answers, by file id (others: file_not_found)
+        self.file_info: dict[str, dict[str, Any]] = {}
         #: where files.getUploadURLExternal sends uploads (None: this fake's /upload)
         self.upload_base: str | None = None
         self.port = 0
@@ -242,6 +246,9 @@ class FakeSlackApi:
             channel, ts = str(params.get("channel", "")), str(params.get("message_ts", ""))
             link = f"https://example.slack.com/archives/{channel}/p{ts.replace('.', '')}"
             return {"ok": True, "channel": channel, "permalink": link}
+        if method == "files.info":  # documented shape: {"ok": true, "file": {...}}
+            info = self.file_info.get(str(params.get("file", "")))
+            return {"ok": True, "file": info} if info else {"ok": False, "error": "file_not_found"}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
         return {"ok": True}

@@ -159,6 +159,31 @@ async def test_the_bot_token_goes_only_to_slack_hosts(
     ]
 
 
+async def test_files_listed_by_id_only_are_completed_with_files_info(
+    fake_slack: FakeSlackApi, http: aiohttp.ClientSession, files: list[dict[str, Any]]
+) -> None:
+    """``file_access: check_file_info`` entries: files.info gives the details, then the
+    download; one files.info does not know is named in the note."""
+    listed = [
+        {"id": file_id, "mode": "file_access", "file_access": "check_file_info"}
+        for file_id in ("F0PNG0001", "F0GONE001")
+    ]
+    fake_slack.file_info["F0PNG0001"] = files[0]
+    model = ScriptedModel(["A red square."])
+    bot = await _bot(fake_slack, http, Agent(name="helper", model=model))
+    await bot.event(file_share(f"<@{BOT_USER}> what is it?", listed, ts=TS))
+    await fake_slack.wait_for(lambda f: f.named("chat.postMessage"))
+    await settle()
+    assert [c.params["file"] for c in fake_slack.named("files.info")] == ["F0PNG0001", "F0GONE001"]
+    question = model.requests[0].messages[-1]
+    assert question.images is not None and question.images[0].content == PNG
+    (posted,) = fake_slack.posted_texts()
+    assert posted == (
+        "I could not use 1 attachment: `F0GONE001` (no download link was given for it)."
+        "\n\nA red square."
+    )
+
+
 PNG_OUT = Image(content=CHART, mime_type="image/png", name="chart.png")
 
 
