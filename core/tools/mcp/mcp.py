@@ -36,7 +36,8 @@ from core.exceptions import MCPConnectionError, ToolRefusedError
 from core.tools.function import Function
 from core.tools.mcp.connection import MCPConnection
 from core.tools.mcp.params import StreamableHTTPClientParams
-from core.tools.mcp.results import result_text
+from core.tools.mcp.results import tool_result
+from core.tools.result import ToolResult
 from core.tools.toolkit import Toolkit
 from core.utils.log import logger
 
@@ -159,7 +160,7 @@ class MCPTools(Toolkit):
     def _function(self, tool: types.Tool) -> Function:
         server_name = tool.name
 
-        async def call_mcp_tool(**arguments: Any) -> str:
+        async def call_mcp_tool(**arguments: Any) -> str | ToolResult:
             return await self._call(server_name, arguments)
 
         stop = server_name in self.stop_after_tool_call_tools
@@ -176,14 +177,14 @@ class MCPTools(Toolkit):
         function.toolkit_instructions = self.instructions if self.add_instructions else None
         return function
 
-    async def _call(self, tool: str, arguments: dict[str, Any]) -> str:
+    async def _call(self, tool: str, arguments: dict[str, Any]) -> str | ToolResult:
         try:
             result = await self.connection.call(tool, arguments)
         except MCPError as exc:  # the server answered with an error instead of a result
             raise ToolRefusedError(
                 f"MCP server {self.name!r} refused the call to {tool!r}: {exc.message}"
             ) from None
-        return result_text(self.name, tool, result)
+        return tool_result(self.name, tool, result)  # images: a ToolResult, posted in chat
 
     # -- transports --------------------------------------------------------------------
     @contextlib.asynccontextmanager
