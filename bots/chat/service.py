@@ -222,10 +222,8 @@ class ChatService:
         if not msg.attachments:
             return Received()
         if fetch is None:  # a front end that cannot download: say so, run the text
-            names = "; ".join(
-                f"`{a.name}` (attachments are not read here)" for a in msg.attachments
-            )
-            return Received(refused=(names,))
+            unread = "(attachments are not read here)"
+            return Received(refused=tuple(f"`{a.name}` {unread}" for a in msg.attachments))
         return await receive(
             msg.attachments,
             fetch,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bots.chat.attachments import FetchError, TooLarge, receive
-from bots.inbound import Attachment
+from bots.inbound import Attachment, InboundMessage
 from core.media import File, Image
 from tests.media_samples import pdf_bytes, png_bytes
 
@@ -78,3 +78,27 @@ async def test_an_unreadable_pdf_is_refused_before_the_run() -> None:
     assert got.note() == (
         "I could not use 1 attachment: `broken.pdf` (it is not a readable PDF (PdfStreamError))."
     )
+
+
+async def test_a_front_end_that_cannot_download_names_each_attachment() -> None:
+    """handle_message without a fetch: the text runs; each attachment is named as unread."""
+    from bots.app.service import chat_service
+    from bots.settings import Settings
+    from core.agent import Agent
+    from core.models.scripted import ScriptedModel
+
+    model = ScriptedModel(["Hi."])
+    config = Settings(statebot_default_agent="helper", redis_url=None)
+    service = chat_service({"helper": Agent(name="helper", model=model)}, settings=config)
+    msg = InboundMessage(
+        platform="test", workspace="w", channel="c", thread=None, user="u", text="hello",
+        event_id="e", addressed=True,
+        attachments=(_attachment("a.png", "image/png"), _attachment("b.pdf")),
+    )  # fmt: skip
+    reply = await service.handle_message(msg)
+    assert reply is not None
+    assert reply.text == (
+        "I could not use 2 attachments: `a.png` (attachments are not read here); `b.pdf` "
+        "(attachments are not read here).\n\nHi."
+    )
+    assert model.requests[0].messages[-1].images is None
