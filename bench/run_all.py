@@ -43,6 +43,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "mcp_calls": ([], ["--runs", "5"]),
     "chat_latency": ([], ["--messages", "5"]),
     "teams_latency": ([], ["--messages", "5"]),
+    "file_turns": ([], ["--turns", "3", "--size", "65536"]),
 }
 
 

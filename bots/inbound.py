@@ -18,7 +18,24 @@ from dataclasses import dataclass, field
 
 from bots.keys import SessionKeys, keys_for
 
-__all__ = ["InboundMessage", "SlashCommand"]
+__all__ = ["Attachment", "InboundMessage", "SlashCommand"]
+
+
+@dataclass(frozen=True, slots=True)
+class Attachment:
+    """A file attached to a message, as the platform described it (nothing downloaded).
+
+    ``media_type`` is the platform's MIME type ("" when it gave none); ``size`` the size
+    it declared (None: unknown); ``platform_id`` its id there (Slack ``F…``, Discord's
+    attachment snowflake, the console's path); ``url`` where the adapter fetches it.
+    ``bots.chat.attachments`` decides what is used, within the deployment's bounds.
+    """
+
+    name: str
+    media_type: str
+    size: int | None
+    platform_id: str
+    url: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +60,8 @@ class InboundMessage:
     bot_mentioned: bool = False
     addressed: bool = False
     reply_thread: str | None = None
+    #: files and images attached to the message, in the order the platform lists them
+    attachments: tuple[Attachment, ...] = ()
     keys: SessionKeys = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -191,6 +191,7 @@ MODEL_TURNS: dict[str, list[Any]] = {
         tool_call("add_task", title="Review the Q2 roadmap", category="work"),
         "Added task #1: Review the Q2 roadmap (work).",
     ],
+    "files_0": ["Milk costs 2.", tool_call("chart", month="May"), "Here is May's chart."],
 }
 #: text a block must print (its own check that it did what the page says)
 PRINTS: dict[str, str] = {
@@ -205,6 +206,7 @@ PRINTS: dict[str, str] = {
     "memory_0": 'Nice to meet you, Ana. ["The user\'s name is Ana; she prefers tea."]',
     "toolkits_0": "Added task #1: Review the Q2 roadmap (work).",
     "state-schemas_1": "Added Ship it {'tasks': [{'title': 'Ship it'}]}",
+    "files_0": "Milk costs 2.\n['May.png']",
 }
 #: runs a block as __main__ after extending packages with the page's scratch files
 RUNNER = """

@@ -23,7 +23,7 @@ from typing import Protocol
 
 from bots.chat.names import NameSource, authored, render_mentions
 
-__all__ = ["CatchUp", "EarlierMessage", "EarlierMessages", "render_earlier"]
+__all__ = ["CatchUp", "EarlierMessage", "EarlierMessages", "catch_up_of", "render_earlier"]
 
 HEADER = "Earlier messages in this thread, before you were asked (oldest first{skipped}):"
 #: how the bot's own earlier messages are labelled (the model wrote them)
@@ -71,6 +71,25 @@ class CatchUp:
             chars=self.chars,
         )
 
+
+
+def catch_up_of(
+    agent: object,
+    scope: str,
+    earlier: EarlierMessages | None,
+    *,
+    platform: str,
+    workspace: str,
+    count: int,
+    chars: int,
+) -> CatchUp | None:
+    """The catch-up a first mention gets: a thread-scoped agent's, when it is on (the
+    agent's own ``catch_up`` over the setting's ``count``; 0 turns it off)."""
+    if earlier is None or scope != "thread":
+        return None  # a channel's or a user's session is not this thread's
+    own = getattr(agent, "catch_up", None)
+    count = count if own is None else int(own)
+    return CatchUp(earlier, platform, workspace, count, chars) if count > 0 else None
 
 async def render_earlier(
     messages: Sequence[EarlierMessage],

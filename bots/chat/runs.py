@@ -13,13 +13,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from bots.chat import help
+from bots.chat.attachments import Received
 from bots.chat.cards import placed, tool_card
 from bots.chat.catch_up import CatchUp
 from bots.chat.commands import ParsedCommand, ToolLike, usage
 from bots.chat.context import ChatContext
 from bots.chat.queued import QueueNotice
 from bots.chat.registry import ChatAgent
-from bots.chat.replies import Reply
+from bots.chat.replies import Reply, media_of
 from bots.chat.streaming import StreamSink, can_stream, stream_answer
 from bots.chat.turns import Turn
 from bots.inbound import InboundMessage, SlashCommand
@@ -41,12 +42,18 @@ def message_turn(
     sink: StreamSink | None = None,
     notice: QueueNotice | None = None,
     catch_up: CatchUp | None = None,
+    received: Received | None = None,
 ) -> Turn:
     """Free text to the agent's model, as ``Ana: text`` with mentions made readable.
 
     With ``catch_up``, a run that creates the session first reads the thread's
     earlier messages (``bots.chat.catch_up``); ``notice`` hears if the run is queued.
+    ``received``: the message's attachments that can be used (``bots.chat.attachments``),
+    given to the run as ``images=`` / ``files=`` (the service heads the reply with the
+    note on the others).
     """
+    received = received or Received()
+    images, files = list(received.images) or None, list(received.files) or None
 
     async def run() -> RunOutput:
         question = await context.readable(msg, text)
@@ -62,9 +69,16 @@ def message_turn(
                     session_id=keys.session_id,
                     user_id=keys.user_id,
                     metadata=metadata,
+                    images=images,
+                    files=files,
                 )
             return await agent.arun(
-                question, session_id=keys.session_id, user_id=keys.user_id, metadata=metadata
+                question,
+                session_id=keys.session_id,
+                user_id=keys.user_id,
+                metadata=metadata,
+                images=images,
+                files=files,
             )
 
     return Turn(
@@ -76,7 +90,7 @@ def message_turn(
         event_id=msg.event_id,
         run=run,
         announce="chat_message",
-        details={"agent": agent_id, "length": len(text)},
+        details={"agent": agent_id, "length": len(text), "attached": len(msg.attachments)},
         offline_commands=help.offline_commands(agent_id, agent),
         notice=notice,
     )
@@ -107,7 +121,8 @@ def command_turn(
     def read(output: RunOutput) -> Reply:
         card = tool_card(tools[parsed.tool], parsed.arguments, output.session_state)
         card = placed(card, agent_id, keys.session_id)
-        return Reply(output.get_content_as_string() or "Done.", card=card)
+        text = output.get_content_as_string() or "Done."
+        return Reply(text, card=card, media=media_of(output))
 
     return Turn(
         kind="command",

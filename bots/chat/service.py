@@ -25,9 +25,10 @@ import structlog
 from bots.chat import help
 from bots.chat.admin_seam import PERSONAL_COMMANDS, AdminCommands
 from bots.chat.approvals import Decision
+from bots.chat.attachments import Fetch, Received, receive
 from bots.chat.boards import board_note, noted
 from bots.chat.cards import Click
-from bots.chat.catch_up import CatchUp, EarlierMessages
+from bots.chat.catch_up import CatchUp, EarlierMessages, catch_up_of
 from bots.chat.clicks import run_click
 from bots.chat.commands import CommandError, parse_command
 from bots.chat.context import ChatContext
@@ -42,13 +43,14 @@ from bots.chat.runs import command_turn, message_turn
 from bots.chat.scheduled import run_scheduled
 from bots.chat.schedules import Deliveries
 from bots.chat.streaming import StreamSink
-from bots.chat.turns import take_turn
+from bots.chat.turns import noted_reply, take_turn
 from bots.chat.undo import NO_STORE as UNDO_NO_STORE
 from bots.chat.undo import undo_turn, wants_undo
 from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import SessionKeys, keys_for
 from bots.ops.logging import bind_event
 from bots.settings import Settings
+from core.run.history import attached_note
 from core.schedule import Schedule
 
 log = structlog.get_logger("bots.service")
@@ -183,6 +185,7 @@ class ChatService:
         sink: StreamSink | None = None,
         notice: QueueNotice | None = None,
         earlier: EarlierMessages | None = None,
+        fetch: Fetch | None = None,
     ) -> Reply | None:
         """Answer a message addressed to the bot; None when it is not addressed to it.
 
@@ -194,7 +197,9 @@ class ChatService:
         into it as it is written (``bots.chat.streaming``); the Reply is still the whole answer.
         ``notice`` is told if the run waits behind others (``bots.chat.queued``); ``earlier``
         fetches the thread's earlier messages, read once by the run that creates a
-        thread-scoped session (``bots.chat.catch_up``).
+        thread-scoped session (``bots.chat.catch_up``). ``fetch`` downloads the message's
+        attachments with the platform's credentials (``bots.chat.attachments``); without
+        it they are not used, and the reply says so.
         """
         if not msg.addressed:  # decided once, by the adapter
             return None
@@ -215,26 +220,26 @@ class ChatService:
                 agent_id, text = picked.agent_id, picked.text
             else:
                 text = msg.text.strip()
+            received = Received()
+            if msg.attachments:
+                received = await receive(
+                    msg.attachments,
+                    fetch,
+                    max_bytes=self._settings.statebot_max_file_bytes,
+                    max_files=self._settings.statebot_max_files,
+                )
             keys = self.session_keys(agent_id, msg)
-            catch_up = self._catch_up(agent_id, earlier, msg)
-            return await self._ask(agent_id, text, msg, keys, sink, notice, catch_up)
-
-    def _catch_up(
-        self, agent_id: str, earlier: EarlierMessages | None, msg: InboundMessage
-    ) -> CatchUp | None:
-        """The catch-up a first mention gets: a thread-scoped agent's, when it is on."""
-        agent = self._agents[agent_id]
-        if (
-            earlier is None
-            or scope_of(agent_id, agent, self._settings.statebot_agent_scopes) != "thread"
-        ):
-            return None  # a channel's or a user's session is not this thread's
-        own = getattr(agent, "catch_up", None)
-        count = self._settings.statebot_catch_up if own is None else int(own)
-        if count <= 0:
-            return None
-        chars = self._settings.statebot_catch_up_chars
-        return CatchUp(earlier, msg.platform, msg.workspace, count, chars)
+            agent, settings = self._agents[agent_id], self._settings
+            catch_up = catch_up_of(
+                agent,
+                scope_of(agent_id, agent, settings.statebot_agent_scopes),
+                earlier,
+                platform=msg.platform,
+                workspace=msg.workspace,
+                count=settings.statebot_catch_up,
+                chars=settings.statebot_catch_up_chars,
+            )
+            return await self._ask(agent_id, text, msg, keys, sink, notice, catch_up, received)
 
     def _too_long(self, text: str, *, ephemeral: bool = False) -> Reply | None:
         limit = self._settings.statebot_max_message_chars
@@ -252,6 +257,25 @@ class ChatService:
         sink: StreamSink | None = None,
         notice: QueueNotice | None = None,
         catch_up: CatchUp | None = None,
+        received: Received | None = None,
+    ) -> Reply:
+        """The answer, headed by the note on attachments not used, whatever the outcome."""
+        received = received or Received()
+        if not text and (received.images or received.files):  # the run says what came
+            text = attached_note([m.reference() for m in (*received.images, *received.files)])
+        reply = await self._answer(agent_id, text, msg, keys, sink, notice, catch_up, received)
+        return noted_reply(reply, received.note())
+
+    async def _answer(
+        self,
+        agent_id: str,
+        text: str,
+        msg: InboundMessage,
+        keys: SessionKeys,
+        sink: StreamSink | None,
+        notice: QueueNotice | None,
+        catch_up: CatchUp | None,
+        received: Received,
     ) -> Reply:
         agent = self._agents[agent_id]
         if not text:
@@ -269,6 +293,7 @@ class ChatService:
             sink=sink,
             notice=notice,
             catch_up=catch_up,
+            received=received,
         )
         return self._say_board(agent_id, keys.session_id, await take_turn(turn))
 

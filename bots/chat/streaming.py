@@ -16,7 +16,7 @@ leaves the reply to the adapter's ordinary path.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeGuard
 
@@ -24,6 +24,7 @@ from bots.chat.chunking import chunk_text
 from bots.settings import Settings
 from core.agent.agent import Agent
 from core.exceptions import RunError
+from core.media import File, Image
 from core.run.output import RunOutput
 from core.team.team import Team
 
@@ -159,6 +160,8 @@ async def stream_answer(
     session_id: str,
     user_id: str,
     metadata: Mapping[str, Any] | None = None,
+    images: Sequence[Image] | None = None,
+    files: Sequence[File] | None = None,
 ) -> RunOutput:
     """Run ``agent`` streamed into ``sink``; return the run's RunOutput.
 
@@ -175,6 +178,8 @@ async def stream_answer(
         session_id=session_id,
         user_id=user_id,
         metadata=metadata,
+        images=images,
+        files=files,
     )
     async for event in events:
         name = str(event.event)

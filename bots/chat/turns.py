@@ -23,7 +23,7 @@ no error text is ever posted as if it were an answer.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import structlog
@@ -31,14 +31,14 @@ import structlog
 from bots.chat.approvals import Approval
 from bots.chat.errors import guarded
 from bots.chat.queued import QueueNotice, announcing
-from bots.chat.replies import Reply
+from bots.chat.replies import Reply, media_links, media_of
 from bots.ops.logging import bind_event
 from bots.ops.metrics import count_tool_errors, timed_run
 from core.run.output import RunOutput, content_as_text
 
 log = structlog.get_logger("bots.service")
 
-__all__ = ["Kind", "Turn", "ask_approval", "plain_reply", "take_turn"]
+__all__ = ["Kind", "Turn", "ask_approval", "noted_reply", "plain_reply", "take_turn"]
 
 Kind = Literal["message", "command", "click", "decision", "scheduled", "undo"]
 
@@ -47,8 +47,15 @@ PROPAGATING: frozenset[Kind] = frozenset({"scheduled"})
 
 
 def plain_reply(output: RunOutput) -> Reply:
-    """A run's answer as text; a workflow's dict or pydantic model shows as JSON."""
-    return Reply(content_as_text(output.content) or "Done.")
+    """A run's answer as text (a workflow's dict or pydantic model shows as JSON), with
+    the images and files its tools returned (``ToolResult``) to post beside it."""
+    text = "\n".join([content_as_text(output.content) or "Done.", *media_links(output)])
+    return Reply(text, media=media_of(output))
+
+
+def noted_reply(reply: Reply, note: str | None) -> Reply:
+    """``reply`` with ``note`` (what was not used of the message) as its first line."""
+    return reply if note is None else replace(reply, text=f"{note}\n\n{reply.text}")
 
 
 def ask_approval(agent_id: str, output: Any, requester: str) -> Reply:

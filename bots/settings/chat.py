@@ -60,6 +60,20 @@ class ChatSettings(BaseModel):
         gt=0,
         description='longer messages get a clear "too long" reply and run nothing',
     )
+    # -- files and images people attach: bots/chat/attachments.py, docs/files.md ---------
+    statebot_max_file_bytes: int = Field(
+        default=10 * 1024 * 1024,
+        gt=0,
+        description=(
+            "largest attached file or image downloaded for the model (bytes); a larger one "
+            "gets a one-line note and the message's text still runs"
+        ),
+    )
+    statebot_max_files: int = Field(
+        default=5,
+        ge=0,
+        description="attachments used per message (the rest get a one-line note); 0 uses none",
+    )
     # -- scheduled runs (reminders): core/schedule, docs/scheduling.md --------------------
     statebot_scheduler: bool = Field(
         default=True,

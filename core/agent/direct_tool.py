@@ -76,6 +76,7 @@ async def run_tool_on_session(
     output.agent_id = owner_id
     output.content = execution.result
     output.tools.append(execution)
+    output.add_media(execution.images, execution.files)  # a ToolResult's, for the person
     output.metrics.tool_calls = 1
     return output
 

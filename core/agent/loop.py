@@ -140,7 +140,8 @@ async def _run_loop(
     )
     output = RunOutput(run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id)
     output.agent_id = spec.owner_id
-    output.input = RunInput(input_content=user_input)
+    images, files = list(handle.media.images) or None, list(handle.media.files) or None
+    output.input = RunInput(input_content=user_input, images=images, files=files)
     if spec.per_run is not None:  # a resumed run's input was checked when it started
         spec = await spec.per_run(spec, run_context, injected, output.input if not resume else None)
         user_input = output.input.input_content_string()  # a pre-hook may have changed it
@@ -163,7 +164,7 @@ async def _run_loop(
     )
     batch = _Batch(spec, handle, run_context, injected, output, on_tool_event)
     if resume is None:
-        history: list[Message] = [Message("user", user_input)]
+        history: list[Message] = [Message("user", user_input, images=images, files=files)]
         first_round = 0
     else:
         history = resume.messages
@@ -321,6 +322,7 @@ class _Batch:
 
     def _record(self, execution: ToolExecution) -> None:
         self.output.tools.append(execution)
+        self.output.add_media(execution.images, execution.files)  # a ToolResult's
         self.output.metrics.tool_calls += 1
         meter_tool_call()
         if self.on_tool_event is not None:

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Literal, TypedDict, overload
 
 from core.agent import runner
@@ -16,8 +16,10 @@ from core.agent.loop import ContentSink
 from core.agent.owner import SessionOwner
 from core.agent.pause import decisions_of
 from core.agent.streaming import stream_run
+from core.media import File, Image
 from core.run.events import RunContentEvent, RunOutputEvent
 from core.run.output import RunOutput
+from core.run.run_input import RunMedia
 from core.utils.sync import iterate_sync, run_sync
 
 
@@ -29,6 +31,8 @@ class _RunOptions(TypedDict):
     session_state: Mapping[str, object] | None
     dependencies: Mapping[str, object] | None
     metadata: Mapping[str, object] | None
+    images: Sequence[Image] | None
+    files: Sequence[File] | None
 
 
 class RunMethods(SessionOwner):
@@ -44,9 +48,17 @@ class RunMethods(SessionOwner):
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
         on_content: ContentSink | None = None,
+        images: Sequence[Image] | None = None,
+        files: Sequence[File] | None = None,
     ) -> RunOutput:
+        media = RunMedia.of(images, files)  # a file that cannot be read refuses the run here
         body = runner.model_turn(
-            self, input, dependencies=dependencies, metadata=metadata, on_content=on_content
+            self,
+            input,
+            dependencies=dependencies,
+            metadata=metadata,
+            on_content=on_content,
+            media=media,
         )
         return await runner.execute(
             self,
@@ -69,6 +81,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        images: Sequence[Image] | None = None,
+        files: Sequence[File] | None = None,
     ) -> Coroutine[Any, Any, RunOutput]: ...
 
     @overload
@@ -83,6 +97,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        images: Sequence[Image] | None = None,
+        files: Sequence[File] | None = None,
     ) -> AsyncIterator[RunOutputEvent]: ...
 
     @overload
@@ -97,6 +113,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        images: Sequence[Image] | None = None,
+        files: Sequence[File] | None = None,
     ) -> Coroutine[Any, Any, RunOutput] | AsyncIterator[RunOutputEvent]: ...
 
     def arun(
@@ -110,8 +128,14 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        images: Sequence[Image] | None = None,
+        files: Sequence[File] | None = None,
     ) -> Coroutine[Any, Any, RunOutput] | AsyncIterator[RunOutputEvent]:
         """``await x.arun(...)`` -> RunOutput; with ``stream=True`` an async iterator of events.
+
+        ``images`` / ``files`` (``core.media``): the model sees the images as image
+        content and the files' text; a file that cannot be read as text (neither text
+        nor PDF) raises ValueError before anything runs. The history keeps references.
 
         ``stream_events=True`` adds the run's lifecycle events (core.run.events); it
         needs ``stream=True``.
@@ -124,6 +148,8 @@ class RunMethods(SessionOwner):
             "session_state": session_state,
             "dependencies": dependencies,
             "metadata": metadata,
+            "images": images,
+            "files": files,
         }
         if stream:
             return stream_run(
@@ -145,6 +171,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        images: Sequence[Image] | None = None,
+        files: Sequence[File] | None = None,
     ) -> RunOutput: ...
 
     @overload
@@ -159,6 +187,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        images: Sequence[Image] | None = None,
+        files: Sequence[File] | None = None,
     ) -> Iterator[RunOutputEvent]: ...
 
     @overload
@@ -173,6 +203,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        images: Sequence[Image] | None = None,
+        files: Sequence[File] | None = None,
     ) -> RunOutput | Iterator[RunOutputEvent]: ...
 
     def run(
@@ -186,6 +218,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        images: Sequence[Image] | None = None,
+        files: Sequence[File] | None = None,
     ) -> RunOutput | Iterator[RunOutputEvent]:
         """Sync twin of :meth:`arun`; with ``stream=True`` an iterator of events."""
         if stream_events and not stream:
@@ -196,6 +230,8 @@ class RunMethods(SessionOwner):
             "session_state": session_state,
             "dependencies": dependencies,
             "metadata": metadata,
+            "images": images,
+            "files": files,
         }
         if stream:
             return iterate_sync(
@@ -237,6 +273,8 @@ class RunMethods(SessionOwner):
         user_id: str | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        images: Sequence[Image] | None = None,
+        files: Sequence[File] | None = None,
     ) -> RunOutput:
         """Resume a run paused for confirmation, from this or any other process.
 

@@ -44,6 +44,7 @@ from core.governance.budgets.model import Budget, Scope, Usage, run_scopes
 from core.memory.manager import remember_run
 from core.run.history import RunRecord
 from core.run.output import RunOutput
+from core.run.run_input import RunMedia
 from core.run.run_records import run_record
 from core.session.summary import summarize_run
 from core.state.session import SessionHandle
@@ -148,7 +149,8 @@ def _record(
     owner: SessionOwner, handle: SessionHandle, input: str, output: RunOutput | None
 ) -> RunRecord:
     team_id = owner.id if owner.kind == "team" else None
-    return run_record(handle, input, output, owner_id=owner.id, team_id=team_id)
+    media = handle.media.references()
+    return run_record(handle, input, output, owner_id=owner.id, team_id=team_id, media=media)
 
 
 def _scopes(handle: SessionHandle) -> list[Scope]:
@@ -173,10 +175,14 @@ def model_turn(
     dependencies: Mapping[str, object] | None = None,
     metadata: Mapping[str, object] | None = None,
     on_content: ContentSink | None = None,
+    media: RunMedia | None = None,
 ) -> RunBody:
-    """A model run of ``owner`` on ``input`` (``run`` / ``arun``)."""
+    """A model run of ``owner`` on ``input`` (``run`` / ``arun``), with its ``media``
+    (images and files; the history keeps their references, never their bytes)."""
 
     async def run(handle: SessionHandle, _: RunBody) -> RunOutput:
+        if media:
+            handle.media = media
         return await owner.arun_top(
             handle, input, dependencies=dependencies, metadata=metadata, on_content=on_content
         )

@@ -46,6 +46,7 @@ from core.state.view import AgentState
 from core.tools.call import call_function
 from core.tools.dependencies import resolve_dependencies
 from core.tools.function import Function
+from core.tools.result import ToolResult
 from core.utils.log import logger
 from core.utils.observe import observe
 
@@ -130,6 +131,8 @@ def result_text(result: object) -> str:
     """How a tool's return value is shown to the model."""
     if result is None:
         return "OK"
+    if isinstance(result, ToolResult):
+        return sanitised(result.content)
     if isinstance(result, str):
         text = result
     else:
@@ -316,7 +319,11 @@ async def execute_tool_call(
         execution = ToolExecution(call_id, name, arguments, str(signal), error=True)
         execution.stop_after_tool_call = signal.stop_execution
         return execution, after
-    return ToolExecution(call_id, name, arguments, result_text(result)), after
+    execution = ToolExecution(call_id, name, arguments, result_text(result))
+    if isinstance(result, ToolResult):  # its media go to the person, not to the model
+        execution.images = list(result.images or ()) or None
+        execution.files = list(result.files or ()) or None
+    return execution, after
 
 
 def signal_messages(signal: AgentRunException) -> list[Message]:

@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.media import File, Image
+from core.models.content import chat_parts
+
 __all__ = ["Message", "ToolCall"]
 
 
@@ -33,10 +36,20 @@ class Message:
     name: str | None = None
     #: copied from an earlier run into this run's context (Agno's flag)
     from_history: bool = False
+    #: a user message's media (Agno's fields): sent as content parts, never stored
+    images: list[Image] | None = None
+    files: list[File] | None = None
+
+    @property
+    def has_media(self) -> bool:
+        """True when the message carries images or files."""
+        return bool(self.images or self.files)
 
     def to_openai(self) -> dict[str, Any]:
         """This message in the Chat Completions wire format."""
         out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.has_media:
+            out["content"] = chat_parts(self.content, self.images or (), self.files or ())
         if self.tool_calls:
             out["tool_calls"] = [
                 {

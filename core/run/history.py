@@ -72,6 +72,9 @@ class RunRecord:
     #: the team that ran it (a team's run: its own id), and the run it ran inside
     team_id: str | None = None
     parent_run_id: str | None = None
+    #: what the run was given besides its text: one reference per image or file
+    #: (kind, name, type, size, id; :meth:`core.media.Image.reference`), never the bytes
+    media: tuple[Mapping[str, Any], ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON data."""
@@ -101,6 +104,8 @@ class RunRecord:
             data["messages"] = [dict(m) for m in self.transcript]
         if self.metrics is not None:
             data["metrics"] = dict(self.metrics)
+        if self.media:
+            data["media"] = [dict(m) for m in self.media]
         for name in ("team_id", "parent_run_id"):
             if getattr(self, name) is not None:
                 data[name] = getattr(self, name)
@@ -133,6 +138,7 @@ class RunRecord:
             metrics=data.get("metrics"),
             team_id=data.get("team_id"),
             parent_run_id=data.get("parent_run_id"),
+            media=tuple(dict(m) for m in data.get("media") or ()),
         )
 
     def messages(self, *, name_user: bool = False) -> list[Message]:
@@ -142,10 +148,32 @@ class RunRecord:
         users), so the model can tell people apart.
         """
         question = f"{self.user_id}: {self.input}" if name_user and self.user_id else self.input
+        if self.media:  # the model is told what was attached then; the bytes are gone
+            question = f"{question}\n{attached_note(self.media)}"
         out = [Message("user", question, from_history=True)]
         if self.output:
             out.append(Message("assistant", self.output, from_history=True))
         return out
+
+
+def attached_note(media: Iterable[Mapping[str, Any]]) -> str:
+    """``[attached: a.png (image/png, 12 KB), …]``: an earlier run's media, by reference."""
+    shown = []
+    for ref in media:
+        size = ref.get("size")
+        about = str(ref.get("type", "?"))
+        if isinstance(size, int):
+            about += f", {_size(size)}"
+        shown.append(f"{ref.get('name', '?')} ({about})")
+    return f"[attached: {', '.join(shown)}]"
+
+
+def _size(size: int) -> str:
+    if size < 1024:
+        return f"{size} B"
+    if size < 1024 * 1024:
+        return f"{size / 1024:.0f} KB"
+    return f"{size / (1024 * 1024):.1f} MB"
 
 
 @dataclass(slots=True)

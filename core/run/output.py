@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from core.media import File, Image
 from core.models.base import Message
 from core.run.run_input import RunInput
 
@@ -66,6 +67,9 @@ class ToolExecution:
     confirmed: bool | None = None
     #: the run ended after this call (the tool's option, or a StopAgentRun it raised)
     stop_after_tool_call: bool = False
+    #: media the tool returned (a ``ToolResult``'s), for the person, not the model
+    images: list[Image] | None = None
+    files: list[File] | None = None
 
 
 @dataclass(slots=True)
@@ -144,6 +148,9 @@ class RunOutput:
     paused_data: dict[str, Any] | None = None
     #: what was passed to the run, as given (Agno's ``RunInput``)
     input: RunInput | None = None
+    #: media the run's tools returned (``ToolResult``), in call order (Agno's fields)
+    images: list[Image] | None = None
+    files: list[File] | None = None
 
     @property
     def is_paused(self) -> bool:
@@ -158,6 +165,13 @@ class RunOutput:
     def get_content_as_string(self) -> str:
         """The content as text (JSON for a pydantic model or other value), '' for none."""
         return content_as_text(self.content)
+
+    def add_media(self, images: list[Image] | None, files: list[File] | None) -> None:
+        """Gather a tool's media (a ``ToolResult``'s) after those gathered before."""
+        if images:
+            self.images = [*(self.images or ()), *images]
+        if files:
+            self.files = [*(self.files or ()), *files]
 
     def keep_state(self, state: DeferredState) -> None:
         """Set ``session_state`` to a run's final state, decoded when first read."""

@@ -7,9 +7,56 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.media import File, Image, media_reference
 from core.models.base import Message
+from core.models.content import file_text
 
-__all__ = ["RunInput"]
+__all__ = ["RunInput", "RunMedia"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunMedia:
+    """The images and files a run was given (``images=`` / ``files=``), files as text.
+
+    Built before the run opens its session (:meth:`of`), so a file that cannot be read
+    refuses the run with a ValueError naming it and nothing is stored.
+    """
+
+    images: tuple[Image, ...] = ()
+    files: tuple[File, ...] = ()
+
+    @classmethod
+    def of(cls, images: Sequence[Any] | None, files: Sequence[Any] | None) -> RunMedia:
+        """Checked media: Images and Files only; each file read as text once, here."""
+        for item in images or ():
+            if not isinstance(item, Image):
+                raise TypeError(f"images= takes core.media.Image, not {type(item).__name__}")
+        texts = []
+        for item in files or ():
+            if not isinstance(item, File):
+                raise TypeError(f"files= takes core.media.File, not {type(item).__name__}")
+            text = file_text(item)  # ValueError: refused before the session opens
+            ref = item.reference()
+            texts.append(
+                item.model_copy(
+                    update={
+                        "content": text,
+                        "filepath": None,
+                        "url": None,
+                        "mime_type": ref["type"],
+                        "size": ref.get("size"),
+                        "name": item.name or ref["name"],
+                    }
+                )
+            )
+        return cls(tuple(images or ()), tuple(texts))
+
+    def __bool__(self) -> bool:
+        return bool(self.images or self.files)
+
+    def references(self) -> tuple[dict[str, Any], ...]:
+        """What the run's history keeps: kind, name, type, size and id of each, no bytes."""
+        return tuple(media_reference(m) for m in (*self.images, *self.files))
 
 
 @dataclass(slots=True)

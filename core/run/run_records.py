@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from core.run.history import OpenRun, RunRecord, RunStatus, ToolCallRecord
 from core.run.output import RunMetrics, RunOutput, ToolExecution, content_as_text
@@ -27,9 +28,11 @@ def run_record(
     *,
     owner_id: str | None,
     team_id: str | None = None,
+    media: tuple[Mapping[str, Any], ...] = (),
 ) -> RunRecord:
     """The history entry of a run that just ended (``output`` None: it failed);
-    ``team_id``: the owner's id when the owner is a team."""
+    ``team_id``: the owner's id when the owner is a team; ``media``: the references
+    of the images and files it was given."""
     known = handle.data.find(handle.run_id)
     created = known.created_at if known is not None else time.time()
     if output is None:
@@ -43,6 +46,7 @@ def run_record(
             (),
             created,
             team_id=team_id,
+            media=media,
         )
     status = _STORED_STATUS.get(OutputStatus(output.status), "completed")
     content = None if output.content is None else content_as_text(output.content)
@@ -62,6 +66,7 @@ def run_record(
         transcript=transcript_of(m for m in output.messages if m.role != "system"),
         metrics=metrics_dict(output.metrics),
         team_id=team_id,
+        media=media or (known.media if known is not None else ()),
     )
 
 

@@ -18,6 +18,7 @@ import pydantic
 from core.exceptions import ToolArgumentError
 from core.run.context import RunContext
 from core.tools.cache import DEFAULT_CACHE_TTL, ResultCache
+from core.tools.result import ToolResult as ToolResult  # Agno's path: agno.tools.function
 
 #: parameter names the runtime fills in; the model never sees them
 INJECTED_PARAMS = frozenset({"session_state", "run_context", "agent", "team", "agent_state"})

@@ -103,3 +103,16 @@ def test_message_lives_at_agnos_path_and_marks_history() -> None:
         ("assistant", "answer 1", True),
         ("user", "two", False),
     ]
+
+
+def test_media_and_tool_result_at_agnos_paths() -> None:
+    """``agno.media`` (Image, File) and ``agno.tools.function.ToolResult``, as Agno names them;
+    a run's input keeps the media it was given."""
+    from core.media import File, Image
+    from core.tools.function import ToolResult
+
+    image = Image(url="https://example.com/cat.png", detail="low")
+    result = ToolResult(content="done", images=[image], files=[File(content="a,b\n")])
+    assert result.images == [image] and image.id  # an id is given when none is
+    output = Agent(model=ScriptedModel(["a cat"])).run("what?", images=[image])
+    assert output.input is not None and output.input.images == [image]

@@ -1,5 +1,6 @@
 """One console conversation: turns a typed line into a reply (no terminal I/O here).
 
+    /attach PATH … [-- text]  give local files or images to the model with the text
     /<tool or alias> args   run a tool of the current agent directly
     /<agent> <tool> args    run a tool of another agent
     /state                  the session state (JSON)
@@ -27,14 +28,22 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 from bots.adapters.console.editing import forget_last_line
+from bots.adapters.console.files import (
+    FILES_DIR,
+    attachment_of,
+    console_fetch,
+    parse_attach,
+    save_media,
+)
 from bots.admin.parse import StateUsageError, parse_state
 from bots.chat.admin_seam import PERSONAL_COMMANDS
 from bots.chat.approvals import Approval, Decision
 from bots.chat.queued import QueueNotice
 from bots.chat.service import ChatService
-from bots.inbound import InboundMessage, SlashCommand
+from bots.inbound import Attachment, InboundMessage, SlashCommand
 from bots.keys import key_prefix, unescape
 from core.exceptions import SessionNotFoundError
 from core.governance.sessions import delete_session, list_sessions
@@ -44,7 +53,8 @@ WORKSPACE = "local"
 CONSOLE_COMMANDS = (
     "Console: /state shows the session state, /state reset clears it, /state history "
     "[n] | diff v1 v2 | restore vN | usage work as in chat (restore asks: /confirm or "
-    "/cancel), /undo takes back your last change, /agent NAME "
+    "/cancel), /undo takes back your last change, /attach PATH … [-- text] gives files or "
+    "images to the model, /agent NAME "
     "switches agent, /session NAME switches session, /sessions lists them, /memory "
     "lists what is remembered about you (/memory forget N), /connect SERVER TOKEN "
     "connects a server that acts as you, /help shows this, /quit leaves. Anything else "
@@ -71,9 +81,17 @@ class Outcome:
 class ConsoleSession:
     """The current agent and session of one console, and the line dispatcher."""
 
-    __slots__ = ("agent_id", "notice", "pending", "service", "session", "user")
+    __slots__ = ("agent_id", "files_dir", "notice", "pending", "service", "session", "user")
 
-    def __init__(self, service: ChatService, *, agent_id: str, session: str, user: str) -> None:
+    def __init__(
+        self,
+        service: ChatService,
+        *,
+        agent_id: str,
+        session: str,
+        user: str,
+        files_dir: Path = FILES_DIR,
+    ) -> None:
         registered = service.agents.id_of(agent_id)
         if registered is None:
             raise ValueError(f"unknown agent {agent_id!r}; agents: {', '.join(service.agents)}")
@@ -83,6 +101,8 @@ class ConsoleSession:
         self.user = user
         #: the question a restore asked, until /confirm or /cancel
         self.pending: Approval | None = None
+        #: where images and files that tools return are saved
+        self.files_dir = files_dir
         #: told when a typed line waits behind another run of the session (the loop sets it)
         self.notice: QueueNotice | None = None
         service.owned_by_its_user(PLATFORM)
@@ -100,7 +120,7 @@ class ConsoleSession:
             is_dm=True,
         )
 
-    def _message(self, text: str) -> InboundMessage:
+    def _message(self, text: str, attachments: tuple[Attachment, ...] = ()) -> InboundMessage:
         return InboundMessage(
             platform=PLATFORM,
             workspace=WORKSPACE,
@@ -111,6 +131,7 @@ class ConsoleSession:
             event_id=uuid.uuid4().hex,
             is_dm=True,
             addressed=True,  # every line typed into the console is for the bot
+            attachments=attachments,
         )
 
     @property
@@ -123,13 +144,17 @@ class ConsoleSession:
         text = line.strip()
         if not text:
             return Outcome(None)
-        if self.goes_to_model(text):
-            reply = await self.service.handle_message(
-                self._message(text), agent_id=self.agent_id, notice=self.notice
-            )
-            return Outcome(reply.text if reply else None)
+        if not text.startswith("/"):
+            return await self.ask(self._message(text))
         word, _, rest = text[1:].partition(" ")
         word = word.lower()
+        if word == "attach":
+            try:
+                paths, question = parse_attach(rest)
+            except ValueError as exc:
+                return Outcome(str(exc))
+            attached = tuple(attachment_of(path) for path in paths)
+            return await self.ask(self._message(question, attached))
         if word in ("quit", "exit", "q"):
             return Outcome(None, quit=True)
         if word in ("help", "?"):
@@ -155,11 +180,25 @@ class ConsoleSession:
             reply = await self.service.handle_command(self._command(self.agent_id, text[1:]))
         return Outcome(reply.text)
 
+    async def ask(self, msg: InboundMessage) -> Outcome:
+        """Free text (with attachments) to the model; files a tool returns are saved."""
+        reply = await self.service.handle_message(
+            msg, agent_id=self.agent_id, fetch=console_fetch, notice=self.notice
+        )
+        if reply is None:
+            return Outcome(None)
+        try:
+            saved = save_media(reply.media, self.files_dir)
+        except OSError as exc:  # the answer stands; the files could not be written
+            return Outcome(f"{reply.text}\n(Could not save the attached files: {exc})")
+        lines = [reply.text, *(f"Saved {path}" for path in saved)]
+        return Outcome("\n".join(lines))
+
     @staticmethod
     def goes_to_model(line: str) -> bool:
-        """Whether :meth:`handle_line` gives ``line`` to the model (free text)."""
+        """Whether :meth:`handle_line` gives ``line`` to the model (free text, /attach)."""
         text = line.strip()
-        return bool(text) and not text.startswith("/")
+        return bool(text) and (not text.startswith("/") or text.lower().startswith("/attach "))
 
     def help(self) -> str:
         """Agents, the current agent's commands, and the console's own commands."""

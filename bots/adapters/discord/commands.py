@@ -28,6 +28,7 @@ from bots.adapters.discord.board import BoardHost, card_view
 from bots.adapters.discord.components import ApprovalHost, approval_view
 from bots.adapters.discord.delivery import INTERRUPTED, RESTARTING
 from bots.adapters.discord.embeds import card_embed
+from bots.adapters.discord.files import media_batches
 from bots.adapters.discord.parse import parse_interaction
 from bots.adapters.discord.traits import MESSAGE_LIMIT
 from bots.chat.chunking import chunk_text
@@ -159,6 +160,8 @@ async def follow_up(
         await interaction.followup.send(
             **message, ephemeral=deferred_private, allowed_mentions=NO_MENTIONS
         )
+    for batch in media_batches(reply.media):  # a tool's images and files, after the text
+        await interaction.followup.send(files=batch, ephemeral=deferred_private)
 
 
 def _command(
@@ -168,9 +171,7 @@ def _command(
     async def callback(interaction: discord.Interaction, text: str = "") -> None:
         await run_interaction(service, interaction, name, text, drain)
 
-    return app_commands.Command(
-        name=name, description=description[:100] or name, callback=callback
-    )
+    return app_commands.Command(name=name, description=description[:100] or name, callback=callback)
 
 
 def add_commands(tree: app_commands.CommandTree[Any], service: ChatService, drain: Drain) -> None:

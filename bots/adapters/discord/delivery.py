@@ -10,7 +10,7 @@ error log with the session and event ids:
 | shutdown has begun | a "restarting, please resend" reply; nothing is run |
 | the typing indicator (403 …) | ignored, the run goes on |
 | the run | the service's friendly reply (``bots.chat.errors``) |
-| posting the reply (403; 5xx/429 after discord.py's retries) | a ⚠️ reaction, an error log |
+| posting the reply or its files (403; 5xx/429 after retries) | a ⚠️ reaction, an error log |
 | the reaction too | an error log |
 """
 
@@ -24,6 +24,7 @@ from redis.exceptions import RedisError
 
 from bots.adapters.discord.catch_up import discord_history
 from bots.adapters.discord.components import ApprovalStore, send_approval
+from bots.adapters.discord.files import discord_fetch, send_media
 from bots.adapters.discord.queued import DiscordQueued
 from bots.adapters.discord.stream import discord_stream, finish_stream
 from bots.adapters.discord.traits import MESSAGE_LIMIT
@@ -83,7 +84,11 @@ async def answer_message(
         except asyncio.CancelledError:
             await send_reply(message, Reply(INTERRUPTED), ids)
             raise
-        if reply is not None and not await finish_stream(sink, reply):
+        if reply is None:
+            return
+        if await finish_stream(sink, reply):  # the text is out; the media follow it
+            await _send_media(message, reply, ids)
+        else:
             await send_reply(message, reply, ids, approvals)
 
 
@@ -107,7 +112,9 @@ async def _run_typing(
     try:
         earlier = discord_history(message, bot_id) if bot_id is not None else None
         notice = DiscordQueued(message)
-        return await service.handle_message(msg, sink=sink, notice=notice, earlier=earlier)
+        return await service.handle_message(
+            msg, sink=sink, notice=notice, earlier=earlier, fetch=discord_fetch(message)
+        )
     except Exception:
         log.exception("discord_handler_failed", **ids)
         return Reply(UNEXPECTED)
@@ -154,6 +161,20 @@ async def send_reply(
             delivery_failed("discord")
             await _warn(message, ids)
             return False
+    return await _send_media(message, reply, ids)
+
+
+async def _send_media(message: discord.Message, reply: Reply, ids: dict[str, str]) -> bool:
+    """Post a tool's images and files after the text; a failure is told like the text's."""
+    if not reply.media:
+        return True
+    try:
+        await send_media(message.channel, reply.media)
+    except discord.HTTPException as exc:
+        log.error("discord_send_failed", status=exc.status, code=exc.code, error=exc.text, **ids)
+        delivery_failed("discord")
+        await _warn(message, ids)
+        return False
     return True
 
 

@@ -12,6 +12,7 @@ import re
 
 import discord
 
+from bots.adapters.discord.files import attachments_of
 from bots.inbound import InboundMessage, SlashCommand
 
 PLATFORM = "discord"
@@ -99,6 +100,7 @@ def parse_message(message: discord.Message, bot_id: int) -> InboundMessage | Non
         bot_mentioned=str(bot_id) in mentions or bool(roles),
         addressed=True,
         reply_thread=thread,
+        attachments=attachments_of(message),
     )
 
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import discord
 
 from bots.adapters.discord.components import ApprovalStore, send_approval
+from bots.adapters.discord.files import send_media
 from bots.adapters.discord.traits import MESSAGE_LIMIT
 from bots.chat.chunking import chunk_text
 from bots.chat.replies import Reply
@@ -50,5 +51,6 @@ def discord_delivery(client: DeliveryHost) -> Deliver:
             return
         for part in chunk_text(reply.text, MESSAGE_LIMIT) or ["Done."]:
             await channel.send(part)
+        await send_media(channel, reply.media)  # a tool's images and files, after the text
 
     return deliver

@@ -27,6 +27,13 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bots.adapters.slack.addressing import THREAD_TTL, addressed, thread_key
 from bots.adapters.slack.board import board_blocks, register_board
 from bots.adapters.slack.catch_up import slack_thread
+from bots.adapters.slack.files import (
+    FILES_UNDELIVERED,
+    FilesUndelivered,
+    slack_fetch,
+    upload_media,
+    with_file_info,
+)
 from bots.adapters.slack.home import register_home
 from bots.adapters.slack.interactions import approval_blocks, register_interactions
 from bots.adapters.slack.names import ClientFor, SlackNames, one_client
@@ -138,10 +145,14 @@ def message_listener(
         try:
             async with sender.working(msg.channel, event["ts"]):
                 sink = slack_stream(sender, msg, reply_thread, options)  # None: streaming off
+                fetch = slack_fetch(client)  # url_private with this workspace's bot token
+                decided = await with_file_info(sender, decided)
                 notice = SlackQueued(sender, msg.channel, event["ts"])  # shown if it waits
                 earlier = slack_thread(client, event, context)  # read if the thread is new
-                handled = service.handle_message(decided, sink=sink, notice=notice, earlier=earlier)
-                reply = await _safely(bound, handled)
+                work = service.handle_message(
+                    decided, sink=sink, fetch=fetch, notice=notice, earlier=earlier
+                )
+                reply = await _safely(bound, work)
                 if reply is not None:
                     await _deliver(bound, sender, flags, msg, reply, reply_thread, event, sink)
                 await notice.clear()
@@ -165,11 +176,14 @@ async def _deliver(
 ) -> None:
     """Send the reply; if Slack will not take it, say so (note, else warning reaction)."""
     try:
-        if not await finish_stream(sink, reply):  # a streamed reply ends in its messages
+        if await finish_stream(sink, reply):  # a streamed reply ends in its messages
+            await upload_media(sender, msg.channel, thread, reply.media)
+        else:
             await _send(sender, msg, reply, thread)
     except DeliveryError as exc:
         bound.error("slack_reply_failed", method=exc.method, error=exc.error, cause=exc.cause)
-        await _tell_undelivered(bound, sender, msg, reply, thread, event, exc.error)
+        template = FILES_UNDELIVERED if isinstance(exc, FilesUndelivered) else UNDELIVERED
+        await _tell_undelivered(bound, sender, msg, reply, thread, event, exc.error, template)
         return
     except Exception as exc:  # never let a reply vanish into bolt's own error log
         bound.exception("slack_reply_failed", method="send", error=type(exc).__name__)
@@ -190,10 +204,11 @@ async def _tell_undelivered(
     thread: str | None,
     event: dict[str, Any],
     error: str,
+    template: str = UNDELIVERED,
 ) -> None:
-    """Say the reply was not posted: a short note, else the warning reaction."""
+    """Say the reply (or its files) was not posted: a short note, else the warning reaction."""
     delivery_failed("slack")
-    note = UNDELIVERED.format(error=error)
+    note = template.format(error=error)
     try:
         await _send(sender, msg, Reply(note, ephemeral=reply.ephemeral), thread)
     except Exception as exc:  # the note failed too (any way): the reaction is the last word
@@ -221,10 +236,15 @@ def command_listener(service: ChatService, options: SlackOptions) -> Callable[..
         sender = SlackSender(client, retry_seconds=options.retry_seconds)
         try:
             await answer_command(bound, sender, respond, cmd.channel, cmd.user, reply)
+            if not reply.ephemeral:  # a tool's files; Slack has no private ones
+                await upload_media(sender, cmd.channel, None, reply.media)
         except Exception as exc:  # the response_url or Slack unreachable: say so, privately
             bound.exception("slack_reply_failed", method="respond", error=type(exc).__name__)
             delivery_failed("slack")
-            note = UNDELIVERED.format(error=type(exc).__name__)
+            if isinstance(exc, FilesUndelivered):  # the answer is out; its files are not
+                note = FILES_UNDELIVERED.format(error=exc.error)
+            else:
+                note = UNDELIVERED.format(error=type(exc).__name__)
             try:
                 await sender.ephemeral(cmd.channel, cmd.user, note, None)
             except DeliveryError as again:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from bots.adapters.slack.files import attachments_of
 from bots.inbound import InboundMessage, SlashCommand
 
 PLATFORM = "slack"
@@ -111,6 +112,7 @@ def parse_event(body: Mapping[str, Any], bot_user_id: str | None = None) -> Inbo
         bot_mentioned=bot_mentioned,
         addressed=event.get("type") == "app_mention" or bot_mentioned or is_dm,
         reply_thread=str(thread) if thread else None,
+        attachments=attachments_of(event),
     )
 
 

@@ -24,6 +24,7 @@ SLACK_BOT_SCOPES = (
     "commands",
     "reactions:write",
     "files:write",
+    "files:read",
     "users:read",
     "channels:read",
     "groups:read",

@@ -5,7 +5,8 @@ Agno's ``agno.models.openai.OpenAIResponses``). The runtime's messages use the C
 Completions shapes, so they are translated into input items here:
 
 - a system message becomes a ``developer`` message (as OpenAI asks for instructions);
-- user and assistant text stay messages of those roles;
+- user and assistant text stay messages of those roles; a user message's images and
+  files become ``input_image`` and ``input_text`` parts (:mod:`core.models.content`);
 - an assistant's tool calls become ``function_call`` items and each tool result a
   ``function_call_output`` item with the same ``call_id``, so the whole conversation
   is sent each turn and nothing depends on the server keeping earlier responses
@@ -23,6 +24,7 @@ from typing import Any
 
 from core.exceptions import ModelError
 from core.models.base import Message, ModelResponse, ToolCall, Usage
+from core.models.content import responses_parts
 from core.models.env import DEFAULT_MODEL_ID
 from core.models.openai.client import OpenAIModel
 from core.models.openai.errors import ErrorContext, raise_model_error
@@ -139,7 +141,10 @@ def to_input_items(messages: list[Message]) -> list[dict[str, Any]]:
             )
             continue
         role = "developer" if message.role == "system" else message.role
-        if message.content or not message.tool_calls:
+        if message.has_media:
+            parts = responses_parts(message.content, message.images or (), message.files or ())
+            items.append({"role": role, "content": parts})
+        elif message.content or not message.tool_calls:
             items.append({"role": role, "content": message.content or ""})
         for call in message.tool_calls:
             items.append(

@@ -21,6 +21,7 @@ from core.db.limits import StateLimits
 from core.db.records import KnownVersion, Lease, SessionMeta
 from core.exceptions import RunTimeoutError
 from core.run.history import RunRecord, SessionData, bounded_summary
+from core.run.run_input import RunMedia
 from core.state.cache import CachedSession, SessionCache
 from core.state.checkpoints import StateTexts
 from core.state.session._audit_handoff import save_entry
@@ -50,6 +51,7 @@ class SessionHandle:
         "epoch",
         "lease",
         "loaded",
+        "media",
         "meta",
         "origin",
         "run_id",
@@ -95,6 +97,8 @@ class SessionHandle:
         self.run_timeout: float | None = None
         #: the run's metadata: which chat event (platform, event id) asked for the run
         self.origin: Mapping[str, Any] = {}
+        #: the images and files the run was given (``images=`` / ``files=``)
+        self.media = RunMedia()
         #: tools whose changes to the state were kept since the last save, in call order
         self.tools: list[str] = []
         #: the kind the next save's audit entry records ("run"; a lazy migration may say

@@ -44,7 +44,8 @@ from core.tools.mcp.connection import MCPConnection
 from core.tools.mcp.oauth import OAuthFlows, OAuthStore
 from core.tools.mcp.params import StreamableHTTPClientParams
 from core.tools.mcp.per_user import CredentialSource, UserConnections
-from core.tools.mcp.results import result_text
+from core.tools.mcp.results import tool_result
+from core.tools.result import ToolResult
 from core.tools.toolkit import Toolkit
 from core.utils.log import logger
 
@@ -218,10 +219,10 @@ class MCPTools(Toolkit):
     def _function(self, tool: types.Tool) -> Function:
         server_name = tool.name
 
-        async def call_mcp_tool(**arguments: Any) -> str:
+        async def call_mcp_tool(**arguments: Any) -> str | ToolResult:
             return await self._call(self.connection, server_name, arguments)
 
-        async def call_as_user(run_context: RunContext, **arguments: Any) -> str:
+        async def call_as_user(run_context: RunContext, **arguments: Any) -> str | ToolResult:
             assert self.users is not None
             connection = await self.users.aconnection(run_context.user_id)
             return await self._call(connection, server_name, arguments)
@@ -240,14 +241,16 @@ class MCPTools(Toolkit):
         function.toolkit_instructions = self.instructions if self.add_instructions else None
         return function
 
-    async def _call(self, connection: MCPConnection, tool: str, arguments: dict[str, Any]) -> str:
+    async def _call(
+        self, connection: MCPConnection, tool: str, arguments: dict[str, Any]
+    ) -> str | ToolResult:
         try:
             result = await connection.call(tool, arguments)
         except MCPError as exc:  # the server answered with an error instead of a result
             raise ToolRefusedError(
                 f"MCP server {self.name!r} refused the call to {tool!r}: {exc.message}"
             ) from None
-        return result_text(self.name, tool, result)
+        return tool_result(self.name, tool, result)  # images: a ToolResult, posted in chat
 
     # -- transports --------------------------------------------------------------------
     def _transport_for_user(self, user_id: str, stored: dict[str, Any]) -> Any:

@@ -8,7 +8,8 @@ import pytest
 from mcp import types
 
 from core.exceptions import ToolRefusedError
-from core.tools.mcp.results import result_text
+from core.tools.mcp.results import result_text, tool_result
+from core.tools.result import ToolResult
 
 
 def _result(*blocks: types.ContentBlock, **fields: object) -> types.CallToolResult:
@@ -58,3 +59,27 @@ def test_an_error_result_is_a_refusal_with_the_servers_words() -> None:
     )
     with pytest.raises(ToolRefusedError, match="no details given"):
         result_text("billing", "charge", _result(is_error=True))
+
+
+def test_images_and_binary_resources_become_media_for_the_person() -> None:
+    """tool_result: the same text for the model, and the image and the blob as media."""
+    png = b"\x89PNG\r\n\x1a\nfake"
+    pdf = b"%PDF-1.4 fake"
+    result = _result(
+        types.TextContent(text="Here."),
+        types.ImageContent(data=base64.b64encode(png).decode(), mime_type="image/png"),
+        types.EmbeddedResource(
+            resource=types.BlobResourceContents(
+                uri="file:///reports/q2.pdf",
+                blob=base64.b64encode(pdf).decode(),
+                mime_type="application/pdf",
+            )
+        ),
+    )
+    answer = tool_result("s", "t", result)
+    assert isinstance(answer, ToolResult)
+    assert answer.content == result_text("s", "t", result)
+    assert answer.images is not None and answer.images[0].content == png
+    assert answer.files is not None
+    assert (answer.files[0].name, answer.files[0].content) == ("q2.pdf", pdf)
+    assert tool_result("s", "t", _result(types.TextContent(text="only text"))) == "only text"

@@ -134,14 +134,18 @@ async def test_the_list_is_refreshed_when_the_server_says_it_changed(
     assert tool_results(model, 1) == ["sprout was added"]
 
 
-async def test_images_are_described_not_sent() -> None:
-    """An image result reaches the model as a short description."""
+async def test_images_are_described_to_the_model_and_given_to_the_person() -> None:
+    """An image result reaches the model as a short description, and the run's output
+    as an Image (a ToolResult's), which a chat front end posts into the conversation."""
     from tests.core.mcp.conftest import STDIO_COMMAND
+    from tests.core.mcp.server import PIXEL
 
     model = ScriptedModel([tool_call("picture"), "ok"])
     async with MCPTools(STDIO_COMMAND) as mcp:
-        await Agent(model=model, tools=[mcp]).arun("draw")
+        out = await Agent(model=model, tools=[mcp]).arun("draw")
     assert tool_results(model, 1) == ["[image returned: image/png, 70 bytes; not shown here]"]
+    assert out.images is not None and len(out.images) == 1
+    assert out.images[0].content == PIXEL and out.images[0].mime_type == "image/png"
 
 
 async def test_mcp_calls_count_in_the_tool_call_budget() -> None:

@@ -6,7 +6,10 @@ and sends messages, typing, reactions, interaction callbacks, follow-ups and edi
 deletions of the original response here; GET of users, guilds, members and channels
 answers from a small directory (``USERS``, ``NICKS``, ``GUILDS``, ``CHANNELS``).
 ``fail()`` makes a route answer with a Discord error (a 403 "Missing Permissions",
-say) the way Discord does. A minimal gateway at ``fake.gateway_url`` (for
+say) the way Discord does. Messages sent with files (multipart: ``payload_json`` and
+``files[n]``) are recorded like the others, their files in ``fake.files``;
+``host_attachment`` serves a file at a CDN URL (``fake.cdn_gets`` counts the GETs).
+A minimal gateway at ``fake.gateway_url`` (for
 ``DiscordWebSocket.DEFAULT_GATEWAY``) says HELLO, answers IDENTIFY with READY
 (``fake.identified``) and acknowledges heartbeats.
 """
@@ -19,7 +22,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import BodyPartReader, WSMsgType, web
 
 from .discord_history import FakeHistories
 
@@ -54,7 +57,18 @@ class DiscordCall:
 class FakeDiscordApi:
     """Answers the REST routes the bot uses, the way Discord does."""
 
-    __slots__ = ("_failures", "_ids", "_runner", "calls", "histories", "identified", "port")
+    __slots__ = (
+        "_failures",
+        "_ids",
+        "_runner",
+        "calls",
+        "cdn",
+        "cdn_gets",
+        "files",
+        "histories",
+        "identified",
+        "port",
+    )
 
     def __init__(self) -> None:
         self.calls: list[DiscordCall] = []
@@ -65,6 +79,17 @@ class FakeDiscordApi:
         self.identified = False
         #: what ``GET /channels/{id}/messages`` lists (``fake.histories.add(channel, …)``)
         self.histories = FakeHistories()
+        #: files sent with messages: (path, filename, bytes)
+        self.files: list[tuple[str, str, bytes]] = []
+        #: attachments served at CDN URLs (path -> bytes) and the paths fetched
+        self.cdn: dict[str, bytes] = {}
+        self.cdn_gets: list[str] = []
+
+    def host_attachment(self, channel: str, attachment_id: str, name: str, data: bytes) -> str:
+        """Serve ``data`` as Discord's CDN serves an attachment; its URL."""
+        path = f"{channel}/{attachment_id}/{name}"
+        self.cdn[path] = data
+        return f"http://127.0.0.1:{self.port}/attachments/{path}?ex=6a1b2c3d&is=6a0a0a0a&hm=ab12"
 
     @property
     def base(self) -> str:
@@ -81,6 +106,7 @@ class FakeDiscordApi:
         app = web.Application()
         app.router.add_route("*", "/api/v10/{path:.*}", self._handle)
         app.router.add_get("/gateway", self._gateway)
+        app.router.add_get("/attachments/{path:.+}", self._cdn)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -130,8 +156,10 @@ class FakeDiscordApi:
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         path = request.match_info["path"]
         body: Any = None
-        if request.can_read_body:
-            body = await request.json() if request.content_type == "application/json" else None
+        if request.can_read_body and request.content_type == "application/json":
+            body = await request.json()
+        elif request.can_read_body and request.content_type == "multipart/form-data":
+            body = await self._multipart(path, request)
         self.calls.append(DiscordCall(request.method, path, body))
         for method, part, status, error in self._failures:
             if request.method == method and part in path:
@@ -179,6 +207,26 @@ class FakeDiscordApi:
             channel = path.split("/")[1] if path.startswith("channels/") else "0"
             return _json(self._message(channel, body or {}))
         return _json({"message": "404: Not Found", "code": 0}, status=404)
+
+    async def _multipart(self, path: str, request: web.Request) -> Any:
+        """A message with files: its ``payload_json``; the files go to ``self.files``."""
+        body: Any = None
+        reader = await request.multipart()
+        async for part in reader:
+            if not isinstance(part, BodyPartReader):
+                continue
+            if part.name == "payload_json":
+                body = json.loads(await part.text())
+            else:
+                self.files.append((path, part.filename or "", bytes(await part.read())))
+        return body
+
+    async def _cdn(self, request: web.Request) -> web.Response:
+        path = request.match_info["path"]
+        self.cdn_gets.append(path)
+        if path not in self.cdn:
+            return web.Response(status=404, text="Not Found")
+        return web.Response(body=self.cdn[path], content_type="application/octet-stream")
 
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         """HELLO, READY after IDENTIFY, ACK per heartbeat: enough for a client to connect."""

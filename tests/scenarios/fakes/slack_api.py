@@ -8,6 +8,10 @@ method's calls waiting, to show what the app does before they complete.
 ``fail_with(method, error)`` answers ``ok: false`` as Slack does (``msg_too_long``);
 ``conversations.info`` knows the channels of ``CHANNEL_NAMES``;
 ``files.uploadV2``'s three steps are served (``fake.uploads`` holds the contents);
+``host_file`` serves a file at a ``url_private`` that answers only ``fake.file_token``
+(``FILE_TOKEN``) as a bearer token, anything else getting Slack's HTML sign-in page,
+``fake.downloads`` recording each download's path and Authorization header;
+``files.info`` answers from ``fake.file_info``;
 a ``response_url`` accepts five posts, as Slack's does, then answers 404.
 """
 
@@ -35,6 +39,8 @@ CHANNEL_NAMES: dict[str, str] = {"C0GENERAL": "general"}
 #: profile timezones users.info answers with (others get none)
 USER_TZ: dict[str, str] = {"U0ALICE01": "Europe/Madrid"}
 RESPONSE_URL_USES = 5
+#: the bot token url_private downloads must carry (the harness's bot token)
+FILE_TOKEN = "xoxb-test-token"
 
 
 @dataclass
@@ -59,6 +65,10 @@ class FakeSlackApi:
         "_sockets",
         "_ts",
         "calls",
+        "downloads",
+        "file_info",
+        "file_token",
+        "hosted",
         "port",
         "response_urls",
         "threads",
@@ -72,6 +82,13 @@ class FakeSlackApi:
         #: threads ``conversations.replies`` lists (``fake.threads.add(channel, messages)``)
         self.threads = FakeThreads()
         self.uploads: dict[str, bytes] = {}
+        #: files served at url_private (path -> bytes) and each download (path, auth)
+        self.hosted: dict[str, bytes] = {}
+        self.downloads: list[tuple[str, str]] = []
+        #: the only bearer token url_private serves (a token without files:read: another)
+        self.file_token = FILE_TOKEN
+        #: what files.info answers, by file id (others: file_not_found)
+        self.file_info: dict[str, dict[str, Any]] = {}
         #: where files.getUploadURLExternal sends uploads (None: this fake's /upload)
         self.upload_base: str | None = None
         self.port = 0
@@ -102,6 +119,7 @@ class FakeSlackApi:
         app.router.add_post("/respond", self._respond)
         app.router.add_post("/upload/{file_id}", self._upload)
         app.router.add_get("/socket", self._socket)
+        app.router.add_get("/files-pri/{path:.+}", self._download)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -116,6 +134,12 @@ class FakeSlackApi:
             await ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
+
+    def host_file(self, file_id: str, name: str, data: bytes) -> str:
+        """Serve ``data`` as Slack serves a file; its ``url_private``."""
+        path = f"{TEAM_ID}-{file_id}/{name}"
+        self.hosted[path] = self.hosted[f"{TEAM_ID}-{file_id}/download/{name}"] = data
+        return f"http://127.0.0.1:{self.port}/files-pri/{path}"
 
     def fail_once(self, method: str, status: int = 429, retry_after: int = 0) -> None:
         """Answer the next call of ``method`` with ``status`` (429 carries Retry-After)."""
@@ -229,6 +253,9 @@ class FakeSlackApi:
             return {"ok": True, "channel": channel, "permalink": link}
         if method == "conversations.replies":
             return self.threads.replies(params)
+        if method == "files.info":  # documented shape: {"ok": true, "file": {...}}
+            info = self.file_info.get(str(params.get("file", "")))
+            return {"ok": True, "file": info} if info else {"ok": False, "error": "file_not_found"}
         if method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"1700000000.{next(self._ts):06d}"}
         return {"ok": True}
@@ -243,6 +270,16 @@ class FakeSlackApi:
     async def _upload(self, request: web.Request) -> web.Response:
         self.uploads[request.match_info["file_id"]] = await request.read()
         return web.Response(text="OK - uploaded")
+
+    async def _download(self, request: web.Request) -> web.Response:
+        path = request.match_info["path"]
+        auth = request.headers.get("Authorization", "")
+        self.downloads.append((path, auth))
+        if auth != f"Bearer {self.file_token}":  # Slack: the sign-in page, not an error status
+            return web.Response(text="<html>Sign in to Slack</html>", content_type="text/html")
+        if path not in self.hosted:
+            return web.Response(status=404, text="file_not_found")
+        return web.Response(body=self.hosted[path], content_type="application/octet-stream")
 
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
