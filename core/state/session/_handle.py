@@ -21,6 +21,7 @@ from core.db.limits import StateLimits
 from core.db.records import KnownVersion, Lease, SessionMeta
 from core.exceptions import RunTimeoutError
 from core.run.history import RunRecord, SessionData, bounded_summary
+from core.run.pieces import DataPieces
 from core.state.cache import CachedSession, SessionCache
 from core.state.checkpoints import StateTexts
 from core.state.session._audit_handoff import save_entry
@@ -43,6 +44,7 @@ class SessionHandle:
         "_exact_start",
         "_failure",
         "_pending",
+        "_pieces",
         "audit_kind",
         "audit_schema",
         "db",
@@ -73,6 +75,7 @@ class SessionHandle:
         version: int,
         tracker: StateTracker,
         data_text: str = "",
+        data_pieces: DataPieces[RunRecord] | None = None,
         epoch: str = "",
         loaded: KnownVersion | None = None,
         exact_start: bool = False,
@@ -104,6 +107,9 @@ class SessionHandle:
         self.audit_schema: tuple[int, int] | None = None
         self._data_text = data_text
         self._data: SessionData | None = None  # decoded on first use only
+        #: what ``_data_text`` was made of, when a save of this process encoded it: the
+        #: data then starts from them instead of decoding the text (core.run.pieces)
+        self._pieces = data_pieces
         self._data_changed = False
         #: the last tool batch's save (persist_soon), waiting or under way
         self._pending: BatchSave | None = None
@@ -120,7 +126,11 @@ class SessionHandle:
     def data(self) -> SessionData:
         """The session's run history and name (decoded on first use)."""
         if self._data is None:
-            self._data = SessionData.decode(self._data_text)
+            pieces = self._pieces
+            if pieces is not None and pieces.text == self._data_text:
+                self._data = SessionData.from_pieces(pieces)
+            else:
+                self._data = SessionData.decode(self._data_text)
         return self._data
 
     def set_name(self, name: str | None) -> None:
@@ -317,6 +327,8 @@ class SessionHandle:
         self, changed: dict[str, str], removed: set[str], *, release: bool, limits: StateLimits
     ) -> None:
         data = self.data.encode(limits) if self._data_changed else None
+        # taken now: the data may change while the save is under way
+        pieces = self.data.pieces(data) if data is not None else None
         with observe("store_call", op="save"):
             save = asyncio.ensure_future(
                 self.db.asave(
@@ -335,20 +347,26 @@ class SessionHandle:
                     version = await asyncio.shield(save)
                 except asyncio.CancelledError:
                     with contextlib.suppress(Exception):
-                        self._saved(await save, changed, removed, data)
+                        self._saved(await save, changed, removed, data, pieces)
                     raise
             except Exception as exc:
                 self._failure = exc
                 raise
-        self._saved(version, changed, removed, data)
+        self._saved(version, changed, removed, data, pieces)
 
     def _saved(
-        self, version: int, changed: dict[str, str], removed: set[str], data: str | None
+        self,
+        version: int,
+        changed: dict[str, str],
+        removed: set[str],
+        data: str | None,
+        pieces: DataPieces[RunRecord] | None,
     ) -> None:
         self.version = version
         self.tracker.mark_saved(changed, removed)
         if data is not None:
             self._data_text = data
+            self._pieces = pieces
             self._data_changed = False
 
     def _limits(self) -> StateLimits:
@@ -372,6 +390,7 @@ class SessionHandle:
             exact_start=self._exact_start,
             known=saved_identity(self.lease, self.loaded, self.version, self.epoch),
             data=self._data_text,
+            pieces=self._pieces,
             owner_id=self.meta.owner_id,
         )
         if entry is not None:
