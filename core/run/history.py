@@ -226,6 +226,13 @@ class SessionData:
         data._encoded = pieces
         return data
 
+    @classmethod
+    def of(cls, text: str, pieces: DataPieces[RunRecord] | None) -> SessionData:
+        """The data stored as ``text``: from ``pieces`` when they made it, else decoded."""
+        if pieces is not None and pieces.text == text:
+            return cls.from_pieces(pieces)
+        return cls.decode(text)
+
     def pieces(self, text: str) -> DataPieces[RunRecord] | None:
         """What ``text``, this data's last :meth:`encode`, was made of (None: another text)."""
         encoded = self._encoded

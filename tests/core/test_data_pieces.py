@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -14,11 +15,13 @@ from core.agent import Agent
 from core.db.base import BaseDb
 from core.db.in_memory import InMemoryDb
 from core.db.limits import StateLimits
+from core.db.records import SessionMeta
 from core.db.redis import RedisDb
 from core.models.scripted import ScriptedModel, tool_call
 from core.run import history
 from core.run.history import RunRecord, SessionData, ToolCallRecord
 from core.state.cache import cache_of
+from core.state.session import open_session
 
 _TEXT = st.text(alphabet=st.characters(codec="utf-8"), max_size=40)
 
@@ -162,3 +165,43 @@ async def test_the_cache_counts_the_pieces(db: BaseDb) -> None:
     entry = cache.take("s")
     assert entry is not None and entry.pieces is not None
     assert entry.size >= 2 * len(entry.data) > 0
+
+
+class SlowSaves(InMemoryDb):
+    """Holds each save that carries data until ``go`` is set (a slow store)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.go = asyncio.Event()
+        self.waiting = asyncio.Event()
+
+    async def asave(self, session_id: str, **kwargs: Any) -> int:
+        if kwargs.get("data") is not None and not self.go.is_set():
+            self.waiting.set()
+            await self.go.wait()
+        return await super().asave(session_id, **kwargs)
+
+
+async def test_data_changed_while_its_save_is_under_way_is_saved_next() -> None:
+    """A run recorded while a save of earlier data is in flight is not taken as saved
+    with it: the run's last save stores it, and the next run reads it."""
+    db = SlowSaves()
+    meta = SessionMeta(owner_id="a")
+    async with open_session(
+        db, session_id="s", user_id="u", run_id="r1", meta=meta, default={}
+    ) as handle:
+        handle.set_name("board")  # data changed before the batch save
+        handle.state["n"] = 1
+        handle.persist_soon(grace=0)
+        await db.waiting.wait()  # the batch save took the data and is under way
+        handle.record_run(RunRecord(run_id="r1", status="completed", input="hi"))
+        db.go.set()
+        await handle.persist_final()
+    record = await db.aload("s")
+    assert record is not None
+    stored = SessionData.decode(record.data)
+    assert (stored.name, [r.run_id for r in stored.runs]) == ("board", ["r1"])
+    async with open_session(
+        db, session_id="s", user_id="u", run_id="r2", meta=meta, default={}
+    ) as handle:
+        assert [r.run_id for r in handle.data.runs] == ["r1"]
