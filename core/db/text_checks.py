@@ -21,12 +21,17 @@ MAX_DEPTH = 100
 
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+#: every byte but the four brackets
+_NOT_BRACKET_BYTES = bytes(b for b in range(256) if b not in b"[]{}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _nests_within(brackets: str, limit: int) -> bool:
     for _ in range(limit):  # each round removes the innermost level everywhere
-        brackets = brackets.replace("[]", "").replace("{}", "")
+        # a removed pair leaves a mark until the round ends, so the pair it enclosed
+        # waits for the next round (removing "[]" and then "{}" in one round took two
+        # levels at a time from lists and objects nested in turn)
+        brackets = brackets.replace("[]", "\0").replace("{}", "\0").replace("\0", "")
         if not brackets:
             return True
     return False
@@ -34,9 +39,13 @@ def _nests_within(brackets: str, limit: int) -> bool:
 
 def _deeper_than(text: str, limit: int) -> bool:
     """Whether the JSON ``text`` nests more than ``limit`` levels (strings ignored)."""
-    if text.count("[") + text.count("{") <= limit:
+    # bytes.translate keeps the brackets: far faster than a regex on a big value (a list
+    # of 10,000 objects), and exact, as UTF-8 never uses an ASCII byte inside a
+    # multi-byte character
+    brackets = text.encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKET_BYTES)
+    if len(brackets) <= limit:
         return False  # the common case: too few brackets to nest that deep
-    if _nests_within(_NOT_BRACKET.sub("", text), limit):
+    if _nests_within(brackets.decode("ascii"), limit):
         return False  # brackets inside strings can only add levels, never hide one
     return not _nests_within(_NOT_BRACKET.sub("", _STRING.sub("", text)), limit)
 

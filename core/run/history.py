@@ -29,12 +29,16 @@ from typing import Any, Literal, Protocol
 
 from core.db.limits import StateLimits
 from core.models.base import Message
+from core.run.pieces import DataPieces, PieceCache, dumps
 from core.run.summary_bounds import SUMMARY_CHARS as SUMMARY_CHARS
 from core.run.summary_bounds import bounded_summary as bounded_summary
 from core.run.transcript import RESULT_CHARS as RESULT_CHARS
 from core.run.transcript import cut as _cut
 from core.run.transcript import message_from_dict as message_from_dict
 from core.run.transcript import message_to_dict as message_to_dict
+
+#: a newline inside a JSON string: what separates the audit entries' escaped texts
+_NEWLINE = "\\n"
 
 RunStatus = Literal["completed", "paused", "error", "cancelled", "pending", "running"]
 
@@ -200,6 +204,13 @@ class SessionData:
     extra: dict[str, Any] = field(default_factory=dict)
     #: Agno's session ``metadata`` (None: none set)
     metadata: dict[str, Any] | None = None
+    #: the encoded runs and entries (core.run.pieces), and what the last encode made
+    _cache: PieceCache[RunRecord] = field(
+        default_factory=PieceCache, init=False, repr=False, compare=False
+    )
+    _encoded: DataPieces[RunRecord] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @classmethod
     def decode(cls, text: str) -> SessionData:
@@ -220,7 +231,7 @@ class SessionData:
 
     def add_audit(self, entry: Mapping[str, Any]) -> str:
         """Append an audit entry (plain JSON data); its stored text."""
-        text = _dumps(entry)
+        text = dumps(entry)
         self.audit.append(text)
         return text
 
@@ -228,49 +239,90 @@ class SessionData:
         """The audit entries decoded, oldest first."""
         return [json.loads(line) for line in self.audit]
 
+    @classmethod
+    def from_pieces(cls, pieces: DataPieces[RunRecord]) -> SessionData:
+        """The data a previous encode made (:meth:`pieces`), without decoding its text:
+        the same as ``decode(pieces.text)``. Run records are shared (they are frozen); a
+        paused run is decoded from its text, so what resumes it reads what is stored."""
+        data = cls.decode(pieces.head)
+        data.runs = [
+            p[0] if p[0].paused is None else RunRecord.from_dict(json.loads(p[1]))
+            for p in pieces.runs
+        ]
+        data.audit = [p[0] for p in pieces.audit]
+        data._cache.fill(pieces)
+        data._encoded = pieces
+        return data
+
+    @classmethod
+    def of(cls, text: str, pieces: DataPieces[RunRecord] | None) -> SessionData:
+        """The data stored as ``text``: from ``pieces`` when they made it, else decoded."""
+        if pieces is not None and pieces.text == text:
+            return cls.from_pieces(pieces)
+        return cls.decode(text)
+
+    def pieces(self, text: str) -> DataPieces[RunRecord] | None:
+        """What ``text``, this data's last :meth:`encode`, was made of (None: another text)."""
+        encoded = self._encoded
+        return encoded if encoded is not None and encoded.text is text else None
+
     def encode(self, limits: StateLimits) -> str:
         """JSON text within ``limits``: runs and audit entries each within their own
         share. Over the runs' share, the runs' transcripts go first (oldest first; a
-        run without one still shows its question and answer), then the oldest runs."""
-        runs = [_short(r) for r in self.runs[-limits.max_runs :]] if limits.max_runs > 0 else []
-        body: dict[str, Any] = {"name": self.name, "runs": []}
-        if self.schema_version is not None:
-            body["schema_version"] = self.schema_version
-        if self.counters:
-            body["counters"] = self.counters
-        if self.extra:
-            body["extra"] = self.extra
-        if self.metadata is not None:
-            body["metadata"] = self.metadata
-        # the summary is bounded on its own (bounded_summary): it takes no room from runs
-        room = limits.run_bytes - len(_dumps(body).encode())
-        if self.summary is not None:
-            body["summary"] = self.summary
-        runs = _within(runs, room)
-        body["runs"] = [r.to_dict() for r in runs]
-        self.runs = runs
-        text = _dumps(body)
-        audit = self._bounded_audit(limits)
-        if not audit:
-            return text
-        return f'{text[:-1]},"audit":{audit}}}'
+        run without one still shows its question and answer), then the oldest runs.
 
-    def _bounded_audit(self, limits: StateLimits) -> str:
-        """The audit member's JSON text within its own bound ("" when empty); trims it."""
+        Runs and entries an earlier encode already made are not encoded again
+        (:mod:`core.run.pieces`); the text is the same either way."""
+        cache = self._cache
+        runs = (
+            [
+                cache.known(r) or cache.run(_short(r), _run_text)
+                for r in self.runs[-limits.max_runs :]
+            ]
+            if limits.max_runs > 0
+            else []
+        )
+        head: dict[str, Any] = {}
+        if self.schema_version is not None:
+            head["schema_version"] = self.schema_version
+        if self.counters:
+            head["counters"] = self.counters
+        if self.extra:
+            head["extra"] = self.extra
+        if self.metadata is not None:
+            head["metadata"] = self.metadata
+        rest = dumps(head)[1:-1]
+        rest = f",{rest}" if rest else ""
+        name = dumps(self.name)
+        # the summary is bounded on its own (bounded_summary): it takes no room from runs
+        room = limits.run_bytes - len(f'{{"name":{name},"runs":[]{rest}}}'.encode())
+        if self.summary is not None:
+            rest = f'{rest},"summary":{dumps(self.summary)}'
+        runs = _within(runs, room, cache)
+        self.runs = [p[0] for p in runs]
+        text = f'{{"name":{name},"runs":[{",".join(p[1] for p in runs)}]{rest}'
+        lines = self._bounded_audit(limits)
+        if lines:
+            text = f'{text},"audit":"{_NEWLINE.join(p[1] for p in lines)}"'
+        text += "}"
+        cache.keep(runs, lines)
+        self._encoded = DataPieces(text, f'{{"name":{name}{rest}}}', tuple(runs), tuple(lines))
+        return text
+
+    def _bounded_audit(self, limits: StateLimits) -> list[tuple[str, str, int]]:
+        """The audit entries within their own bound, with their escaped texts; trims them."""
         lines = self.audit[-limits.max_audit_entries :] if limits.max_audit_entries > 0 else []
+        pieces = [self._cache.line(line) for line in lines]
         room = limits.audit_bytes - len(',"audit":')
-        text = _dumps("\n".join(lines))
-        size = len(text.encode())
-        if size > room:  # rare: measure each line once, drop the oldest until it fits
-            sizes = [len(_dumps(line).encode()) for line in lines]  # quotes pay for "\n"
-            drop = 0
-            while drop < len(lines) and size > room:
-                size -= sizes[drop]
-                drop += 1
-            lines = lines[drop:]
-            text = _dumps("\n".join(lines))
-        self.audit = lines
-        return text if lines else ""
+        # the member is the escaped entries, "\\n" (2 bytes) between them, in quotes
+        size = sum(p[2] for p in pieces) + 2 * len(pieces)
+        drop = 0
+        while drop < len(pieces) and size > room:  # rare: drop the oldest until it fits
+            size -= pieces[drop][2] + 2
+            drop += 1
+        pieces = pieces[drop:]
+        self.audit = [p[0] for p in pieces]
+        return pieces
 
     def upsert(self, run: RunRecord) -> None:
         """Add a run, or replace the stored run with the same id (a resumed pause)."""
@@ -332,31 +384,30 @@ def audit_lines(stored: str | Iterable[object] | None) -> list[str]:
         return []
     if isinstance(stored, str):
         return stored.split("\n")
-    return [_dumps(entry) for entry in stored]
+    return [dumps(entry) for entry in stored]
 
 
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def _within(runs: list[RunRecord], room: int) -> list[RunRecord]:
+def _within(
+    runs: list[tuple[RunRecord, str, int]], room: int, cache: PieceCache[RunRecord]
+) -> list[tuple[RunRecord, str, int]]:
     """The runs whose JSON (commas included) fits in ``room`` bytes: transcripts
-    dropped oldest first, then the oldest runs. Each run is measured once or twice."""
-    sizes = [len(_dumps(r.to_dict()).encode()) + 1 for r in runs]  # + its comma
-    total = sum(sizes)
-    for i, run in enumerate(runs):
+    dropped oldest first, then the oldest runs."""
+    total = sum(p[2] + 1 for p in runs)  # + its comma
+    for i, (run, _, size) in enumerate(runs):
         if total <= room:
             return runs
         if run.transcript:
-            runs[i] = replace(run, transcript=())
-            smaller = len(_dumps(runs[i].to_dict()).encode()) + 1
-            total -= sizes[i] - smaller
-            sizes[i] = smaller
+            runs[i] = cache.run(replace(run, transcript=()), _run_text)
+            total -= size - runs[i][2]
     drop = 0
     while total > room and drop < len(runs):
-        total -= sizes[drop]
+        total -= runs[drop][2] + 1
         drop += 1
     return runs[drop:]
+
+
+def _run_text(run: RunRecord) -> str:
+    return dumps(run.to_dict())
 
 
 def _short(run: RunRecord) -> RunRecord:

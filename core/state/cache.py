@@ -32,6 +32,8 @@ from typing import Any
 from core.db import codec
 from core.db.base import BaseDb
 from core.db.records import KnownVersion
+from core.run.history import RunRecord
+from core.run.pieces import DataPieces
 from core.state.tracked import TrackedState
 
 #: sessions kept per store, and their total JSON text in bytes
@@ -56,6 +58,9 @@ class CachedSession:
     size: int
     #: the holder of ``texts`` as a frozen snapshot (``KeyTexts.shared``), if any
     shared: weakref.ref[Any] | None = None
+    #: what ``data`` was made of (core.run.pieces), when a save of this process made
+    #: it: the next run starts from them instead of decoding ``data`` (``size`` counts them)
+    pieces: DataPieces[RunRecord] | None = None
 
     def take_state(self) -> TrackedState:
         """The live dict for the next run, stale keys decoded again; the entry is used up.

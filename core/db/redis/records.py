@@ -93,8 +93,10 @@ def save_args(
     guard_dirty: bool,
     verify: bool,
     data: str | None = None,
+    undoable: bool = False,
 ) -> list[Any]:
-    """ARGV of the SAVE script (layout documented there)."""
+    """ARGV of the SAVE script (layout documented there). ``undoable``: the save may be
+    undone (write-through), so its undo record keeps the previous data."""
     args: list[Any] = [
         expected_version,
         token,
@@ -112,7 +114,7 @@ def save_args(
         max_bytes,
         "1" if guard_dirty else "0",
         "1" if verify else "0",
-        "0" if data is None else "1",
+        "0" if data is None else "2" if undoable else "1",
         data or "",
         len(texts),
     ]

@@ -75,6 +75,10 @@ LOAD = LuaScript(
 # {0, actual or -1} stale | {-1, version} lease held by another run | {-2, bytes}
 # | {-4, version} lease gone (expired, or evicted by a full Redis), held by nobody
 # | {-3, version} written by another Redis incarnation: verify it first (``repair.py``).
+# has_data: '0' the data is unchanged, '1' replace it, '2' replace it and keep the
+# previous data in the undo record: only a write-through save may be undone
+# (``write_through.UNDO``), and copying the whole data (run history, audit trail) into
+# Redis on every other save cost each turn of a long-lived session its size again.
 # A new session after a delete continues from the deleted version (kept in ``gone``), so
 # a version number never names two different contents.
 SAVE_FUNCTION = r"""
@@ -130,8 +134,8 @@ local base = version
 if version == 0 then base = tonumber(redis.call('GET', KEYS[7]) or '0') or 0 end
 local prev_save = redis.call('HGET', meta, 'save') or ''
 local prev_data = false
-if ARGV[17] == '1' then
-  prev_data = redis.call('GET', KEYS[8]) or ''
+if ARGV[17] ~= '0' then
+  if ARGV[17] == '2' then prev_data = redis.call('GET', KEYS[8]) or '' end
   if ARGV[18] == '' then redis.call('DEL', KEYS[8]) else redis.call('SET', KEYS[8], ARGV[18]) end
 end
 for i = 1, #removed, 500 do

@@ -78,6 +78,7 @@ async def save(
         guard_dirty=db.snapshot_to is not None,
         verify=db.snapshot_to is not None,
         data=data,
+        undoable=db.write_through,
     )
     token = lease.token if lease is not None else ""
     # write-through may still undo this save if the durable store fails, so the

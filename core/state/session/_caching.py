@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from core.db.records import KnownVersion, Lease
 from core.db.values import TRANSIENT_KEYS
+from core.run.history import RunRecord
+from core.run.pieces import DataPieces
 from core.state.cache import CachedSession, SessionCache, held_only_by
 from core.state.tracked import TrackedState
 from core.state.tracker import StateTracker
@@ -25,12 +27,14 @@ def cached_session(
     exact_start: bool,
     known: KnownVersion,
     data: str,
+    pieces: DataPieces[RunRecord] | None,
     owner_id: str | None,
 ) -> CachedSession | None:
     """The cache entry of a saved session (None when the live state has unsaved changes).
 
     ``exact_start``: the live dict started as exactly the stored texts decoded, so the
-    values no code touched may be reused. The tracker is left an empty dict.
+    values no code touched may be reused. ``pieces``: what ``data`` was made of, if
+    known. The tracker is left an empty dict.
     """
     changed, removed = tracker.delta()
     if changed or removed:
@@ -64,8 +68,9 @@ def cached_session(
         stale=stale if stale is not None else set(tracker.keys.texts),
         data=data,
         owner_id=owner_id,
-        size=tracker.keys.size,
+        size=tracker.keys.size + (pieces.size if pieces is not None else 0),
         shared=tracker.keys.shared,
+        pieces=pieces if pieces is not None and pieces.text is data else None,
     )
 
 

@@ -21,6 +21,7 @@ from core.db.limits import StateLimits
 from core.db.records import KnownVersion, Lease, SessionMeta
 from core.exceptions import RunTimeoutError
 from core.run.history import RunRecord, SessionData, bounded_summary
+from core.run.pieces import DataPieces
 from core.run.run_input import RunMedia
 from core.state.cache import CachedSession, SessionCache
 from core.state.checkpoints import StateTexts
@@ -39,11 +40,13 @@ class SessionHandle:
     __slots__ = (
         "_baseline",
         "_data",
-        "_data_changed",
+        "_data_edits",
+        "_data_saved",
         "_data_text",
         "_exact_start",
         "_failure",
         "_pending",
+        "_pieces",
         "audit_kind",
         "audit_schema",
         "db",
@@ -75,6 +78,7 @@ class SessionHandle:
         version: int,
         tracker: StateTracker,
         data_text: str = "",
+        data_pieces: DataPieces[RunRecord] | None = None,
         epoch: str = "",
         loaded: KnownVersion | None = None,
         exact_start: bool = False,
@@ -108,13 +112,15 @@ class SessionHandle:
         self.audit_schema: tuple[int, int] | None = None
         self._data_text = data_text
         self._data: SessionData | None = None  # decoded on first use only
-        self._data_changed = False
+        #: the pieces this process encoded ``_data_text`` from: reused, not decoded again
+        self._pieces = data_pieces
+        #: data changes made, and how many the store holds (a save covers those before it)
+        self._data_edits = self._data_saved = 0
         #: the last tool batch's save (persist_soon), waiting or under way
         self._pending: BatchSave | None = None
         #: the first save that failed: the state is no longer known to match the store
         self._failure: BaseException | None = None
-        #: the live dict started as exactly the stored texts decoded (nothing merged in),
-        #: so values no code touched may be reused by the next run
+        #: the live dict is the stored texts decoded, nothing merged: the next run may reuse it
         self._exact_start = exact_start
         #: a new session's starting texts (defaults merged with the run's argument): its
         #: first save's audit entry is the change from them (None once saved, or stored)
@@ -124,41 +130,41 @@ class SessionHandle:
     def data(self) -> SessionData:
         """The session's run history and name (decoded on first use)."""
         if self._data is None:
-            self._data = SessionData.decode(self._data_text)
+            self._data = SessionData.of(self._data_text, self._pieces)
         return self._data
 
     def set_name(self, name: str | None) -> None:
         """Name the session; saved with the next persist."""
         self.data.name = name
-        self._data_changed = True
+        self._data_edits += 1
 
     def change_data(self, change: Callable[[SessionData], None]) -> None:
         """Apply ``change`` to the session's data (runs, name, a program's keys); saved
         with the next persist, within the data's bounds."""
         change(self.data)
-        self._data_changed = True
+        self._data_edits += 1
 
     def set_schema_version(self, version: int | None) -> None:
         """Record the schema version the live state is now in; saved with the next persist."""
         if self.data.schema_version != version:
             self.data.schema_version = version
-            self._data_changed = True
+            self._data_edits += 1
 
     def set_counters(self, keys: Sequence[str]) -> None:
         """Record the owner's counter keys (they only grow); saved with the next persist."""
         if self.data.counters != list(keys):
             self.data.counters = list(keys)
-            self._data_changed = True
+            self._data_edits += 1
 
     def set_summary(self, summary: Mapping[str, Any] | None) -> None:
         """Replace the session's summary (bounded); saved with the next persist."""
         self.data.summary = bounded_summary(summary)
-        self._data_changed = True
+        self._data_edits += 1
 
     def record_run(self, run: RunRecord) -> None:
         """Add (or replace, by run id) a run in the history; saved with the next persist."""
         self.data.upsert(run)
-        self._data_changed = True
+        self._data_edits += 1
 
     def note_tool(self, name: str) -> None:
         """Remember that tool ``name`` ran and whatever it changed was kept (saves record it)."""
@@ -199,10 +205,13 @@ class SessionHandle:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise RunTimeoutError(self.run_timeout or 0.0, saved=False, what="the run")
         changed, removed = self.tracker.delta()
-        if not changed and not removed and not self._data_changed and self.version > 0:
+        if self._nothing_to_save(changed, removed):
             return
         # nothing ran since delta(): the live values are exactly the changed texts
         await self._save(changed, removed, release=release, live=True)
+
+    def _nothing_to_save(self, changed: dict[str, str], removed: set[str]) -> bool:
+        return not (changed or removed or self._data_edits != self._data_saved) and self.version > 0
 
     def persist_soon(self, grace: float = BATCH_SAVE_GRACE) -> None:
         """Save what changed unless the run reaches its next save within ``grace`` seconds.
@@ -220,7 +229,7 @@ class SessionHandle:
         if previous is not None and not previous.started:
             previous.task.cancel()  # superseded: this batch's delta includes its changes
             previous = None
-        if not changed and not removed and not self._data_changed and self.version > 0:
+        if self._nothing_to_save(changed, removed):
             return
         batch = BatchSave()
         batch.previous = previous
@@ -314,13 +323,15 @@ class SessionHandle:
             max_entry_bytes=limits.audit_bytes // 4,
         )
         text = self.data.add_audit(entry)
-        self._data_changed = True
+        self._data_edits += 1
         return text
 
     async def _store(
         self, changed: dict[str, str], removed: set[str], *, release: bool, limits: StateLimits
     ) -> None:
-        data = self.data.encode(limits) if self._data_changed else None
+        data = self.data.encode(limits) if self._data_edits != self._data_saved else None
+        # taken now: the data may change while the save is under way
+        sent = None if data is None else (data, self.data.pieces(data), self._data_edits)
         with observe("store_call", op="save"):
             save = asyncio.ensure_future(
                 self.db.asave(
@@ -339,21 +350,25 @@ class SessionHandle:
                     version = await asyncio.shield(save)
                 except asyncio.CancelledError:
                     with contextlib.suppress(Exception):
-                        self._saved(await save, changed, removed, data)
+                        self._saved(await save, changed, removed, sent)
                     raise
             except Exception as exc:
                 self._failure = exc
                 raise
-        self._saved(version, changed, removed, data)
+        self._saved(version, changed, removed, sent)
 
     def _saved(
-        self, version: int, changed: dict[str, str], removed: set[str], data: str | None
+        self,
+        version: int,
+        changed: dict[str, str],
+        removed: set[str],
+        sent: tuple[str, DataPieces[RunRecord] | None, int] | None,
     ) -> None:
+        """Record a save; ``sent``: the data it wrote, its pieces, the data changes it covers."""
         self.version = version
         self.tracker.mark_saved(changed, removed)
-        if data is not None:
-            self._data_text = data
-            self._data_changed = False
+        if sent is not None:
+            self._data_text, self._pieces, self._data_saved = sent
 
     def _limits(self) -> StateLimits:
         limits = getattr(self.db, "limits", None)
@@ -366,7 +381,7 @@ class SessionHandle:
         Called once, when the run is over (:mod:`core.state.session._caching`); when it
         gives an entry, the tracker is left an empty dict.
         """
-        if self._failure is not None or self._data_changed or self.version <= 0:
+        if self._failure is not None or self._data_edits != self._data_saved or self.version <= 0:
             return None
         if self._pending is not None:
             return None
@@ -376,6 +391,7 @@ class SessionHandle:
             exact_start=self._exact_start,
             known=saved_identity(self.lease, self.loaded, self.version, self.epoch),
             data=self._data_text,
+            pieces=self._pieces,
             owner_id=self.meta.owner_id,
         )
         if entry is not None:

@@ -140,12 +140,14 @@ def _start(
     if reused is not None:
         texts = reused.texts
         version, data, owner_id = reused.known.version, reused.data, reused.owner_id
+        pieces = reused.pieces
         known: KnownVersion | None = KnownVersion.of(record) if record is not None else reused.known
         size = reused.size
     else:
         texts = dict(record.texts) if record is not None else {}
         version = record.version if record is not None else 0
         data = record.data if record is not None else ""
+        pieces = None
         owner_id = record.owner_id if record is not None else None
         known = KnownVersion.of(record) if record is not None else None
     exists = reused is not None or record is not None
@@ -184,6 +186,7 @@ def _start(
         version=version,
         tracker=tracker,
         data_text=data,
+        data_pieces=pieces,
         epoch=known.epoch if known is not None else "",
         loaded=known,
         exact_start=exact,
