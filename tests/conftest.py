@@ -56,6 +56,31 @@ def require_service(name: str, host: str, port: int) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _logging_put_back() -> Iterator[None]:
+    """A test that configures logging in this process (a serve, a command) leaves it as
+    it found it: the next test's command output must not carry that test's handlers."""
+    import logging
+
+    import structlog
+
+    from bots.ops import logging as bot_logging
+
+    if bot_logging._configured:  # configured by an earlier test that did not put it back
+        yield
+        return
+    saved = structlog.get_config()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    if bot_logging._configured:
+        structlog.configure(**saved)
+        root.handlers[:] = handlers
+        root.setLevel(level)
+        logging.captureWarnings(False)
+        bot_logging._configured = False
+
+
+@pytest.fixture(autouse=True)
 def no_dotenv(monkeypatch: pytest.MonkeyPatch) -> None:
     """A developer's ./.env (README: cp deploy/.env.example .env) never leaks into tests."""
     monkeypatch.setenv("STATEBOT_ENV_FILE", "")  # empty: Settings read no .env file

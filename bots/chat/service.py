@@ -50,7 +50,7 @@ from bots.inbound import InboundMessage, SlashCommand
 from bots.keys import SessionKeys, keys_for
 from bots.ops.logging import bind_event
 from bots.settings import Settings
-from core.run.history import attached_note
+from core.run.media_refs import attached_note
 from core.schedule import Schedule
 
 log = structlog.get_logger("bots.service")

@@ -29,6 +29,7 @@ from typing import Any, Literal, Protocol
 
 from core.db.limits import StateLimits
 from core.models.base import Message
+from core.run.media_refs import attached_note as attached_note
 from core.run.pieces import DataPieces, PieceCache, dumps
 from core.run.summary_bounds import SUMMARY_CHARS as SUMMARY_CHARS
 from core.run.summary_bounds import bounded_summary as bounded_summary
@@ -158,26 +159,6 @@ class RunRecord:
         if self.output:
             out.append(Message("assistant", self.output, from_history=True))
         return out
-
-
-def attached_note(media: Iterable[Mapping[str, Any]]) -> str:
-    """``[attached: a.png (image/png, 12 KB), …]``: an earlier run's media, by reference."""
-    shown = []
-    for ref in media:
-        size = ref.get("size")
-        about = str(ref.get("type", "?"))
-        if isinstance(size, int):
-            about += f", {_size(size)}"
-        shown.append(f"{ref.get('name', '?')} ({about})")
-    return f"[attached: {', '.join(shown)}]"
-
-
-def _size(size: int) -> str:
-    if size < 1024:
-        return f"{size} B"
-    if size < 1024 * 1024:
-        return f"{size / 1024:.0f} KB"
-    return f"{size / (1024 * 1024):.1f} MB"
 
 
 @dataclass(slots=True)
