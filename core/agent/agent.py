@@ -34,6 +34,7 @@ from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.models.default import default_model
 from core.run.output import RunOutput
+from core.run.run_records import SYSTEM_ROLES
 from core.session.summary import SessionSummaryManager
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
@@ -120,6 +121,8 @@ class Agent(
         enable_session_summaries: bool = False,
         session_summary_manager: SessionSummaryManager | None = None,
         add_session_summary_to_context: bool | None = None,
+        add_name_to_context: bool = False,
+        system_message_role: str = "system",
     ) -> None:
         """Build the agent (a template: runs never change it).
 
@@ -136,7 +139,8 @@ class Agent(
         ``telemetry`` is accepted for Agno code and honoured trivially: this project
         sends no telemetry at all, whatever its value. ``enable_session_summaries`` /
         ``session_summary_manager`` / ``add_session_summary_to_context``: session
-        summaries (:mod:`core.session.summary`).
+        summaries (:mod:`core.session.summary`). ``add_name_to_context`` tells the
+        model the agent's name; ``system_message_role`` is the system message's role.
         """
         super().__init__(
             name=name,
@@ -199,6 +203,12 @@ class Agent(
         self.timezone_identifier = timezone_identifier
         self.datetime_format = datetime_format
         zone = zone_of(timezone_identifier)
+        if system_message_role not in SYSTEM_ROLES:
+            # a system message sent as "user" would be stored as the user's words, state and all
+            raise ValueError(
+                f"system_message_role must be one of {', '.join(SYSTEM_ROLES)}, "
+                f"not {system_message_role!r}"
+            )
         self.prompt = PromptSpec(
             description=description,
             instructions=split_callable(instructions)[0],
@@ -209,6 +219,8 @@ class Agent(
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
             current_time=time_line(zone, datetime_format) if add_datetime_to_context else None,
+            name=name if add_name_to_context else None,
+            role=system_message_role,
             add_session_summary_to_context=self.set_summary_options(
                 enable_session_summaries=enable_session_summaries,
                 session_summary_manager=session_summary_manager,

@@ -184,7 +184,7 @@ async def _run_loop(
             functions=spec.functions,
             summary=summary,
         )
-        messages = ([Message("system", system)] if system else []) + earlier + history
+        messages = ([Message(spec.prompt.role, system)] if system else []) + earlier + history
         run_context.messages = messages
         with observe("model_call", owner_id=spec.owner_id):
             response = await _call_model(model, messages, tools, on_content, spec.response_format)
@@ -207,7 +207,7 @@ async def _run_loop(
             if spec.can_pause and function is not None and function.requires_confirmation:
                 handle.persist_soon()  # the caller's save, with the paused run, takes it
                 _pause(output, history, calls[i:], round_number, spec)
-                output.messages = ([Message("system", system)] if system else []) + history
+                output.messages = ([Message(spec.prompt.role, system)] if system else []) + history
                 return output
             history.append(await batch.run(call))
         history.extend(batch.take_extra())  # a tool's RetryAgentRun messages, after the results
@@ -215,7 +215,7 @@ async def _run_loop(
         if batch.stop:  # stop_after_tool_call: the results are the answer
             output.content = _with_shown_results(batch.shown, None)
             break
-    output.messages = ([Message("system", system)] if system else []) + history
+    output.messages = ([Message(spec.prompt.role, system)] if system else []) + history
     output.keep_state(handle.final_state())
     output.metrics.duration_s = time.perf_counter() - started
     return output

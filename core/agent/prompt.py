@@ -39,6 +39,10 @@ class PromptSpec:
     extra: tuple[str, ...] = ()
     #: "The current time is ..." (``add_datetime_to_context``), read per model call
     current_time: Callable[[], str] | None = None
+    #: the agent's name, told to the model (``add_name_to_context``); None: not told
+    name: str | None = None
+    #: the role the system message is sent with (Agno's ``system_message_role``)
+    role: str = "system"
 
 
 def build_system_message(
@@ -74,6 +78,8 @@ def build_system_message(
     elif spec.instructions:
         parts.append("\n".join(f"- {fill(line)}" for line in spec.instructions))
     parts.extend(spec.extra)
+    if spec.name:
+        parts.append(f"Your name is: {spec.name}.")
     parts.extend(tool_instructions(functions or {}))
     if spec.markdown:
         parts.append("Use markdown to format your answers.")

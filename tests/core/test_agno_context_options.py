@@ -1,0 +1,70 @@
+"""Agno's context options found missing by running its cookbook: the agent's name in
+its system message, the system message's role, and ``TeamRunInput`` at Agno's path."""
+
+from __future__ import annotations
+
+from core.agent import Agent
+from core.run.team import TeamRunInput
+from core.team import Team
+from core.testing import ScriptedModel
+
+
+def test_add_name_to_context_tells_the_model_its_name() -> None:
+    named = Agent(model=ScriptedModel(["hi"]), name="Ada", add_name_to_context=True)
+    plain = Agent(model=ScriptedModel(["hi"]), name="Ada")
+
+    named.run("who are you?")
+    plain.run("who are you?")
+
+    assert "Your name is: Ada." in named.model.requests[0].messages[0].content
+    assert all("Your name is" not in (m.content or "") for m in plain.model.requests[0].messages)
+
+
+def test_system_message_role_is_the_role_the_system_message_is_sent_with() -> None:
+    default = Agent(model=ScriptedModel(["a"]), instructions="Be brief.")
+    developer = Agent(
+        model=ScriptedModel(["b"]), instructions="Be brief.", system_message_role="developer"
+    )
+
+    default.run("hi")
+    output = developer.run("hi")
+
+    assert default.model.requests[0].messages[0].role == "system"
+    sent = developer.model.requests[0].messages[0]
+    assert (sent.role, sent.content) == ("developer", "Be brief.")
+    assert output.messages[0].role == "developer"
+
+
+def test_a_team_pre_hook_gets_the_input_as_a_team_run_input() -> None:
+    seen: list[object] = []
+
+    def check(run_input: TeamRunInput) -> None:
+        seen.append(run_input)
+
+    member = Agent(model=ScriptedModel(["unused"]), name="M")
+    team = Team(members=[member], model=ScriptedModel(["done"]), pre_hooks=[check])
+
+    team.run("plan the week")
+
+    assert len(seen) == 1 and isinstance(seen[0], TeamRunInput)
+    assert seen[0].input_content == "plan the week"
+
+
+def test_a_developer_system_message_is_not_stored_with_the_run() -> None:
+    agent = Agent(
+        model=ScriptedModel(["b"]),
+        instructions="Secret plan: {plan}",
+        session_state={"plan": "tea at five"},
+        system_message_role="developer",
+    )
+    agent.run("hi", session_id="s")
+
+    stored = agent.get_session(session_id="s").runs[0].messages
+    assert [m.role for m in stored] == ["user", "assistant"]
+
+
+def test_a_system_message_role_that_would_be_stored_as_words_is_refused() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="system_message_role must be one of system, developer"):
+        Agent(model=ScriptedModel(["b"]), system_message_role="user")
