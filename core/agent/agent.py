@@ -21,6 +21,7 @@ from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.history_tool import chat_history_function
 from core.agent.loop import ContentSink, LoopSpec, Resume, run_loop
+from core.agent.past_sessions import past_session_functions
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
 from core.agent.run_options import RunOptions, time_line, zone_of
@@ -123,6 +124,9 @@ class Agent(
         add_session_summary_to_context: bool | None = None,
         add_name_to_context: bool = False,
         system_message_role: str = "system",
+        search_past_sessions: bool = False,
+        num_past_sessions_to_search: int | None = None,
+        num_past_session_runs_in_search: int | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
 
@@ -141,6 +145,8 @@ class Agent(
         ``session_summary_manager`` / ``add_session_summary_to_context``: session
         summaries (:mod:`core.session.summary`). ``add_name_to_context`` tells the
         model the agent's name; ``system_message_role`` is the system message's role.
+        ``search_past_sessions``: tools to list and read the user's earlier sessions
+        (:mod:`core.agent.past_sessions`).
         """
         super().__init__(
             name=name,
@@ -178,6 +184,10 @@ class Agent(
             extra_tools.extend(memory_functions(self.db))
         if self.read_chat_history:
             extra_tools.append(chat_history_function(self.db))
+        if search_past_sessions:
+            extra_tools += past_session_functions(
+                self.db, self.kind, num_past_sessions_to_search, num_past_session_runs_in_search
+            )
         self.tools = tools
         self.cache_callables = cache_callables
         self.callable_tools_cache_key = callable_tools_cache_key

@@ -24,6 +24,7 @@ from core.agent.callables import (
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.loop import ContentSink, LoopSpec, run_loop
+from core.agent.past_sessions import past_session_functions
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
 from core.agent.run_options import RunOptions, time_line, zone_of
@@ -125,6 +126,9 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, Ca
         enable_session_summaries: bool = False,
         session_summary_manager: SessionSummaryManager | None = None,
         add_session_summary_to_context: bool | None = None,
+        search_past_sessions: bool = False,
+        num_past_sessions_to_search: int | None = None,
+        num_past_session_runs_in_search: int | None = None,
     ) -> None:
         """Build the team (a template: runs never change it).
 
@@ -201,6 +205,10 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, Ca
         extra = [agentic_state_function()] if enable_agentic_state else []
         if enable_agentic_memory or update_memory_on_run:
             extra.extend(memory_functions(self.db))
+        if search_past_sessions:  # Agno's past-session tools (core.agent.past_sessions)
+            extra += past_session_functions(
+                self.db, self.kind, num_past_sessions_to_search, num_past_session_runs_in_search
+            )
         self.tools = tools
         self.callables = owner_callables(
             instructions,
