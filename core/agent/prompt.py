@@ -14,8 +14,11 @@ instructions (``@tool(instructions=...)``, a Toolkit's ``instructions`` with
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +48,24 @@ class PromptSpec:
     role: str = "system"
 
 
+#: a run's own ``add_dependencies_to_context`` (Agno's ``run`` argument; None: the
+#: owner's): its model calls see it, and so do its members' (they run in its context)
+_RUN_DEPENDENCIES: ContextVar[bool | None] = ContextVar("run_dependencies_flag", default=None)
+
+
+@contextmanager
+def run_flags(*, add_dependencies_to_context: bool | None) -> Iterator[None]:
+    """Within: a given flag (not None) overrides every PromptSpec's own."""
+    if add_dependencies_to_context is None:
+        yield
+        return
+    token = _RUN_DEPENDENCIES.set(add_dependencies_to_context)
+    try:
+        yield
+    finally:
+        _RUN_DEPENDENCIES.reset(token)
+
+
 def build_system_message(
     spec: PromptSpec,
     *,
@@ -62,6 +83,8 @@ def build_system_message(
     ``summary`` the session's stored summary, shown when the spec asks for it (never
     templated: it is the model's own text about the users' words).
     """
+    if (for_run := _RUN_DEPENDENCIES.get()) is not None:
+        spec = dataclasses.replace(spec, add_dependencies_to_context=for_run)
 
     def fill(text: str) -> str:
         if not spec.resolve_in_context:

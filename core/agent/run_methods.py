@@ -15,6 +15,7 @@ from core.agent.direct_tool import resume_direct_call
 from core.agent.loop import ContentSink
 from core.agent.owner import SessionOwner
 from core.agent.pause import decisions_of
+from core.agent.prompt import run_flags
 from core.agent.streaming import stream_run
 from core.run.events import RunContentEvent, RunOutputEvent
 from core.run.output import RunOutput
@@ -29,6 +30,7 @@ class _RunOptions(TypedDict):
     session_state: Mapping[str, object] | None
     dependencies: Mapping[str, object] | None
     metadata: Mapping[str, object] | None
+    add_dependencies_to_context: bool | None
 
 
 class RunMethods(SessionOwner):
@@ -44,18 +46,20 @@ class RunMethods(SessionOwner):
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
         on_content: ContentSink | None = None,
+        add_dependencies_to_context: bool | None = None,
     ) -> RunOutput:
         body = runner.model_turn(
             self, input, dependencies=dependencies, metadata=metadata, on_content=on_content
         )
-        return await runner.execute(
-            self,
-            body,
-            session_id=session_id,
-            user_id=user_id,
-            session_state=session_state,
-            metadata=metadata,
-        )
+        with run_flags(add_dependencies_to_context=add_dependencies_to_context):
+            return await runner.execute(
+                self,
+                body,
+                session_id=session_id,
+                user_id=user_id,
+                session_state=session_state,
+                metadata=metadata,
+            )
 
     @overload
     def arun(
@@ -69,6 +73,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> Coroutine[Any, Any, RunOutput]: ...
 
     @overload
@@ -83,6 +89,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> AsyncIterator[RunOutputEvent]: ...
 
     @overload
@@ -97,6 +105,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> Coroutine[Any, Any, RunOutput] | AsyncIterator[RunOutputEvent]: ...
 
     def arun(
@@ -110,6 +120,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> Coroutine[Any, Any, RunOutput] | AsyncIterator[RunOutputEvent]:
         """``await x.arun(...)`` -> RunOutput; with ``stream=True`` an async iterator of events.
 
@@ -124,13 +136,15 @@ class RunMethods(SessionOwner):
             "session_state": session_state,
             "dependencies": dependencies,
             "metadata": metadata,
+            "add_dependencies_to_context": add_dependencies_to_context,
         }
         if stream:
-            return stream_run(
+            events = stream_run(
                 self,
                 lambda sink: self._arun(input, on_content=sink, **options),
                 events=stream_events,
             )
+            return _with_run_output(events) if yield_run_output else events
         return self._arun(input, **options)
 
     @overload
@@ -145,6 +159,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> RunOutput: ...
 
     @overload
@@ -159,6 +175,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> Iterator[RunOutputEvent]: ...
 
     @overload
@@ -173,6 +191,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> RunOutput | Iterator[RunOutputEvent]: ...
 
     def run(
@@ -186,6 +206,8 @@ class RunMethods(SessionOwner):
         session_state: Mapping[str, object] | None = None,
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> RunOutput | Iterator[RunOutputEvent]:
         """Sync twin of :meth:`arun`; with ``stream=True`` an iterator of events."""
         if stream_events and not stream:
@@ -196,10 +218,17 @@ class RunMethods(SessionOwner):
             "session_state": session_state,
             "dependencies": dependencies,
             "metadata": metadata,
+            "add_dependencies_to_context": add_dependencies_to_context,
         }
         if stream:
             return iterate_sync(
-                self.arun(input, stream=True, stream_events=stream_events, **options)
+                self.arun(
+                    input,
+                    stream=True,
+                    stream_events=stream_events,
+                    yield_run_output=yield_run_output,
+                    **options,
+                )
             )
         return run_sync(self._arun(input, **options))
 
@@ -278,3 +307,14 @@ class RunMethods(SessionOwner):
     def continue_run(self, run_id: str | None = None, **kwargs: Any) -> RunOutput:
         """Sync twin of :meth:`acontinue_run`."""
         return run_sync(self.acontinue_run(run_id, **kwargs))
+
+
+async def _with_run_output(events: AsyncIterator[RunOutputEvent]) -> AsyncIterator[Any]:
+    """Agno's ``yield_run_output=True``: the events, then the run's RunOutput itself."""
+    final: RunOutput | None = None
+    async for event in events:
+        if event.run_output is not None:
+            final = event.run_output
+        yield event
+    if final is not None:
+        yield final
