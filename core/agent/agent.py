@@ -127,6 +127,7 @@ class Agent(
         search_past_sessions: bool = False,
         num_past_sessions_to_search: int | None = None,
         num_past_session_runs_in_search: int | None = None,
+        store_history_messages: bool = False,
     ) -> None:
         """Build the agent (a template: runs never change it).
 
@@ -146,7 +147,8 @@ class Agent(
         summaries (:mod:`core.session.summary`). ``add_name_to_context`` tells the
         model the agent's name; ``system_message_role`` is the system message's role.
         ``search_past_sessions``: tools to list and read the user's earlier sessions
-        (:mod:`core.agent.past_sessions`).
+        (:mod:`core.agent.past_sessions`). ``store_history_messages``: False, Agno's
+        default, is what every run does; True is refused (docs/runtime.md).
         """
         super().__init__(
             name=name,
@@ -213,6 +215,11 @@ class Agent(
         self.timezone_identifier = timezone_identifier
         self.datetime_format = datetime_format
         zone = zone_of(timezone_identifier)
+        if store_history_messages:
+            raise ValueError(
+                "store_history_messages=True is not supported: a run stores only its own "
+                "messages (the earlier runs it was shown are stored once already)"
+            )
         if system_message_role not in SYSTEM_ROLES:
             # a system message sent as "user" would be stored as the user's words, state and all
             raise ValueError(

@@ -68,3 +68,20 @@ def test_a_system_message_role_that_would_be_stored_as_words_is_refused() -> Non
 
     with pytest.raises(ValueError, match="system_message_role must be one of system, developer"):
         Agent(model=ScriptedModel(["b"]), system_message_role="user")
+
+
+def test_store_history_messages_false_is_what_runs_do_and_true_is_refused() -> None:
+    import pytest
+
+    agent = Agent(
+        model=ScriptedModel(["one", "two"]),
+        add_history_to_context=True,
+        store_history_messages=False,
+    )
+    agent.run("first", session_id="s")
+    agent.run("second", session_id="s")
+    stored = agent.get_session(session_id="s").runs[1].messages
+    assert [(m.role, m.content) for m in stored] == [("user", "second"), ("assistant", "two")]
+
+    with pytest.raises(ValueError, match="store_history_messages=True is not supported"):
+        Agent(model=ScriptedModel([]), store_history_messages=True)
