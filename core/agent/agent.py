@@ -332,7 +332,7 @@ class Agent(
                     on_tool_event=observer.on_tool,
                     resume=resume,
                 )
-                await stage.finish(output)
+                await stage.finish(output, handle)
             except (InputCheckError, OutputCheckError) as error:  # a pre-hook refused the run
                 output = stage.refused(error)
             observer.output = output

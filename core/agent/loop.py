@@ -141,6 +141,7 @@ async def _run_loop(
     output.agent_id = spec.owner_id
     output.input = RunInput(input_content=user_input)
     if spec.per_run is not None:  # a resumed run's input was checked when it started
+        handle.tracker.touched()  # pre-hooks and callables are user code: they may change it
         spec = await spec.per_run(spec, run_context, injected, output.input if not resume else None)
         user_input = output.input.input_content_string()  # a pre-hook may have changed it
     identity = {"user_id": handle.user_id, "session_id": handle.session_id}

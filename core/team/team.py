@@ -356,7 +356,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, Ca
                     on_content=on_content,
                     on_tool_event=observer.on_tool,
                 )
-                await stage.finish(output)
+                await stage.finish(output, handle)
             except (InputCheckError, OutputCheckError) as error:  # a pre-hook refused the run
                 output = stage.refused(error)
             if leader is not None:  # turns that returned a member's answer were no model call
