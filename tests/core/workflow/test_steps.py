@@ -218,3 +218,25 @@ async def test_a_step_after_one_without_content_is_asked_the_workflow_input() ->
     await workflow.arun("what is on the list?", session_id="s")
 
     assert agent.model.requests[0].messages[-1].content == "what is on the list?"
+
+
+async def test_a_pydantic_step_content_reaches_the_next_agent_as_json() -> None:
+    """A structured output (a pydantic model) is passed on as its JSON, as Agno does."""
+    from pydantic import BaseModel
+
+    class Application(BaseModel):
+        company: str
+        notes: str | None = None
+
+    agent = Agent(model=ScriptedModel(["Saved."]), name="Saver")
+    workflow = Workflow(
+        "W",
+        steps=[
+            Step("extract", executor=lambda: Application(company="Acme")),
+            Step("a", agent=agent),
+        ],
+    )
+
+    await workflow.arun("Applied at Acme", session_id="s")
+
+    assert agent.model.requests[0].messages[-1].content == '{\n  "company": "Acme"\n}'
