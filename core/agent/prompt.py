@@ -48,22 +48,38 @@ class PromptSpec:
     role: str = "system"
 
 
-#: a run's own ``add_dependencies_to_context`` (Agno's ``run`` argument; None: the
-#: owner's): its model calls see it, and so do its members' (they run in its context)
-_RUN_DEPENDENCIES: ContextVar[bool | None] = ContextVar("run_dependencies_flag", default=None)
+#: a run's own ``add_dependencies_to_context`` and ``add_session_state_to_context``
+#: (Agno's ``run`` arguments, and a Workflow's for its steps; None: the owner's): its
+#: model calls see them, and so do its members' and steps' (they run in its context)
+_RUN_FLAGS: ContextVar[tuple[bool | None, bool | None]] = ContextVar(
+    "run_context_flags", default=(None, None)
+)
 
 
 @contextmanager
-def run_flags(*, add_dependencies_to_context: bool | None) -> Iterator[None]:
-    """Within: a given flag (not None) overrides every PromptSpec's own."""
-    if add_dependencies_to_context is None:
-        yield
-        return
-    token = _RUN_DEPENDENCIES.set(add_dependencies_to_context)
+def run_flags(
+    *,
+    add_dependencies_to_context: bool | None = None,
+    add_session_state_to_context: bool | None = None,
+    outer_wins: bool = False,
+) -> Iterator[None]:
+    """Within: the given flags (not None) override every PromptSpec's own.
+
+    ``outer_wins``: a flag already set around this (a run's, over its workflow's
+    defaults) is kept.
+    """
+    given = (add_dependencies_to_context, add_session_state_to_context)
+    outer = _RUN_FLAGS.get()
+    first, second = (outer, given) if outer_wins else (given, outer)
+    flags = (
+        first[0] if first[0] is not None else second[0],
+        first[1] if first[1] is not None else second[1],
+    )
+    token = _RUN_FLAGS.set(flags)
     try:
         yield
     finally:
-        _RUN_DEPENDENCIES.reset(token)
+        _RUN_FLAGS.reset(token)
 
 
 def build_system_message(
@@ -83,8 +99,11 @@ def build_system_message(
     ``summary`` the session's stored summary, shown when the spec asks for it (never
     templated: it is the model's own text about the users' words).
     """
-    if (for_run := _RUN_DEPENDENCIES.get()) is not None:
-        spec = dataclasses.replace(spec, add_dependencies_to_context=for_run)
+    dependencies_shown, state_shown = _RUN_FLAGS.get()
+    if dependencies_shown is not None:
+        spec = dataclasses.replace(spec, add_dependencies_to_context=dependencies_shown)
+    if state_shown is not None:
+        spec = dataclasses.replace(spec, add_session_state_to_context=state_shown)
 
     def fill(text: str) -> str:
         if not spec.resolve_in_context:

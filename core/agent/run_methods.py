@@ -31,6 +31,7 @@ class _RunOptions(TypedDict):
     dependencies: Mapping[str, object] | None
     metadata: Mapping[str, object] | None
     add_dependencies_to_context: bool | None
+    add_session_state_to_context: bool | None
 
 
 class RunMethods(SessionOwner):
@@ -47,11 +48,15 @@ class RunMethods(SessionOwner):
         metadata: Mapping[str, object] | None = None,
         on_content: ContentSink | None = None,
         add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
     ) -> RunOutput:
         body = runner.model_turn(
             self, input, dependencies=dependencies, metadata=metadata, on_content=on_content
         )
-        with run_flags(add_dependencies_to_context=add_dependencies_to_context):
+        with run_flags(
+            add_dependencies_to_context=add_dependencies_to_context,
+            add_session_state_to_context=add_session_state_to_context,
+        ):
             return await runner.execute(
                 self,
                 body,
@@ -74,6 +79,7 @@ class RunMethods(SessionOwner):
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
         add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
         yield_run_output: bool = False,
     ) -> Coroutine[Any, Any, RunOutput]: ...
 
@@ -90,6 +96,7 @@ class RunMethods(SessionOwner):
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
         add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
         yield_run_output: bool = False,
     ) -> AsyncIterator[RunOutputEvent]: ...
 
@@ -106,6 +113,7 @@ class RunMethods(SessionOwner):
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
         add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
         yield_run_output: bool = False,
     ) -> Coroutine[Any, Any, RunOutput] | AsyncIterator[RunOutputEvent]: ...
 
@@ -121,6 +129,7 @@ class RunMethods(SessionOwner):
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
         add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
         yield_run_output: bool = False,
     ) -> Coroutine[Any, Any, RunOutput] | AsyncIterator[RunOutputEvent]:
         """``await x.arun(...)`` -> RunOutput; with ``stream=True`` an async iterator of events.
@@ -137,6 +146,7 @@ class RunMethods(SessionOwner):
             "dependencies": dependencies,
             "metadata": metadata,
             "add_dependencies_to_context": add_dependencies_to_context,
+            "add_session_state_to_context": add_session_state_to_context,
         }
         if stream:
             events = stream_run(
@@ -160,6 +170,7 @@ class RunMethods(SessionOwner):
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
         add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
         yield_run_output: bool = False,
     ) -> RunOutput: ...
 
@@ -176,6 +187,7 @@ class RunMethods(SessionOwner):
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
         add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
         yield_run_output: bool = False,
     ) -> Iterator[RunOutputEvent]: ...
 
@@ -192,6 +204,7 @@ class RunMethods(SessionOwner):
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
         add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
         yield_run_output: bool = False,
     ) -> RunOutput | Iterator[RunOutputEvent]: ...
 
@@ -207,6 +220,7 @@ class RunMethods(SessionOwner):
         dependencies: Mapping[str, object] | None = None,
         metadata: Mapping[str, object] | None = None,
         add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
         yield_run_output: bool = False,
     ) -> RunOutput | Iterator[RunOutputEvent]:
         """Sync twin of :meth:`arun`; with ``stream=True`` an iterator of events."""
@@ -219,6 +233,7 @@ class RunMethods(SessionOwner):
             "dependencies": dependencies,
             "metadata": metadata,
             "add_dependencies_to_context": add_dependencies_to_context,
+            "add_session_state_to_context": add_session_state_to_context,
         }
         if stream:
             return iterate_sync(

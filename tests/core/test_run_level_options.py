@@ -60,3 +60,46 @@ def test_without_yield_run_output_the_stream_has_events_only() -> None:
     items = list(agent.run("count", stream=True))
 
     assert not any(isinstance(item, RunOutput) for item in items)
+
+
+def _workflow_with_flags(**flags: bool) -> tuple[object, Agent]:
+    from core.workflow import Step, Workflow
+
+    writer = Agent(model=ScriptedModel(["written", "again"]), name="Writer", instructions="Write.")
+    workflow = Workflow(
+        "Pipeline",
+        steps=[Step("write", agent=writer)],
+        dependencies={"tone": "professional"},
+        session_state={"articles_written": 0},
+        **flags,
+    )
+    return workflow, writer
+
+
+def test_a_workflows_context_flags_reach_its_step_agents() -> None:
+    workflow, writer = _workflow_with_flags(
+        add_dependencies_to_context=True, add_session_state_to_context=True
+    )
+
+    workflow.run("Write about type hints.")  # type: ignore[attr-defined]
+
+    system = _system(writer.model)
+    assert '"tone": "professional"' in system
+    assert '{"articles_written": 0}' in system
+
+
+def test_a_run_level_flag_wins_over_the_workflows() -> None:
+    workflow, writer = _workflow_with_flags(add_dependencies_to_context=True)
+
+    workflow.run("Write.", add_dependencies_to_context=False)  # type: ignore[attr-defined]
+
+    assert "professional" not in _system(writer.model)
+    assert "articles_written" not in _system(writer.model)
+
+
+def test_run_level_add_session_state_to_context() -> None:
+    agent = Agent(model=ScriptedModel(["a"]), session_state={"count": 1})
+
+    agent.run("hi", add_session_state_to_context=True)
+
+    assert '{"count": 1}' in _system(agent.model)
