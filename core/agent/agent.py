@@ -128,6 +128,7 @@ class Agent(
         num_past_sessions_to_search: int | None = None,
         num_past_session_runs_in_search: int | None = None,
         store_history_messages: bool = False,
+        max_tool_calls_from_history: int | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
 
@@ -149,6 +150,8 @@ class Agent(
         ``search_past_sessions``: tools to list and read the user's earlier sessions
         (:mod:`core.agent.past_sessions`). ``store_history_messages``: False, Agno's
         default, is what every run does; True is refused (docs/runtime.md).
+        ``max_tool_calls_from_history`` holds for any value: history here is each earlier
+        run's question and answer, never its tool calls.
         """
         super().__init__(
             name=name,
@@ -215,6 +218,9 @@ class Agent(
         self.timezone_identifier = timezone_identifier
         self.datetime_format = datetime_format
         zone = zone_of(timezone_identifier)
+        if max_tool_calls_from_history is not None and max_tool_calls_from_history < 0:
+            raise ValueError("max_tool_calls_from_history must be 0 or more (None: no limit)")
+        self.max_tool_calls_from_history = max_tool_calls_from_history
         if store_history_messages:
             raise ValueError(
                 "store_history_messages=True is not supported: a run stores only its own "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from core.agent import Agent
 from core.run.team import TeamRunInput
 from core.team import Team
-from core.testing import ScriptedModel
+from core.testing import ScriptedModel, tool_call
 
 
 def test_add_name_to_context_tells_the_model_its_name() -> None:
@@ -85,3 +85,34 @@ def test_store_history_messages_false_is_what_runs_do_and_true_is_refused() -> N
 
     with pytest.raises(ValueError, match="store_history_messages=True is not supported"):
         Agent(model=ScriptedModel([]), store_history_messages=True)
+
+
+def test_max_tool_calls_from_history_holds_as_history_carries_no_tool_calls() -> None:
+    import pytest
+
+    def weather(city: str) -> str:
+        """The weather in a city."""
+        return f"sunny in {city}"
+
+    script = [
+        tool_call("weather", city="Oslo"),
+        "Sunny.",
+        tool_call("weather", city="Rome"),
+        "Hot.",
+    ]
+    agent = Agent(
+        model=ScriptedModel(script),
+        tools=[weather],
+        add_history_to_context=True,
+        max_tool_calls_from_history=1,
+    )
+    agent.run("Oslo?", session_id="s")
+    agent.run("Rome?", session_id="s")
+
+    sent = agent.model.requests[2].messages  # the second run's first model call
+    from_history = [m for m in sent if m.from_history]
+    assert [m.content for m in from_history] == ["Oslo?", "Sunny."]
+    assert not any(m.tool_calls for m in from_history)
+    assert agent.max_tool_calls_from_history == 1
+    with pytest.raises(ValueError, match="max_tool_calls_from_history must be 0 or more"):
+        Agent(model=ScriptedModel([]), max_tool_calls_from_history=-1)
