@@ -17,6 +17,7 @@ from core.agent.callables import (
     split_callable,
     static_list,
 )
+from core.agent.context_args import check_context_args
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
 from core.agent.history_tool import chat_history_function
@@ -34,8 +35,8 @@ from core.governance.budgets.model import Budget
 from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.models.default import default_model
+from core.models.message import as_message
 from core.run.output import RunOutput
-from core.run.run_records import SYSTEM_ROLES
 from core.session.summary import SessionSummaryManager
 from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
@@ -129,6 +130,7 @@ class Agent(
         num_past_session_runs_in_search: int | None = None,
         store_history_messages: bool = False,
         max_tool_calls_from_history: int | None = None,
+        additional_input: Sequence[Any] | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
 
@@ -151,7 +153,9 @@ class Agent(
         (:mod:`core.agent.past_sessions`). ``store_history_messages``: False, Agno's
         default, is what every run does; True is refused (docs/runtime.md).
         ``max_tool_calls_from_history`` holds for any value: history here is each earlier
-        run's question and answer, never its tool calls.
+        run's question and answer, never its tool calls. ``additional_input``: messages
+        (``Message``, ``{"role", "content"}`` or text, sent as the user's) put after the
+        system message in every model call, such as few-shot examples.
         """
         super().__init__(
             name=name,
@@ -218,20 +222,13 @@ class Agent(
         self.timezone_identifier = timezone_identifier
         self.datetime_format = datetime_format
         zone = zone_of(timezone_identifier)
-        if max_tool_calls_from_history is not None and max_tool_calls_from_history < 0:
-            raise ValueError("max_tool_calls_from_history must be 0 or more (None: no limit)")
+        check_context_args(
+            system_message_role=system_message_role,
+            store_history_messages=store_history_messages,
+            max_tool_calls_from_history=max_tool_calls_from_history,
+        )
         self.max_tool_calls_from_history = max_tool_calls_from_history
-        if store_history_messages:
-            raise ValueError(
-                "store_history_messages=True is not supported: a run stores only its own "
-                "messages (the earlier runs it was shown are stored once already)"
-            )
-        if system_message_role not in SYSTEM_ROLES:
-            # a system message sent as "user" would be stored as the user's words, state and all
-            raise ValueError(
-                f"system_message_role must be one of {', '.join(SYSTEM_ROLES)}, "
-                f"not {system_message_role!r}"
-            )
+        self.additional_input = [as_message(m, "additional_input") for m in additional_input or ()]
         self.prompt = PromptSpec(
             description=description,
             instructions=split_callable(instructions)[0],
@@ -293,6 +290,7 @@ class Agent(
             tool_timeout=self.tool_timeout,
             injected={"agent": self, **(injected or {})},
             per_run=per_run,
+            additional=tuple(self.additional_input),
         )
 
     async def arun_on_session(

@@ -58,6 +58,8 @@ class LoopSpec:
     history_runs: int | None = None
     #: at most this many of those runs' messages, the latest (None: every message)
     history_messages: int | None = None
+    #: messages put after the system message, before history (Agno's ``additional_input``)
+    additional: tuple[Message, ...] = ()
     #: a tool that ``requires_confirmation`` pauses the run (agents); else its call is
     #: refused with an error result (a team or workflow step cannot ask a person)
     can_pause: bool = False
@@ -185,7 +187,8 @@ async def _run_loop(
             functions=spec.functions,
             summary=summary,
         )
-        messages = ([Message(spec.prompt.role, system)] if system else []) + earlier + history
+        messages = [Message(spec.prompt.role, system)] if system else []
+        messages += [*spec.additional, *earlier, *history]
         run_context.messages = messages
         with observe("model_call", owner_id=spec.owner_id):
             response = await _call_model(model, messages, tools, on_content, spec.response_format)

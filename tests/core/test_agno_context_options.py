@@ -116,3 +116,31 @@ def test_max_tool_calls_from_history_holds_as_history_carries_no_tool_calls() ->
     assert agent.max_tool_calls_from_history == 1
     with pytest.raises(ValueError, match="max_tool_calls_from_history must be 0 or more"):
         Agent(model=ScriptedModel([]), max_tool_calls_from_history=-1)
+
+
+def test_additional_input_goes_between_the_system_message_and_the_question() -> None:
+    import pytest
+
+    from core.models.message import Message
+
+    examples = [
+        Message(role="user", content="I forgot my password"),
+        {"role": "assistant", "content": "Click 'Forgot password'."},
+        "Be kind.",
+    ]
+    agent = Agent(model=ScriptedModel(["ok"]), instructions="Support.", additional_input=examples)
+
+    output = agent.run("Enable 2FA", session_id="s")
+
+    sent = [(m.role, m.content) for m in agent.model.requests[0].messages]
+    assert sent == [
+        ("system", "Support."),
+        ("user", "I forgot my password"),
+        ("assistant", "Click 'Forgot password'."),
+        ("user", "Be kind."),
+        ("user", "Enable 2FA"),
+    ]
+    # the examples are the agent's, not the run's: they are not stored with it
+    assert [m.content for m in output.messages if m.role == "user"] == ["Enable 2FA"]
+    with pytest.raises(TypeError, match="additional_input"):
+        Agent(model=ScriptedModel([]), additional_input=[42])
