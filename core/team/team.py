@@ -36,7 +36,6 @@ from core.exceptions import InputCheckError, OutputCheckError
 from core.governance.budgets.model import Budget
 from core.memory.tools import memory_functions
 from core.models.base import Model
-from core.models.default import default_model
 from core.run.context import RunContext
 from core.run.output import RunOutput
 from core.run.run_input import RunInput
@@ -50,6 +49,7 @@ from core.team.history import (
     leader_history_runs,
     member_history,
 )
+from core.team.inherit import ModelInheritance, inherit_model
 from core.team.members import (
     DELEGATE_ALL_TOOL,
     DELEGATE_TOOL,
@@ -63,7 +63,14 @@ from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
 
 
-class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, CallableCacheMethods):
+class Team(
+    RunMethods,
+    DirectToolMethods,
+    SessionStateApi,
+    SessionSummaryApi,
+    CallableCacheMethods,
+    ModelInheritance,
+):
     """An Agno-compatible team whose members share the team's session state."""
 
     owner_param = "team"
@@ -288,9 +295,10 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, Ca
         self, run_context: RunContext, injected: Mapping[str, Any]
     ) -> list[Member]:
         """This run's members: the team's list, or what its members factory gives now."""
-        if self.members_factory is None:
-            return list(self.members) if isinstance(self.members, list) else []
-        return check_members(await self.members_factory.resolve(run_context, injected))
+        given = self.members
+        if self.members_factory is not None:
+            given = check_members(await self.members_factory.resolve(run_context, injected))
+        return inherit_model(given if isinstance(given, list) else [], self._model)
 
     def cached_factories(self) -> list[Factory | None]:
         """The tools and members factories (:meth:`clear_callable_cache` empties them)."""
@@ -369,21 +377,6 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, Ca
             output.member_responses = member_outputs
             observer.output = output
         return output
-
-    @property
-    def model(self) -> Model | None:
-        """The model given, else the environment's default, read on each use (None: none;
-        :mod:`core.models.default`)."""
-        return self._model if self._model is not None else default_model()
-
-    @model.setter
-    def model(self, model: Model | None) -> None:
-        self._model = model
-
-    @property
-    def model_id(self) -> str | None:
-        """The id of this owner's model (None without one)."""
-        return self.model.id if self.model is not None else None
 
     def print_response(self, input: str, *, stream: bool = False, **kwargs: Any) -> RunOutput:
         """Print the answer; with ``show_members_responses`` each member's answer after it."""
