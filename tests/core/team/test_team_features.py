@@ -176,7 +176,9 @@ async def test_member_tools_receive_their_agent_and_the_team() -> None:
 
 async def test_a_member_that_fails_is_an_error_for_the_leader() -> None:
     """A member that cannot run is reported to the leader; the team run still answers.
-    (A member without a model uses the team's, as in Agno: tests/core/team/test_model_inheritance.py.)"""
+
+    (A member without a model uses the team's: tests/core/team/test_model_inheritance.py.)
+    """
     idle = Agent(name="Idle", model=ScriptedModel([]))  # its script is already used up
     leader = ScriptedModel(
         [tool_call("delegate_task_to_member", member_id="idle", task="work"), "Could not."]
