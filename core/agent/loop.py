@@ -193,9 +193,7 @@ async def _run_loop(
         with observe("model_call", owner_id=spec.owner_id):
             response = await _call_model(model, messages, tools, on_content, spec.response_format)
         handle.check_saves()  # a batch save that failed meanwhile ends the run here
-        output.metrics.model_calls += 1
-        output.metrics.input_tokens += response.usage.input_tokens
-        output.metrics.output_tokens += response.usage.output_tokens
+        output.metrics.add_model_call(model.id, type(model).__name__, response.usage)
         # counted as it happens, so a run that fails later is still charged (budgets)
         meter_model_call(response.usage.input_tokens, response.usage.output_tokens)
         said = _storable(response)
