@@ -36,6 +36,7 @@ from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.models.default import default_model
 from core.models.message import as_message
+from core.models.tool_choice import check_tool_choice
 from core.run.output import RunOutput
 from core.session.summary import SessionSummaryManager
 from core.state.schema import Migration, StateSchema
@@ -131,6 +132,7 @@ class Agent(
         store_history_messages: bool = False,
         max_tool_calls_from_history: int | None = None,
         additional_input: Sequence[Any] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
 
@@ -229,6 +231,8 @@ class Agent(
         )
         self.max_tool_calls_from_history = max_tool_calls_from_history
         self.additional_input = [as_message(m, "additional_input") for m in additional_input or ()]
+        check_tool_choice(tool_choice)
+        self.tool_choice = tool_choice
         self.prompt = PromptSpec(
             description=description,
             instructions=split_callable(instructions)[0],
@@ -291,6 +295,7 @@ class Agent(
             injected={"agent": self, **(injected or {})},
             per_run=per_run,
             additional=tuple(self.additional_input),
+            tool_choice=self.tool_choice,
         )
 
     async def arun_on_session(

@@ -26,6 +26,7 @@ from core.db.text_checks import sanitised
 from core.exceptions import AgentRunException, NoModelError, ToolCallLimitError
 from core.governance.budgets.gate import meter_model_call, meter_tool_call
 from core.models.base import Message, Model, ModelResponse, ToolCall
+from core.models.tool_choice import ToolChoice, choosing
 from core.run.context import RunContext
 from core.run.history import history_messages, message_to_dict
 from core.run.output import RunOutput, RunStatus, ToolExecution
@@ -60,6 +61,8 @@ class LoopSpec:
     history_messages: int | None = None
     #: messages put after the system message, before history (Agno's ``additional_input``)
     additional: tuple[Message, ...] = ()
+    #: Agno's ``tool_choice``, sent with each call that offers tools (None: not sent)
+    tool_choice: ToolChoice | None = None
     #: a tool that ``requires_confirmation`` pauses the run (agents); else its call is
     #: refused with an error result (a team or workflow step cannot ask a person)
     can_pause: bool = False
@@ -190,7 +193,7 @@ async def _run_loop(
         messages = [Message(spec.prompt.role, system)] if system else []
         messages += [*spec.additional, *earlier, *history]
         run_context.messages = messages
-        with observe("model_call", owner_id=spec.owner_id):
+        with observe("model_call", owner_id=spec.owner_id), choosing(spec.tool_choice):
             response = await _call_model(model, messages, tools, on_content, spec.response_format)
         handle.check_saves()  # a batch save that failed meanwhile ends the run here
         output.metrics.add_model_call(model.id, type(model).__name__, response.usage)

@@ -27,6 +27,7 @@ from core.models.env import DEFAULT_MODEL_ID
 from core.models.openai.client import OpenAIModel
 from core.models.openai.errors import ErrorContext, raise_model_error
 from core.models.openai.stream import ToolCallAssembler
+from core.models.tool_choice import responses_tool_choice
 
 __all__ = ["OpenAIResponses"]
 
@@ -145,6 +146,8 @@ class OpenAIResponses(OpenAIModel):
             params["store"] = self.store
         if tools:  # some servers reject an empty tools list
             params["tools"] = [to_function_tool(tool) for tool in tools]
+            if (choice := responses_tool_choice()) is not None:
+                params["tool_choice"] = choice
         if self.temperature is not None:
             params["temperature"] = self.temperature
         if self.max_tokens is not None:
