@@ -17,7 +17,7 @@ import time
 #: measures that need something from outside the repository (an Agno checkout, Agno
 #: installed in bench/.venv-agno), so they are run by hand as bench/README.md says,
 #: never by run_all
-BY_HAND = frozenset({"agno_tests", "turn_vs_agno"})
+BY_HAND = frozenset({"agno_cookbook", "agno_tests", "turn_vs_agno"})
 
 # name -> (full-size arguments, quick arguments); full size is each benchmark's default
 BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {

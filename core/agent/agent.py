@@ -17,16 +17,21 @@ from core.agent.callables import (
     split_callable,
     static_list,
 )
+from core.agent.context_args import check_context_args
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
+from core.agent.history_options import DEFAULT_HISTORY_RUNS as DEFAULT_HISTORY_RUNS
+from core.agent.history_options import check_history_runs, history_runs
 from core.agent.history_tool import chat_history_function
 from core.agent.loop import ContentSink, LoopSpec, Resume, run_loop
+from core.agent.past_sessions import past_session_functions
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
 from core.agent.run_options import RunOptions, connection_hint, time_line, zone_of
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
 from core.agent.summary_api import SessionSummaryApi
+from core.agent.tool_table import ToolTableMethods
 from core.db.base import BaseDb
 from core.exceptions import (
     InputCheckError,
@@ -39,6 +44,8 @@ from core.memory.manager import MemoryManager, user_memory_manager
 from core.memory.tools import memory_functions
 from core.models.base import Model
 from core.models.default import default_model
+from core.models.message import as_message
+from core.models.tool_choice import check_tool_choice
 from core.run.output import RunOutput
 from core.session.summary import SessionSummaryManager
 from core.state.schema import Migration, StateSchema
@@ -47,31 +54,17 @@ from core.tools.collect import (
     LiveToolkit,
     agentic_state_function,
     collect_functions,
-    with_live_tools,
 )
 from core.tools.function import Function
 
-#: earlier runs sent with ``add_history_to_context`` when ``num_history_runs`` is None
-#: (Agno's default)
-DEFAULT_HISTORY_RUNS = 3
-
-
-def check_history_runs(value: int | None) -> int | None:
-    """``num_history_runs``: None (Agno's default) or a count of at least 0."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise ValueError(f"num_history_runs must be a whole number >= 0 or None, not {value!r}")
-    return value
-
-
-def history_runs(add_history_to_context: bool, num_history_runs: int | None) -> int | None:
-    """How many earlier runs a model call is sent (None: no history)."""
-    if not add_history_to_context:
-        return None
-    return DEFAULT_HISTORY_RUNS if num_history_runs is None else num_history_runs
-
 
 class Agent(
-    RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, CallableCacheMethods
+    RunMethods,
+    DirectToolMethods,
+    SessionStateApi,
+    SessionSummaryApi,
+    CallableCacheMethods,
+    ToolTableMethods,
 ):
     """An Agno-compatible agent (see the seed documents for usage)."""
 
@@ -129,6 +122,15 @@ class Agent(
         enable_session_summaries: bool = False,
         session_summary_manager: SessionSummaryManager | None = None,
         add_session_summary_to_context: bool | None = None,
+        add_name_to_context: bool = False,
+        system_message_role: str = "system",
+        search_past_sessions: bool = False,
+        num_past_sessions_to_search: int | None = None,
+        num_past_session_runs_in_search: int | None = None,
+        store_history_messages: bool = False,
+        max_tool_calls_from_history: int | None = None,
+        additional_input: Sequence[Any] | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
 
@@ -148,6 +150,15 @@ class Agent(
         summaries (:mod:`core.session.summary`). ``enable_user_memories`` (Agno's older
         name of ``update_memory_on_run``) / ``memory_manager``: automatic user memories
         (:mod:`core.memory.manager`), in the context by default when on.
+        ``add_name_to_context`` tells the
+        model the agent's name; ``system_message_role`` is the system message's role.
+        ``search_past_sessions``: tools to list and read the user's earlier sessions
+        (:mod:`core.agent.past_sessions`). ``store_history_messages``: False, Agno's
+        default, is what every run does; True is refused (docs/runtime.md).
+        ``max_tool_calls_from_history`` holds for any value: history here is each earlier
+        run's question and answer, never its tool calls. ``additional_input``: messages
+        (``Message``, ``{"role", "content"}`` or text, sent as the user's) put after the
+        system message in every model call, such as few-shot examples.
         """
         super().__init__(
             name=name,
@@ -193,6 +204,10 @@ class Agent(
             extra_tools.extend(memory_functions(self.db))
         if self.read_chat_history:
             extra_tools.append(chat_history_function(self.db))
+        if search_past_sessions:
+            extra_tools += past_session_functions(
+                self.db, self.kind, num_past_sessions_to_search, num_past_session_runs_in_search
+            )
         self.tools = tools
         self.cache_callables = cache_callables
         self.callable_tools_cache_key = callable_tools_cache_key
@@ -218,6 +233,15 @@ class Agent(
         self.timezone_identifier = timezone_identifier
         self.datetime_format = datetime_format
         zone = zone_of(timezone_identifier)
+        check_context_args(
+            system_message_role=system_message_role,
+            store_history_messages=store_history_messages,
+            max_tool_calls_from_history=max_tool_calls_from_history,
+        )
+        self.max_tool_calls_from_history = max_tool_calls_from_history
+        self.additional_input = [as_message(m, "additional_input") for m in additional_input or ()]
+        check_tool_choice(tool_choice)
+        self.tool_choice = tool_choice
         self.prompt = PromptSpec(
             description=description,
             instructions=split_callable(instructions)[0],
@@ -228,6 +252,8 @@ class Agent(
             add_dependencies_to_context=add_dependencies_to_context,
             enable_agentic_state=enable_agentic_state,
             current_time=time_line(zone, datetime_format) if add_datetime_to_context else None,
+            name=name if add_name_to_context else None,
+            role=system_message_role,
             add_session_summary_to_context=self.set_summary_options(
                 enable_session_summaries=enable_session_summaries,
                 session_summary_manager=session_summary_manager,
@@ -235,26 +261,6 @@ class Agent(
                 model=model,
             ),
         )
-
-    @property
-    def functions(self) -> dict[str, Function]:
-        """The tools offered now: the agent's own, then its live toolkits' as last listed."""
-        live = getattr(self, "live_toolkits", ())  # set once the base class has built
-        if not live:
-            return self._own_functions
-        return with_live_tools(self._own_functions, live)
-
-    @functions.setter
-    def functions(self, table: dict[str, Function]) -> None:
-        self._own_functions = table
-
-    def add_tool(self, tool: Any) -> None:
-        """Add a tool, Function or toolkit (an MCPTools too) after construction (Agno's)."""
-        table = collect_functions([tool], live=self.live_toolkits)
-        taken = sorted(set(table) & set(self._own_functions))
-        if taken:
-            raise ValueError(f"two tools are named {', '.join(map(repr, taken))}")
-        self._own_functions = {**self._own_functions, **table}
 
     # -- runs -------------------------------------------------------------------------
     def loop_spec(
@@ -277,6 +283,8 @@ class Agent(
             tool_timeout=self.tool_timeout,
             injected={"agent": self, **(injected or {})},
             per_run=per_run,
+            additional=tuple(self.additional_input),
+            tool_choice=self.tool_choice,
         )
 
     async def arun_on_session(
@@ -325,7 +333,7 @@ class Agent(
                     on_tool_event=observer.on_tool,
                     resume=resume,
                 )
-                await stage.finish(output)
+                await stage.finish(output, handle)
             except (InputCheckError, OutputCheckError) as error:  # a pre-hook refused the run
                 output = stage.refused(error)
             except MCPConnectionRequiredError as needed:  # a tools factory's per-user server

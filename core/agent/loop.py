@@ -26,6 +26,7 @@ from core.db.text_checks import sanitised
 from core.exceptions import AgentRunException, NoModelError, ToolCallLimitError
 from core.governance.budgets.gate import meter_model_call, meter_tool_call
 from core.models.base import Message, Model, ModelResponse, ToolCall
+from core.models.tool_choice import ToolChoice, choosing
 from core.run.catch_up import earlier_context
 from core.run.context import RunContext
 from core.run.history import history_messages, message_to_dict
@@ -59,6 +60,10 @@ class LoopSpec:
     history_runs: int | None = None
     #: at most this many of those runs' messages, the latest (None: every message)
     history_messages: int | None = None
+    #: messages put after the system message, before history (Agno's ``additional_input``)
+    additional: tuple[Message, ...] = ()
+    #: Agno's ``tool_choice``, sent with each call that offers tools (None: not sent)
+    tool_choice: ToolChoice | None = None
     #: a tool that ``requires_confirmation`` pauses the run (agents); else its call is
     #: refused with an error result (a team or workflow step cannot ask a person)
     can_pause: bool = False
@@ -143,25 +148,21 @@ async def _run_loop(
     images, files = list(handle.media.images) or None, list(handle.media.files) or None
     output.input = RunInput(input_content=user_input, images=images, files=files)
     if spec.per_run is not None:  # a resumed run's input was checked when it started
+        handle.tracker.touched()  # pre-hooks and callables are user code: they may change it
         spec = await spec.per_run(spec, run_context, injected, output.input if not resume else None)
         user_input = output.input.input_content_string()  # a pre-hook may have changed it
     identity = {"user_id": handle.user_id, "session_id": handle.session_id}
     tools = [f.to_openai() for f in spec.functions.values()]
-    earlier = (
-        history_messages(handle.data, spec.history_runs, current_user=handle.user_id)
-        if spec.history_runs is not None
-        else []
-    )
+    earlier = []
+    if spec.history_runs is not None:
+        earlier = history_messages(handle.data, spec.history_runs, current_user=handle.user_id)
     if spec.history_messages is not None:  # Agno's num_history_messages: the latest ones
         earlier = earlier[-spec.history_messages :] if spec.history_messages > 0 else []
     if resume is None:  # a thread's earlier messages, for a new session only (once)
         earlier = await earlier_context(handle.version == 0) + earlier
     # the data is decoded only when something needs it (here: the stored summary)
-    summary = (
-        (handle.data.summary or {}).get("summary")
-        if spec.prompt.add_session_summary_to_context
-        else None
-    )
+    wants_summary = spec.prompt.add_session_summary_to_context
+    summary = (handle.data.summary or {}).get("summary") if wants_summary else None
     batch = _Batch(spec, handle, run_context, injected, output, on_tool_event)
     if resume is None:
         history: list[Message] = [Message("user", user_input, images=images, files=files)]
@@ -188,14 +189,13 @@ async def _run_loop(
             functions=spec.functions,
             summary=summary,
         )
-        messages = ([Message("system", system)] if system else []) + earlier + history
+        messages = [Message(spec.prompt.role, system)] if system else []
+        messages += [*spec.additional, *earlier, *history]
         run_context.messages = messages
-        with observe("model_call", owner_id=spec.owner_id):
+        with observe("model_call", owner_id=spec.owner_id), choosing(spec.tool_choice):
             response = await _call_model(model, messages, tools, on_content, spec.response_format)
         handle.check_saves()  # a batch save that failed meanwhile ends the run here
-        output.metrics.model_calls += 1
-        output.metrics.input_tokens += response.usage.input_tokens
-        output.metrics.output_tokens += response.usage.output_tokens
+        output.metrics.add_model_call(model.id, type(model).__name__, response.usage)
         # counted as it happens, so a run that fails later is still charged (budgets)
         meter_model_call(response.usage.input_tokens, response.usage.output_tokens)
         said = _storable(response)
@@ -211,7 +211,7 @@ async def _run_loop(
             if spec.can_pause and function is not None and function.requires_confirmation:
                 handle.persist_soon()  # the caller's save, with the paused run, takes it
                 _pause(output, history, calls[i:], round_number, spec)
-                output.messages = ([Message("system", system)] if system else []) + history
+                output.messages = ([Message(spec.prompt.role, system)] if system else []) + history
                 return output
             history.append(await batch.run(call))
         history.extend(batch.take_extra())  # a tool's RetryAgentRun messages, after the results
@@ -219,7 +219,7 @@ async def _run_loop(
         if batch.stop:  # stop_after_tool_call: the results are the answer
             output.content = _with_shown_results(batch.shown, None)
             break
-    output.messages = ([Message("system", system)] if system else []) + history
+    output.messages = ([Message(spec.prompt.role, system)] if system else []) + history
     output.keep_state(handle.final_state())
     output.metrics.duration_s = time.perf_counter() - started
     return output

@@ -14,8 +14,11 @@ instructions (``@tool(instructions=...)``, a Toolkit's ``instructions`` with
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +42,44 @@ class PromptSpec:
     extra: tuple[str, ...] = ()
     #: "The current time is ..." (``add_datetime_to_context``), read per model call
     current_time: Callable[[], str] | None = None
+    #: the agent's name, told to the model (``add_name_to_context``); None: not told
+    name: str | None = None
+    #: the role the system message is sent with (Agno's ``system_message_role``)
+    role: str = "system"
+
+
+#: a run's own ``add_dependencies_to_context`` and ``add_session_state_to_context``
+#: (Agno's ``run`` arguments, and a Workflow's for its steps; None: the owner's): its
+#: model calls see them, and so do its members' and steps' (they run in its context)
+_RUN_FLAGS: ContextVar[tuple[bool | None, bool | None]] = ContextVar(
+    "run_context_flags", default=(None, None)
+)
+
+
+@contextmanager
+def run_flags(
+    *,
+    add_dependencies_to_context: bool | None = None,
+    add_session_state_to_context: bool | None = None,
+    outer_wins: bool = False,
+) -> Iterator[None]:
+    """Within: the given flags (not None) override every PromptSpec's own.
+
+    ``outer_wins``: a flag already set around this (a run's, over its workflow's
+    defaults) is kept.
+    """
+    given = (add_dependencies_to_context, add_session_state_to_context)
+    outer = _RUN_FLAGS.get()
+    first, second = (outer, given) if outer_wins else (given, outer)
+    flags = (
+        first[0] if first[0] is not None else second[0],
+        first[1] if first[1] is not None else second[1],
+    )
+    token = _RUN_FLAGS.set(flags)
+    try:
+        yield
+    finally:
+        _RUN_FLAGS.reset(token)
 
 
 def build_system_message(
@@ -58,6 +99,11 @@ def build_system_message(
     ``summary`` the session's stored summary, shown when the spec asks for it (never
     templated: it is the model's own text about the users' words).
     """
+    dependencies_shown, state_shown = _RUN_FLAGS.get()
+    if dependencies_shown is not None:
+        spec = dataclasses.replace(spec, add_dependencies_to_context=dependencies_shown)
+    if state_shown is not None:
+        spec = dataclasses.replace(spec, add_session_state_to_context=state_shown)
 
     def fill(text: str) -> str:
         if not spec.resolve_in_context:
@@ -74,6 +120,8 @@ def build_system_message(
     elif spec.instructions:
         parts.append("\n".join(f"- {fill(line)}" for line in spec.instructions))
     parts.extend(spec.extra)
+    if spec.name:
+        parts.append(f"Your name is: {spec.name}.")
     parts.extend(tool_instructions(functions or {}))
     if spec.markdown:
         parts.append("Use markdown to format your answers.")

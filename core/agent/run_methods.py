@@ -15,6 +15,7 @@ from core.agent.direct_tool import resume_direct_call
 from core.agent.loop import ContentSink
 from core.agent.owner import SessionOwner
 from core.agent.pause import decisions_of
+from core.agent.prompt import run_flags
 from core.agent.streaming import stream_run
 from core.media import File, Image
 from core.run.events import RunContentEvent, RunOutputEvent
@@ -33,6 +34,8 @@ class _RunOptions(TypedDict):
     metadata: Mapping[str, object] | None
     images: Sequence[Image] | None
     files: Sequence[File] | None
+    add_dependencies_to_context: bool | None
+    add_session_state_to_context: bool | None
 
 
 class RunMethods(SessionOwner):
@@ -50,6 +53,8 @@ class RunMethods(SessionOwner):
         on_content: ContentSink | None = None,
         images: Sequence[Image] | None = None,
         files: Sequence[File] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
     ) -> RunOutput:
         media = RunMedia.of(images, files)  # a file that cannot be read refuses the run here
         body = runner.model_turn(
@@ -60,14 +65,18 @@ class RunMethods(SessionOwner):
             on_content=on_content,
             media=media,
         )
-        return await runner.execute(
-            self,
-            body,
-            session_id=session_id,
-            user_id=user_id,
-            session_state=session_state,
-            metadata=metadata,
-        )
+        with run_flags(
+            add_dependencies_to_context=add_dependencies_to_context,
+            add_session_state_to_context=add_session_state_to_context,
+        ):
+            return await runner.execute(
+                self,
+                body,
+                session_id=session_id,
+                user_id=user_id,
+                session_state=session_state,
+                metadata=metadata,
+            )
 
     @overload
     def arun(
@@ -83,6 +92,9 @@ class RunMethods(SessionOwner):
         metadata: Mapping[str, object] | None = None,
         images: Sequence[Image] | None = None,
         files: Sequence[File] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> Coroutine[Any, Any, RunOutput]: ...
 
     @overload
@@ -99,6 +111,9 @@ class RunMethods(SessionOwner):
         metadata: Mapping[str, object] | None = None,
         images: Sequence[Image] | None = None,
         files: Sequence[File] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> AsyncIterator[RunOutputEvent]: ...
 
     @overload
@@ -115,6 +130,9 @@ class RunMethods(SessionOwner):
         metadata: Mapping[str, object] | None = None,
         images: Sequence[Image] | None = None,
         files: Sequence[File] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> Coroutine[Any, Any, RunOutput] | AsyncIterator[RunOutputEvent]: ...
 
     def arun(
@@ -130,6 +148,9 @@ class RunMethods(SessionOwner):
         metadata: Mapping[str, object] | None = None,
         images: Sequence[Image] | None = None,
         files: Sequence[File] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> Coroutine[Any, Any, RunOutput] | AsyncIterator[RunOutputEvent]:
         """``await x.arun(...)`` -> RunOutput; with ``stream=True`` an async iterator of events.
 
@@ -150,13 +171,16 @@ class RunMethods(SessionOwner):
             "metadata": metadata,
             "images": images,
             "files": files,
+            "add_dependencies_to_context": add_dependencies_to_context,
+            "add_session_state_to_context": add_session_state_to_context,
         }
         if stream:
-            return stream_run(
+            events = stream_run(
                 self,
                 lambda sink: self._arun(input, on_content=sink, **options),
                 events=stream_events,
             )
+            return _with_run_output(events) if yield_run_output else events
         return self._arun(input, **options)
 
     @overload
@@ -173,6 +197,9 @@ class RunMethods(SessionOwner):
         metadata: Mapping[str, object] | None = None,
         images: Sequence[Image] | None = None,
         files: Sequence[File] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> RunOutput: ...
 
     @overload
@@ -189,6 +216,9 @@ class RunMethods(SessionOwner):
         metadata: Mapping[str, object] | None = None,
         images: Sequence[Image] | None = None,
         files: Sequence[File] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> Iterator[RunOutputEvent]: ...
 
     @overload
@@ -205,6 +235,9 @@ class RunMethods(SessionOwner):
         metadata: Mapping[str, object] | None = None,
         images: Sequence[Image] | None = None,
         files: Sequence[File] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> RunOutput | Iterator[RunOutputEvent]: ...
 
     def run(
@@ -220,6 +253,9 @@ class RunMethods(SessionOwner):
         metadata: Mapping[str, object] | None = None,
         images: Sequence[Image] | None = None,
         files: Sequence[File] | None = None,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
+        yield_run_output: bool = False,
     ) -> RunOutput | Iterator[RunOutputEvent]:
         """Sync twin of :meth:`arun`; with ``stream=True`` an iterator of events."""
         if stream_events and not stream:
@@ -232,10 +268,18 @@ class RunMethods(SessionOwner):
             "metadata": metadata,
             "images": images,
             "files": files,
+            "add_dependencies_to_context": add_dependencies_to_context,
+            "add_session_state_to_context": add_session_state_to_context,
         }
         if stream:
             return iterate_sync(
-                self.arun(input, stream=True, stream_events=stream_events, **options)
+                self.arun(
+                    input,
+                    stream=True,
+                    stream_events=stream_events,
+                    yield_run_output=yield_run_output,
+                    **options,
+                )
             )
         return run_sync(self._arun(input, **options))
 
@@ -316,3 +360,14 @@ class RunMethods(SessionOwner):
     def continue_run(self, run_id: str | None = None, **kwargs: Any) -> RunOutput:
         """Sync twin of :meth:`acontinue_run`."""
         return run_sync(self.acontinue_run(run_id, **kwargs))
+
+
+async def _with_run_output(events: AsyncIterator[RunOutputEvent]) -> AsyncIterator[Any]:
+    """Agno's ``yield_run_output=True``: the events, then the run's RunOutput itself."""
+    final: RunOutput | None = None
+    async for event in events:
+        if event.run_output is not None:
+            final = event.run_output
+        yield event
+    if final is not None:
+        yield final

@@ -43,6 +43,7 @@ from core.run.context import RunContext
 from core.run.output import RunOutput, RunStatus
 from core.run.run_input import RunInput
 from core.state.session import SessionHandle
+from core.tools.workers import run_in_worker
 from core.utils.log import logger
 
 #: the clock the time line reads (tests pass their own)
@@ -150,8 +151,9 @@ class RunStage:
         prompt = dataclasses.replace(prompt, extra=(*prompt.extra, json_prompt(schema)))
         return dataclasses.replace(spec, prompt=prompt)
 
-    async def finish(self, output: RunOutput) -> None:
-        """The answer parsed into the output schema, then the post-hooks."""
+    async def finish(self, output: RunOutput, handle: SessionHandle) -> None:
+        """The answer parsed into the output schema, then the post-hooks (on ``handle``'s
+        state: they may change it in place)."""
         schema = self.options.output_schema
         if schema is not None and isinstance(output.content, str) and not output.is_paused:
             parsed = parse_reply(output.content, schema)
@@ -166,6 +168,8 @@ class RunStage:
                 output.content = parsed
         if output.is_paused:
             return
+        if self.options.post_hooks:
+            handle.tracker.touched()
         try:
             await self._hooks(self.options.post_hooks, "run_output", output)
         except (InputCheckError, OutputCheckError) as error:
@@ -199,9 +203,14 @@ class RunStage:
             takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
             kwargs = values if takes_all else {k: v for k, v in values.items() if k in params}
             try:
-                result = hook(**kwargs)
-                if inspect.isawaitable(result):
-                    await result
+                if inspect.iscoroutinefunction(hook):
+                    await hook(**kwargs)
+                else:
+                    # on a worker thread, as Agno calls it outside any loop: a sync hook may
+                    # block, or run another agent with the sync API
+                    result = await run_in_worker(hook, **kwargs)
+                    if inspect.isawaitable(result):
+                        await result
             except (InputCheckError, OutputCheckError):
                 raise
             except Exception:  # Agno's rule: a failing hook is logged, the run goes on

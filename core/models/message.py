@@ -64,3 +64,17 @@ class Message:
         if self.name is not None and self.role != "tool":
             out["name"] = self.name
         return out
+
+
+def as_message(value: Any, what: str = "a message") -> Message:
+    """A Message from a Message, a ``{"role", "content"}`` dict, or text (the user's)."""
+    if isinstance(value, Message):
+        return value
+    if isinstance(value, str):
+        return Message("user", value)
+    if isinstance(value, dict) and isinstance(value.get("role"), str):
+        content = value.get("content")
+        return Message(value["role"], None if content is None else str(content))
+    raise TypeError(
+        f"{what}: expected a Message, a dict with a role, or text, not {type(value).__name__}"
+    )

@@ -9,7 +9,7 @@ from enum import StrEnum
 from typing import Any
 
 from core.media import File, Image
-from core.models.base import Message
+from core.models.base import Message, Usage
 from core.run.run_input import RunInput
 
 
@@ -73,6 +73,21 @@ class ToolExecution:
 
 
 @dataclass(slots=True)
+class ModelMetrics:
+    """One model's calls in a run (an entry of Agno's ``Metrics.details``)."""
+
+    id: str
+    provider: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Input and output tokens together."""
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(slots=True)
 class RunMetrics:
     """Counts of one run."""
 
@@ -81,21 +96,52 @@ class RunMetrics:
     input_tokens: int = 0
     output_tokens: int = 0
     duration_s: float = 0.0
+    #: the run's model calls per model, under "model" (Agno's ``details``); None: none
+    details: dict[str, list[ModelMetrics]] | None = None
 
     @property
     def total_tokens(self) -> int:
         """Input and output tokens together (Agno's ``Metrics.total_tokens``)."""
         return self.input_tokens + self.output_tokens
 
+    def add_model_call(self, model_id: str, provider: str, usage: Usage) -> None:
+        """Count one model call: the totals and its model's entry in ``details``."""
+        self.model_calls += 1
+        self.input_tokens += usage.input_tokens
+        self.output_tokens += usage.output_tokens
+        self._add_detail(ModelMetrics(model_id, provider, usage.input_tokens, usage.output_tokens))
+
+    def _add_detail(self, entry: ModelMetrics) -> None:
+        models = (self.details or {}).get("model", [])
+        for known in models:
+            if (known.id, known.provider) == (entry.id, entry.provider):
+                known.input_tokens += entry.input_tokens
+                known.output_tokens += entry.output_tokens
+                return
+        self.details = {"model": [*models, ModelMetrics(**_fields(entry))]}
+
     def __add__(self, other: RunMetrics) -> RunMetrics:
         """The counts of two runs together (a session's metrics)."""
-        return RunMetrics(
+        total = RunMetrics(
             self.model_calls + other.model_calls,
             self.tool_calls + other.tool_calls,
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             self.duration_s + other.duration_s,
         )
+        for part in (self, other):
+            for entry in (part.details or {}).get("model", []):
+                total._add_detail(entry)
+        return total
+
+
+def _fields(entry: ModelMetrics) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "provider": entry.provider,
+        "input_tokens": entry.input_tokens,
+        "output_tokens": entry.output_tokens,
+    }
 
 
 class DeferredState(abc.ABC):

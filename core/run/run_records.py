@@ -20,6 +20,9 @@ _STORED_STATUS: dict[OutputStatus, RunStatus] = {
     OutputStatus.cancelled: "cancelled",
 }
 
+#: the roles a system message is sent with (Agno's ``system_message_role``)
+SYSTEM_ROLES = ("system", "developer")
+
 
 def run_record(
     handle: OpenRun,
@@ -63,7 +66,7 @@ def run_record(
         paused=output.paused_data,
         # not the system message: it is rebuilt each run from the state, so keeping it
         # would copy the state where erasure's exact-id rule cannot reach it
-        transcript=transcript_of(m for m in output.messages if m.role != "system"),
+        transcript=transcript_of(m for m in output.messages if m.role not in SYSTEM_ROLES),
         metrics=metrics_dict(output.metrics),
         team_id=team_id,
         media=media or (known.media if known is not None else ()),

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from core.agent.agent import DEFAULT_HISTORY_RUNS
+from core.agent.history_options import DEFAULT_HISTORY_RUNS
 from core.run.history import SessionData
 from core.state.session import SessionHandle
 

@@ -12,7 +12,6 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.agent.agent import check_history_runs
 from core.agent.callables import (
     CallableCacheMethods,
     Factory,
@@ -23,7 +22,9 @@ from core.agent.callables import (
 )
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT, DEFAULT_TOOL_TIMEOUT, check_timeout
 from core.agent.direct_tool import DirectToolMethods
+from core.agent.history_options import check_history_runs
 from core.agent.loop import ContentSink, LoopSpec, run_loop
+from core.agent.past_sessions import past_session_functions
 from core.agent.prompt import PromptSpec
 from core.agent.run_methods import RunMethods
 from core.agent.run_options import RunOptions, time_line, zone_of
@@ -35,7 +36,6 @@ from core.exceptions import InputCheckError, OutputCheckError
 from core.governance.budgets.model import Budget
 from core.memory.tools import memory_functions
 from core.models.base import Model
-from core.models.default import default_model
 from core.run.context import RunContext
 from core.run.output import RunOutput
 from core.run.run_input import RunInput
@@ -49,6 +49,7 @@ from core.team.history import (
     leader_history_runs,
     member_history,
 )
+from core.team.inherit import ModelInheritance, inherit_model
 from core.team.members import (
     DELEGATE_ALL_TOOL,
     DELEGATE_TOOL,
@@ -62,7 +63,14 @@ from core.tools.collect import agentic_state_function, collect_functions
 from core.tools.function import Function
 
 
-class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, CallableCacheMethods):
+class Team(
+    RunMethods,
+    DirectToolMethods,
+    SessionStateApi,
+    SessionSummaryApi,
+    CallableCacheMethods,
+    ModelInheritance,
+):
     """An Agno-compatible team whose members share the team's session state."""
 
     owner_param = "team"
@@ -125,6 +133,9 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, Ca
         enable_session_summaries: bool = False,
         session_summary_manager: SessionSummaryManager | None = None,
         add_session_summary_to_context: bool | None = None,
+        search_past_sessions: bool = False,
+        num_past_sessions_to_search: int | None = None,
+        num_past_session_runs_in_search: int | None = None,
     ) -> None:
         """Build the team (a template: runs never change it).
 
@@ -201,6 +212,10 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, Ca
         extra = [agentic_state_function()] if enable_agentic_state else []
         if enable_agentic_memory or update_memory_on_run:
             extra.extend(memory_functions(self.db))
+        if search_past_sessions:  # Agno's past-session tools (core.agent.past_sessions)
+            extra += past_session_functions(
+                self.db, self.kind, num_past_sessions_to_search, num_past_session_runs_in_search
+            )
         self.tools = tools
         self.callables = owner_callables(
             instructions,
@@ -280,9 +295,10 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, Ca
         self, run_context: RunContext, injected: Mapping[str, Any]
     ) -> list[Member]:
         """This run's members: the team's list, or what its members factory gives now."""
-        if self.members_factory is None:
-            return list(self.members) if isinstance(self.members, list) else []
-        return check_members(await self.members_factory.resolve(run_context, injected))
+        given = self.members
+        if self.members_factory is not None:
+            given = check_members(await self.members_factory.resolve(run_context, injected))
+        return inherit_model(given if isinstance(given, list) else [], self._model)
 
     def cached_factories(self) -> list[Factory | None]:
         """The tools and members factories (:meth:`clear_callable_cache` empties them)."""
@@ -348,7 +364,7 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, Ca
                     on_content=on_content,
                     on_tool_event=observer.on_tool,
                 )
-                await stage.finish(output)
+                await stage.finish(output, handle)
             except (InputCheckError, OutputCheckError) as error:  # a pre-hook refused the run
                 output = stage.refused(error)
             if leader is not None:  # turns that returned a member's answer were no model call
@@ -361,21 +377,6 @@ class Team(RunMethods, DirectToolMethods, SessionStateApi, SessionSummaryApi, Ca
             output.member_responses = member_outputs
             observer.output = output
         return output
-
-    @property
-    def model(self) -> Model | None:
-        """The model given, else the environment's default, read on each use (None: none;
-        :mod:`core.models.default`)."""
-        return self._model if self._model is not None else default_model()
-
-    @model.setter
-    def model(self, model: Model | None) -> None:
-        self._model = model
-
-    @property
-    def model_id(self) -> str | None:
-        """The id of this owner's model (None without one)."""
-        return self.model.id if self.model is not None else None
 
     def print_response(self, input: str, *, stream: bool = False, **kwargs: Any) -> RunOutput:
         """Print the answer; with ``show_members_responses`` each member's answer after it."""

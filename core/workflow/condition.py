@@ -18,7 +18,8 @@ from core.workflow.types import StepInput, StepOutput
 
 
 class Condition:
-    """``Condition(evaluator, steps)``: the steps run when the evaluator is true."""
+    """``Condition(evaluator, steps)``: the steps run when the evaluator is true; else
+    ``else_steps`` when given (Agno's), else the previous content passes through."""
 
     def __init__(
         self,
@@ -26,9 +27,11 @@ class Condition:
         steps: Sequence[Any],
         name: str | None = None,
         description: str | None = None,
+        else_steps: Sequence[Any] | None = None,
     ) -> None:
         self.evaluator = evaluator
         self.steps = [as_step(s) for s in steps]
+        self.else_steps = [as_step(s) for s in else_steps or ()]
         self.name: str | None = name or "condition"
         self.cel = (
             CelExpression(evaluator, f"condition {self.name!r}")
@@ -52,11 +55,12 @@ class Condition:
                 met = bool(decision)
             finally:
                 run.adopt_state()
-        if not met:
+        branch = self.steps if met else self.else_steps
+        if not branch:
             return StepOutput(
                 content=step_input.previous_step_content, step_name=self.name, step_type="condition"
             )
-        outputs = await run.run_sequence(self.steps, step_input.previous_step_content)
+        outputs = await run.run_sequence(branch, step_input.previous_step_content)
         content = outputs[-1].content if outputs else step_input.previous_step_content
         return StepOutput(
             content=content, step_name=self.name, step_type="condition", steps=outputs

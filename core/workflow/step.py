@@ -2,8 +2,8 @@
 
 Agent and team steps run on the workflow's open session (``arun_on_session``), so they
 read and write the workflow's one ``session_state``; so does a whole workflow run as
-one step (``Step(workflow=...)``, see ``Workflow.arun_as_step``). Their message is the workflow
-input, followed by the previous step's content when there is one. Function steps
+one step (``Step(workflow=...)``, see ``Workflow.arun_as_step``). Their message is, as in
+Agno, the previous step's content when there is some, else the workflow input. Function steps
 receive ``step_input`` (or whatever their first parameter is called), and by name
 ``run_context``, ``session_state``, ``agent_state`` and ``workflow``; they may be sync
 or async and return a StepOutput, or any value (used as the step's content).
@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from core.agent.agent import check_history_runs
+from core.agent.history_options import check_history_runs
 from core.agent.owner import SessionOwner
 from core.workflow.execution import StepLike, WorkflowRun, call_user_function
 from core.workflow.history import history_context
@@ -25,12 +25,13 @@ if TYPE_CHECKING:  # workflow.py imports this module
 
 
 def agent_message(step_input: StepInput) -> str:
-    """What an agent or team step is asked: the input, then the previous step's output."""
-    text = step_input.input or ""
+    """What an agent or team step is asked, as in Agno: the previous step's content
+    when there is some (steps chain), else the workflow input."""
     if step_input.previous_step_content is not None:
         previous = content_text(step_input.previous_step_content)
-        text = f"{text}\n\nOutput of the previous step:\n{previous}" if text else previous
-    return text
+        if previous:
+            return previous
+    return step_input.input or ""
 
 
 def as_step_output(result: Any, name: str | None) -> StepOutput:

@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from core.workflow.history import HistoryPair, history_context, last_runs
 
 
@@ -70,9 +72,12 @@ class StepInput:
 
 
 def content_text(content: Any) -> str:
-    """Step content as text: strings as-is, other values as JSON."""
+    """Step content as text: strings as-is, other values as JSON (a pydantic model as
+    Agno sends one to an agent: indented, without unset optional fields)."""
     if isinstance(content, str):
         return content
+    if isinstance(content, BaseModel):
+        return content.model_dump_json(indent=2, exclude_none=True)
     try:
         return json.dumps(content, ensure_ascii=False, default=str)
     except (TypeError, ValueError):

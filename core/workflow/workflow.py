@@ -15,9 +15,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from core.agent.agent import DEFAULT_HISTORY_RUNS, Agent, check_history_runs
+from core.agent.agent import Agent
 from core.agent.deadline import DEFAULT_RUN_TIMEOUT
+from core.agent.history_options import DEFAULT_HISTORY_RUNS, check_history_runs
 from core.agent.loop import ContentSink
+from core.agent.prompt import run_flags
 from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
@@ -63,6 +65,8 @@ class Workflow(RunMethods, SessionStateApi):
         num_history_runs: int | None = DEFAULT_HISTORY_RUNS,
         metadata: Mapping[str, Any] | None = None,
         cache_session: bool = False,
+        add_dependencies_to_context: bool | None = None,
+        add_session_state_to_context: bool | None = None,
     ) -> None:
         """Build the workflow (a template: runs never change it).
 
@@ -73,7 +77,9 @@ class Workflow(RunMethods, SessionStateApi):
         over what the call passes (this workflow's keys win, as in Agno).
         ``cache_session`` is accepted for Agno code: sessions are always cached per
         process here, checked against the store on every run (core.state.cache), so
-        both values read the same, current session.
+        both values read the same, current session. ``add_dependencies_to_context`` /
+        ``add_session_state_to_context``: for every agent and team of its steps (None:
+        each its own; a run's own flags win).
         """
         entries = [steps] if callable(steps) else list(steps)
         if not entries:
@@ -99,6 +105,8 @@ class Workflow(RunMethods, SessionStateApi):
         self.num_history_runs = check_history_runs(num_history_runs)
         self.metadata = dict(metadata) if metadata is not None else None
         self.cache_session = cache_session
+        self.add_dependencies_to_context = add_dependencies_to_context
+        self.add_session_state_to_context = add_session_state_to_context
         # ``functions`` stays empty: a workflow answers free text only
 
     async def arun_on_session(
@@ -125,8 +133,14 @@ class Workflow(RunMethods, SessionStateApi):
             metadata=self.run_metadata(metadata),
             on_content=on_content,
         )
+        flags = run_flags(
+            add_dependencies_to_context=self.add_dependencies_to_context,
+            add_session_state_to_context=self.add_session_state_to_context,
+            outer_wins=True,
+        )
         async with observe_run(self, handle.run_id, handle.session_id) as observer:
-            outputs = await run.run_sequence(self.steps, None)
+            with flags:
+                outputs = await run.run_sequence(self.steps, None)
             output = RunOutput(
                 run_id=handle.run_id, session_id=handle.session_id, user_id=handle.user_id
             )

@@ -21,6 +21,7 @@ from core.models.env import PLACEHOLDER_API_KEY as PLACEHOLDER_API_KEY
 from core.models.openai.client import OpenAIModel
 from core.models.openai.errors import raise_model_error
 from core.models.openai.stream import ToolCallAssembler
+from core.models.tool_choice import chat_tool_choice
 
 
 class OpenAIChat(OpenAIModel):
@@ -129,6 +130,8 @@ class OpenAIChat(OpenAIModel):
             params["response_format"] = response_format
         if tools:  # some servers reject an empty tools list
             params["tools"] = tools
+            if (choice := chat_tool_choice()) is not None:
+                params["tool_choice"] = choice
         if self.temperature is not None:
             params["temperature"] = self.temperature
         if self.max_tokens is not None:

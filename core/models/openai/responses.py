@@ -29,6 +29,7 @@ from core.models.env import DEFAULT_MODEL_ID
 from core.models.openai.client import OpenAIModel
 from core.models.openai.errors import ErrorContext, raise_model_error
 from core.models.openai.stream import ToolCallAssembler
+from core.models.tool_choice import responses_tool_choice
 
 __all__ = ["OpenAIResponses"]
 
@@ -38,6 +39,8 @@ class OpenAIResponses(OpenAIModel):
 
     name = "OpenAIResponses"
     api_name = "Responses API"
+    #: output_schema goes out as the API's own ``text.format`` (as Agno sends it)
+    supports_response_format = True
 
     def __init__(
         self,
@@ -65,25 +68,45 @@ class OpenAIResponses(OpenAIModel):
 
     async def ainvoke(self, messages: list[Message], tools: list[dict[str, Any]]) -> ModelResponse:
         """One Responses call, answered whole."""
+        return await self.ainvoke_structured(messages, tools, None)
+
+    async def ainvoke_structured(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+    ) -> ModelResponse:
+        """One call asking for ``response_format`` (Chat Completions' shape) as ``text``."""
         client, ctx = self._client()
         try:
-            response = await client.responses.create(**self._params(messages, tools))
+            params = self._params(messages, tools, response_format)
+            response = await client.responses.create(**params)
             return _to_response(response, ctx)
         except ModelError:
             raise
         except Exception as exc:
             raise_model_error(exc, ctx)
 
-    async def astream(
+    def astream(
         self, messages: list[Message], tools: list[dict[str, Any]]
     ) -> AsyncIterator[str | ModelResponse]:
         """Text deltas as the server streams them, then the whole turn."""
+        return self.astream_structured(messages, tools, None)
+
+    async def astream_structured(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+    ) -> AsyncIterator[str | ModelResponse]:
+        """:meth:`astream` asking for ``response_format`` as ``text``."""
         client, ctx = self._client()
         text: list[str] = []
         calls = ToolCallAssembler()
         usage = Usage()
         try:
-            stream = await client.responses.create(**self._params(messages, tools), stream=True)
+            params = self._params(messages, tools, response_format)
+            stream = await client.responses.create(**params, stream=True)
             async with stream:
                 async for event in stream:
                     kind = event.type
@@ -112,12 +135,21 @@ class OpenAIResponses(OpenAIModel):
             raise_model_error(exc, ctx)
         yield ModelResponse(content="".join(text) or None, tool_calls=calls.calls(), usage=usage)
 
-    def _params(self, messages: list[Message], tools: list[dict[str, Any]]) -> dict[str, Any]:
+    def _params(
+        self,
+        messages: list[Message],
+        tools: list[dict[str, Any]],
+        response_format: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
         params: dict[str, Any] = {"model": self.id, "input": to_input_items(messages)}
+        if response_format is not None:
+            params["text"] = {"format": to_text_format(response_format)}
         if self.store is not None:
             params["store"] = self.store
         if tools:  # some servers reject an empty tools list
             params["tools"] = [to_function_tool(tool) for tool in tools]
+            if (choice := responses_tool_choice()) is not None:
+                params["tool_choice"] = choice
         if self.temperature is not None:
             params["temperature"] = self.temperature
         if self.max_tokens is not None:
@@ -156,6 +188,15 @@ def to_input_items(messages: list[Message]) -> list[dict[str, Any]]:
                 }
             )
     return items
+
+
+def to_text_format(response_format: dict[str, Any]) -> dict[str, Any]:
+    """Chat Completions' ``response_format`` as the Responses API's ``text.format``:
+    the ``json_schema`` fields move up one level (name, schema, strict)."""
+    if response_format.get("type") != "json_schema":
+        return dict(response_format)  # {"type": "json_object"} / {"type": "text"} as they are
+    inner = response_format.get("json_schema") or {}
+    return {"type": "json_schema", **inner}
 
 
 def to_function_tool(tool: dict[str, Any]) -> dict[str, Any]:

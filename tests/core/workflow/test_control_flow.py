@@ -135,3 +135,35 @@ async def test_loop_stops_at_max_iterations() -> None:
     assert output.session_state == {"runs": {"tick": 3}}
     with pytest.raises(ValueError, match="at least 1"):
         Loop([count("tick")], max_iterations=0)
+
+
+async def test_condition_else_steps_run_when_it_is_false() -> None:
+    """Agno's ``else_steps``: the other branch, when the evaluator is false."""
+    from core.workflow import Condition, Workflow
+
+    def greet(session_state: dict) -> str:
+        session_state["greeted"] = True
+        return "Hello."
+
+    def welcome_back() -> str:
+        return "Welcome back."
+
+    condition = Condition(
+        evaluator=lambda session_state: not session_state.get("greeted"),
+        steps=[greet],
+        else_steps=[welcome_back],
+    )
+    workflow = Workflow("W", steps=[condition], session_state={})
+
+    first = await workflow.arun("hi", session_id="s")
+    second = await workflow.arun("hi", session_id="s")
+
+    assert (first.content, second.content) == ("Hello.", "Welcome back.")
+    assert second.session_state == {"greeted": True}
+    assert second.step_outputs["condition"].steps[0].content == "Welcome back."
+
+
+def test_condition_without_else_steps_keeps_passing_through() -> None:
+    from core.workflow import Condition
+
+    assert Condition(evaluator=False, steps=[lambda: "x"]).else_steps == []

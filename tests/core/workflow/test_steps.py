@@ -147,9 +147,8 @@ async def test_agent_and_team_steps_share_the_workflow_state() -> None:
 
     assert output.session_state == {"items": ["tea", "jam"]}
     assert output.content == "Team done."
-    assert leader.requests[0].messages[-1].content == (
-        "stock up\n\nOutput of the previous step:\nAdded tea."
-    )
+    # Agno's chaining: a step after another is asked the previous step's content
+    assert leader.requests[0].messages[-1].content == "Added tea."
     assert [(r.kind, r.owner_id) for r in await db.alist_sessions()] == [("workflow", workflow.id)]
     assert [t.tool_name for t in output.tools] == ["add_item", "delegate_task_to_member"]
 
@@ -209,3 +208,35 @@ async def test_a_function_step_that_breaks_the_schema_fails_and_stores_nothing()
         await workflow.arun("go", session_id="w")
     stored = await db.aload("w")
     assert stored is not None and stored.state == {"visits": 1}
+
+
+async def test_a_step_after_one_without_content_is_asked_the_workflow_input() -> None:
+    """Agno's rule: the previous content when there is some, else the workflow input."""
+    agent = Agent(model=ScriptedModel(["Answered."]), name="Answerer")
+    workflow = Workflow("W", steps=[Step("quiet", executor=lambda: None), Step("a", agent=agent)])
+
+    await workflow.arun("what is on the list?", session_id="s")
+
+    assert agent.model.requests[0].messages[-1].content == "what is on the list?"
+
+
+async def test_a_pydantic_step_content_reaches_the_next_agent_as_json() -> None:
+    """A structured output (a pydantic model) is passed on as its JSON, as Agno does."""
+    from pydantic import BaseModel
+
+    class Application(BaseModel):
+        company: str
+        notes: str | None = None
+
+    agent = Agent(model=ScriptedModel(["Saved."]), name="Saver")
+    workflow = Workflow(
+        "W",
+        steps=[
+            Step("extract", executor=lambda: Application(company="Acme")),
+            Step("a", agent=agent),
+        ],
+    )
+
+    await workflow.arun("Applied at Acme", session_id="s")
+
+    assert agent.model.requests[0].messages[-1].content == '{\n  "company": "Acme"\n}'
