@@ -179,11 +179,13 @@ def _manifest() -> dict[str, Any]:
 
 
 def test_slack_manifest_commands_match_the_catalog() -> None:
-    """The manifest's slash commands are one per ready agent plus /state, all to /slack/events."""
+    """The manifest's slash commands are one per ready agent plus the built-ins (/state,
+    /memory, /connect), all to /slack/events."""
     from tools.catalog import AGENT_FACTORIES
 
     commands = _manifest()["features"]["slash_commands"]
-    assert {c["command"] for c in commands} == {f"/{a}" for a in AGENT_FACTORIES} | {"/state"}
+    builtins = {"/state", "/memory", "/connect"}
+    assert {c["command"] for c in commands} == {f"/{a}" for a in AGENT_FACTORIES} | builtins
     for command in commands:
         assert command["url"].endswith("/slack/events") and command["description"]
 

@@ -31,6 +31,7 @@ from bots.adapters.discord.embeds import card_embed
 from bots.adapters.discord.files import media_batches
 from bots.adapters.discord.parse import parse_interaction
 from bots.adapters.discord.traits import MESSAGE_LIMIT
+from bots.chat.admin_seam import BUILTIN_COMMANDS
 from bots.chat.chunking import chunk_text
 from bots.chat.commands import CommandError, parse_command
 from bots.chat.errors import UNEXPECTED
@@ -49,7 +50,7 @@ _COMMAND_NAME = re.compile(r"^[-_a-z0-9]{1,32}$")
 NO_MENTIONS = discord.AllowedMentions.none()
 PRIVATE_NOTE = "That could not be done; I sent you the details privately."
 HELP_WORDS = ("help", "?", "-h", "--help")
-STATE_DESCRIPTION = "usage (anyone); admins: dump, reset, history, diff, restore, erase"
+BUILTIN_NAMES = frozenset(c.name for c in BUILTIN_COMMANDS)
 
 
 async def safely(work: Awaitable[Reply | None], **context: Any) -> Reply | None:
@@ -182,9 +183,10 @@ def add_commands(tree: app_commands.CommandTree[Any], service: ChatService, drai
     """
     for agent_id, agent in service.agents.items():
         name = agent_id.lower()
-        if not _COMMAND_NAME.match(name) or name == "state":
+        if not _COMMAND_NAME.match(name) or name in BUILTIN_NAMES:
             log.warning("discord_command_name_invalid", platform="discord", agent=agent_id)
             continue
         description = getattr(agent, "description", None) or f"Ask the {agent_id} agent"
         tree.add_command(_command(service, name, str(description), drain))
-    tree.add_command(_command(service, "state", STATE_DESCRIPTION, drain))
+    for builtin in BUILTIN_COMMANDS:  # /state, /memory, /connect
+        tree.add_command(_command(service, builtin.name, builtin.description, drain))

@@ -2,9 +2,9 @@
 
 Slack delivers a slash command only if the app's manifest declares it, so the
 manifest is generated from the agents, not written by hand: one ``/<agent id>`` per
-agent (the chat service answers any case of an id) plus ``/state``, everything else
-as ``statebot slack`` needs it. ``statebot manifest [--app MODULE:ATTR]`` prints it
-(through ``SlackAdapter.manifest``);
+agent (the chat service answers any case of an id) plus ``/state``, ``/memory`` and
+``/connect``, everything else as ``statebot slack`` needs it. ``statebot manifest
+[--app MODULE:ATTR]`` prints it (through ``SlackAdapter.manifest``);
 deploy/slack-app-manifest.yaml is its output for the ready agents (a test keeps them
 equal). Written as text, not through a YAML library, so it keeps its comments; every
 value that could need quoting is a JSON string, which YAML reads as the same string.
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from bots.adapters.base import AppManifest
 from bots.adapters.slack.settings import SLACK_BOT_SCOPES
+from bots.chat.admin_seam import BUILTIN_COMMANDS
 from bots.chat.registry import ChatAgent, tools_of
 
 __all__ = ["DEFAULT_URL", "SlashCommand", "slack_manifest", "slash_commands"]
@@ -27,12 +28,7 @@ __all__ = ["DEFAULT_URL", "SlashCommand", "slack_manifest", "slash_commands"]
 DEFAULT_URL = "https://bot.example.com"
 #: a name Slack accepts after the slash: lower case, no spaces, 32 characters with it
 _COMMAND_NAME = re.compile(r"[a-z0-9][a-z0-9_.-]{0,30}")
-STATE = (
-    "state",
-    "Your usage; admins: inspect, diff, restore, erase stored state",
-    "usage | history [n] | diff v1 v2 | restore vN | dump | reset [agent or session id] "
-    "| erase @user",
-)
+BUILTIN_NAMES = frozenset(c.name for c in BUILTIN_COMMANDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,14 +48,18 @@ def _usage(agent: ChatAgent, aliases: Mapping[str, str]) -> str:
 def slash_commands(
     agents: Mapping[str, ChatAgent], aliases: Mapping[str, Mapping[str, str]] | None = None
 ) -> tuple[list[SlashCommand], list[str]]:
-    """One command per agent whose id Slack accepts as a command name, then ``/state``;
+    """One command per agent whose id Slack accepts as a command name, then the built-ins;
     and a sentence for each agent left out."""
     commands: list[SlashCommand] = []
     skipped: list[str] = []
     for agent_id, agent in agents.items():
         name = agent_id.lower()
-        if name == STATE[0] or not _COMMAND_NAME.fullmatch(name):
-            why = "is /state's" if name == STATE[0] else "is not a Slack command name"
+        if name in BUILTIN_NAMES or not _COMMAND_NAME.fullmatch(name):
+            why = (
+                "is a built-in command's"
+                if name in BUILTIN_NAMES
+                else "is not a Slack command name"
+            )
             skipped.append(f"agent {agent_id!r} has no slash command: {name!r} {why}")
             continue
         description = " ".join(str(getattr(agent, "description", None) or "").split())
@@ -70,7 +70,7 @@ def slash_commands(
                 usage_hint=_usage(agent, (aliases or {}).get(agent_id, {})),
             )
         )
-    commands.append(SlashCommand(*STATE))
+    commands += [SlashCommand(c.name, c.description, c.usage) for c in BUILTIN_COMMANDS]
     return commands, skipped
 
 
@@ -88,7 +88,8 @@ def slack_manifest(
     lines = [_HEADER.rstrip("\n"), "display_information:", "  name: Statebot"]
     lines.append(f"  description: {json.dumps(f'Stateful AI agents ({names}) for this workspace')}")
     lines.append(_FEATURES.rstrip("\n"))
-    lines.append("  # one command per agent (each also takes undo and help) plus /state")
+    lines.append("  # one command per agent (each also takes undo and help), then the built-ins:")
+    lines.append("  # /state, /memory, /connect")
     lines.append("  slash_commands:")
     for command in commands:
         lines += [

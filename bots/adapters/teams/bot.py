@@ -40,6 +40,7 @@ from bots.adapters.teams.parse import PLATFORM, parse_action, parse_message, ten
 from bots.adapters.teams.replies import deliver
 from bots.adapters.teams.send import Sender
 from bots.adapters.teams.stream import teams_stream
+from bots.chat.admin_seam import BUILTIN_COMMANDS
 from bots.chat.errors import STORE_DOWN, UNEXPECTED
 from bots.chat.replies import Reply
 from bots.chat.service import ChatService
@@ -58,9 +59,11 @@ RESTARTING = "I am restarting, so I did not run this. Please send it again in a 
 #: what a channel or group chat sees of ``/state`` output (Teams cannot show a message
 #: to one person there, and state may hold anything)
 PERSONAL_ONLY = (
-    "/state answers only in a personal chat with me (Teams cannot show a reply to you "
+    "/{command} answers only in a personal chat with me (Teams cannot show a reply to you "
     "alone here); nothing was shown. Send it to me directly."
 )
+#: built-in commands whose private answers (usage, memories, links) stay in personal chats
+_PRIVATE_COMMANDS = frozenset(c.name for c in BUILTIN_COMMANDS)
 INTERRUPTED = (
     "I had to stop while working on this because I am restarting; part of it may have "
     "been applied, so please check before resending."
@@ -218,11 +221,13 @@ class TeamsBot:
 
 
 def _kept_private(msg: InboundMessage | SlashCommand, reply: Reply) -> Reply:
-    """``/state`` output meant for the asker alone is not posted where others read it."""
+    """A built-in command's output meant for the asker alone (``/state``, ``/memory``,
+    ``/connect``) is not posted where others read it."""
     if not isinstance(msg, SlashCommand) or msg.is_dm:
         return reply
-    if reply.ephemeral and msg.command.lower() == "state":
-        return Reply(PERSONAL_ONLY, ephemeral=True)
+    command = msg.command.lower().lstrip("/")
+    if reply.ephemeral and command in _PRIVATE_COMMANDS:
+        return Reply(PERSONAL_ONLY.format(command=command), ephemeral=True)
     return reply
 
 

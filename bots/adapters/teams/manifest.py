@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit
 
 from bots.adapters.base import AppManifest
+from bots.chat.admin_seam import BUILTIN_COMMANDS
 from bots.chat.registry import ChatAgent
 
 __all__ = ["DEFAULT_URL", "PLACEHOLDER_ID", "teams_manifest"]
@@ -28,7 +29,7 @@ PLACEHOLDER_ID = "00000000-0000-0000-0000-000000000000"
 SCHEMA = "https://developer.microsoft.com/en-us/json-schemas/teams/v1.17/MicrosoftTeams.schema.json"
 SCOPES = ["personal", "team", "groupChat"]
 MAX_COMMANDS = 10
-STATE = ("/state", "Your usage; admins: dump, history, diff, restore, reset, erase")
+BUILTIN_TITLES = frozenset(f"/{c.name}" for c in BUILTIN_COMMANDS)
 
 
 def _commands(agents: Mapping[str, ChatAgent]) -> tuple[list[dict[str, str]], list[str]]:
@@ -36,14 +37,15 @@ def _commands(agents: Mapping[str, ChatAgent]) -> tuple[list[dict[str, str]], li
     skipped: list[str] = []
     for agent_id, agent in agents.items():
         title = f"/{agent_id.lower()}"
-        if len(commands) >= MAX_COMMANDS - 1 or len(title) > 32 or title == STATE[0]:
+        full = len(commands) >= MAX_COMMANDS - len(BUILTIN_COMMANDS)
+        if full or len(title) > 32 or title in BUILTIN_TITLES:
             skipped.append(f"agent {agent_id!r} is not listed in the Teams command menu")
             continue
         about = " ".join(str(getattr(agent, "description", None) or "").split())
         commands.append(
             {"title": title, "description": (about or f"Ask the {agent_id} agent")[:128]}
         )
-    commands.append({"title": STATE[0], "description": STATE[1]})
+    commands += [{"title": f"/{c.name}", "description": c.description} for c in BUILTIN_COMMANDS]
     return commands, skipped
 
 

@@ -19,6 +19,7 @@ from telegram import BotCommand
 from telegram.ext import AIORateLimiter, ExtBot
 
 from bots.adapters.telegram.parse import BotIdentity
+from bots.chat.admin_seam import BUILTIN_COMMANDS
 
 log = structlog.get_logger(__name__)
 
@@ -27,7 +28,7 @@ __all__ = ["RETRIES", "command_menu", "make_bot", "publish_commands"]
 #: times a request refused with 429 is tried again after its retry_after
 RETRIES = 3
 _COMMAND_NAME = re.compile(r"^[a-z0-9_]{1,32}$")
-STATE_DESCRIPTION = "usage (anyone); admins: dump, reset, history, diff, restore, erase"
+BUILTIN_NAMES = frozenset(c.name for c in BUILTIN_COMMANDS)
 
 
 def make_bot(token: str, api_url: str) -> ExtBot[Any]:
@@ -50,7 +51,7 @@ async def identity_of(bot: ExtBot[Any]) -> BotIdentity:
 
 
 def command_menu(agents: Mapping[str, Any]) -> list[BotCommand]:
-    """One command per agent whose id Telegram accepts as a command, then ``/state``.
+    """One command per agent whose id Telegram accepts as a command, then the built-ins.
 
     Telegram takes 1-32 lower-case ``a-z0-9_`` characters; another id is skipped with a
     warning (the agent still answers mentions: ``@bot agent text``).
@@ -58,12 +59,12 @@ def command_menu(agents: Mapping[str, Any]) -> list[BotCommand]:
     commands = []
     for agent_id, agent in agents.items():
         name = agent_id.lower()
-        if not _COMMAND_NAME.match(name) or name == "state":
+        if not _COMMAND_NAME.match(name) or name in BUILTIN_NAMES:
             log.warning("telegram_command_name_invalid", platform="telegram", agent=agent_id)
             continue
         description = getattr(agent, "description", None) or f"Ask the {agent_id} agent"
         commands.append(BotCommand(name, str(description)[:256]))
-    commands.append(BotCommand("state", STATE_DESCRIPTION))
+    commands += [BotCommand(c.name, c.description) for c in BUILTIN_COMMANDS]
     return commands
 
 

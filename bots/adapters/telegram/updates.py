@@ -26,6 +26,7 @@ from bots.adapters.telegram.parse import BotIdentity, Press, parse_press, parse_
 from bots.adapters.telegram.presses import handle_press
 from bots.adapters.telegram.send import Where, send_reply
 from bots.adapters.telegram.stream import finish_stream, telegram_stream
+from bots.chat.admin_seam import BUILTIN_COMMANDS
 from bots.chat.errors import STORE_DOWN, UNEXPECTED
 from bots.chat.replies import Reply
 from bots.chat.service import ChatService
@@ -69,7 +70,8 @@ class UpdateHandler:
         self.buttons = buttons
         self.drain = drain
         #: the command names this bot answers (a bare unknown one in a group is another's)
-        self.commands = frozenset([*(a.lower() for a in service.agents), "state"])
+        builtins = (c.name for c in BUILTIN_COMMANDS)  # /state, /memory, /connect
+        self.commands = frozenset([*(a.lower() for a in service.agents), *builtins])
         self.stream = StreamOptions.from_settings(service.settings)
 
     async def handle(self, update: Update) -> None:

@@ -70,7 +70,7 @@ def test_manifest_of_an_app_declares_every_command_the_bot_answers(tmp_path: Pat
     )
     assert result.returncode == 0, result.stderr
     declared = _commands(result.stdout)
-    assert set(declared) == {"/notes", "/standup", "/state"}
+    assert set(declared) == {"/notes", "/standup", "/state", "/memory", "/connect"}
     assert declared["/notes"]["description"] == "The team's notes"
     assert declared["/notes"]["usage_hint"] == "add_note | undo | help"
     assert {c["url"] for c in declared.values()} == {"https://x.test/slack/events"}
@@ -84,7 +84,7 @@ def test_manifest_of_an_app_declares_every_command_the_bot_answers(tmp_path: Pat
     settings = Settings(openai_api_key=None, openai_base_url=None, redis_url=None)
     service = build_app(settings, db=InMemoryDb(), agents=agents).service
     served = {f"/{agent_id.lower()}" for agent_id in service.agents}
-    assert set(declared) == (served - {"/has space"}) | {"/state"}
+    assert set(declared) == (served - {"/has space"}) | {"/state", "/memory", "/connect"}
 
     async def answer(command: str) -> str:
         cmd = SlashCommand(
@@ -147,5 +147,5 @@ def test_chat_setup_lists_the_discord_commands_published() -> None:
         return {f"/{command.name}" for command in tree.get_commands()}
 
     names = asyncio.run(published())
-    assert len(names) == 5
+    assert len(names) == 7  # four agents, then /state, /memory, /connect
     assert _listed("chat-setup.md", "On start it publishes") == names

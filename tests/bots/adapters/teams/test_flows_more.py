@@ -25,6 +25,7 @@ from bots.cli.main import main
 from bots.keys import escape
 from bots.settings import Settings
 from core.db.in_memory import InMemoryDb
+from core.db.records import UserMemory
 from core.testing import ScriptedModel, tool_call
 from tests.bots.adapters.teams.fake_connector import FakeConnector, route_jwks
 from tests.bots.adapters.teams.harness import LocalTokens, Running, start
@@ -266,11 +267,26 @@ async def test_state_output_is_not_posted_in_a_channel(fake: FakeConnector) -> N
         dump = channel_mention(id="s1", text=f"<at>Statebot</at> /state dump {BOARD}")
         await running.post(dump)
         answer = (await running.replies(2))[1]
-        assert answer.body.get("text") == PERSONAL_ONLY
+        assert answer.body.get("text") == PERSONAL_ONLY.format(command="state")
         assert "Secret plan" not in json.dumps(answer.body)
     finally:
         await _stop(running)
 
+
+
+async def test_memory_output_is_not_posted_in_a_channel(fake: FakeConnector) -> None:
+    """/memory lists what is remembered about the asker: never where a channel reads it."""
+    ana = f"teams:{TENANT}:{ANA['aadObjectId']}"
+    db = InMemoryDb()
+    await db.aadd_memory(UserMemory(memory_id="m1", user_id=ana, memory="Ana's flat is 4B"))
+    running = await start(fake, create_agents(ScriptedModel([]), db), _settings())
+    try:
+        await running.post(channel_mention(id="m1", text="<at>Statebot</at> /memory"))
+        [answer] = await running.replies(1)
+        assert answer.body.get("text") == PERSONAL_ONLY.format(command="memory")
+        assert "4B" not in json.dumps(answer.body)
+    finally:
+        await _stop(running)
 
 async def test_a_group_chat_is_answered_in_the_chat(fake: FakeConnector) -> None:
     running = await start(

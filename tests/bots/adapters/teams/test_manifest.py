@@ -22,14 +22,14 @@ def test_the_committed_manifest_is_the_generated_one(monkeypatch: pytest.MonkeyP
     assert result.output == COMMITTED.read_text(encoding="utf-8")
 
 
-def test_it_lists_one_command_per_agent_and_state(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_it_lists_one_command_per_agent_and_the_builtins(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TEAMS_APP_ID", "c9e8c047-2a74-40a2-b28a-b162d5f5327c")
     agents = create_agents()
     manifest = json.loads(teams_manifest(agents, url="https://bots.example.org/").text)
     [bot] = manifest["bots"]
     assert manifest["id"] == bot["botId"] == "c9e8c047-2a74-40a2-b28a-b162d5f5327c"
     titles = [c["title"] for c in bot["commandLists"][0]["commands"]]
-    assert titles == [f"/{a.lower()}" for a in agents] + ["/state"]
+    assert titles == [f"/{a.lower()}" for a in agents] + ["/state", "/memory", "/connect"]
     assert manifest["validDomains"] == ["bots.example.org"]
     assert PLACEHOLDER_ID not in json.dumps(manifest)
 

@@ -51,7 +51,7 @@ async def test_a_topic_mention_is_answered_in_its_topic_with_the_state_saved(
     assert session is not None and session.state["notes"] == ["milk"]
     assert fake.sent("sendChatAction")[0]["message_thread_id"] == 77  # typing in the topic
     commands = {c["command"] for c in fake.sent("setMyCommands")[0]["commands"]}
-    assert commands == {"notes", "state"}
+    assert commands == {"notes", "state", "memory", "connect"}
 
 
 async def test_a_dm_is_answered_at_the_top_of_the_private_chat(

@@ -82,6 +82,6 @@ def test_a_webhook_secret_telegram_refuses_is_refused() -> None:
 
 
 def test_the_command_menu_skips_ids_telegram_refuses() -> None:
-    """One command per agent Telegram accepts as a command name, then /state."""
+    """One command per agent Telegram accepts as a command name, then the built-ins."""
     menu = command_menu({"taskboard": object(), "shopping-flow": object(), "Notes": object()})
-    assert [c.command for c in menu] == ["taskboard", "notes", "state"]
+    assert [c.command for c in menu] == ["taskboard", "notes", "state", "memory", "connect"]
