@@ -5,7 +5,7 @@ buttons (``#3 ▶``, ``#3 ✓``, ``#3 ✕``), an item's buttons together in one 
 button after them, and a select menu for the items that do not fit Discord's five
 rows (``bots.adapters.discord.layout``). A ``custom_id`` holds at most 100 characters,
 fewer than a click needs, so what a button (or menu option) runs is kept in a
-:class:`~bots.adapters.discord.buttons.ButtonStore` under a digest: the button carries
+:class:`~bots.chat.button_store.ButtonStore` under a digest: the button carries
 ``statebot:card:<digest>``, a menu option the digest as its value. Both are
 ``DynamicItem``s: any process handles a click, also after a restart.
 
@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 import discord
 import structlog
 
-from bots.adapters.discord.buttons import ButtonStore
 from bots.adapters.discord.embeds import card_embed
 from bots.adapters.discord.layout import lay_out
+from bots.chat.button_store import ButtonStore
 from bots.chat.cards import (
     Card,
     Click,

@@ -44,7 +44,7 @@ async def serve(
     from bots.adapters.discord.components import approvals_for
 
     approvals = approvals_for(settings)  # Approve / Reject clicks work in any process
-    from bots.adapters.discord.buttons import buttons_for
+    from bots.chat.button_store import buttons_for
 
     buttons = buttons_for(settings)  # board buttons too
     client = StatebotDiscord(app.service, flags=flags, approvals=approvals, buttons=buttons)

@@ -9,13 +9,13 @@ import structlog
 from discord import app_commands
 
 from bots.adapters.discord.board import CardButton, CardMenu
-from bots.adapters.discord.buttons import ButtonStore, MemoryButtons
 from bots.adapters.discord.commands import NO_MENTIONS, add_commands
 from bots.adapters.discord.components import ApprovalButton, ApprovalStore, MemoryApprovals
 from bots.adapters.discord.delivery import answer_message
 from bots.adapters.discord.names import DiscordNames
 from bots.adapters.discord.parse import parse_message
 from bots.adapters.discord.scheduled import discord_delivery
+from bots.chat.button_store import ButtonStore, MemoryButtons
 from bots.chat.streaming import StreamOptions
 from bots.ops.drain import Drain
 from bots.ops.flags import Flags, MemoryFlags

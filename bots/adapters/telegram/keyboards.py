@@ -14,104 +14,30 @@ command (``/taskboard add …``) or by asking.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
-import time
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 import structlog
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bots.chat.approvals import Approval
+from bots.chat.button_store import ButtonStore
+from bots.chat.button_store import buttons_for as shared_buttons_for
 from bots.chat.cards import Card, Control, Controls, Item, button_value
 from bots.settings import Settings
-from core.db.redis.client import RedisClient, connect
 
 log = structlog.get_logger(__name__)
 
-#: how long a button keeps working (a paused run waits in its session longer)
-BUTTON_TTL = 30 * 86_400
 #: rows of item buttons on one board (Telegram refuses very large keyboards)
 MAX_ROWS = 30
 CALLBACK = re.compile(r"(?P<kind>[cyn]):(?P<token>[0-9a-f]{32})")
 
 
-class ButtonStore(Protocol):
-    """Where what a button does waits for its click, by digest."""
-
-    async def put(self, value: str) -> str:
-        """Keep ``value`` for BUTTON_TTL seconds; return its digest."""
-        ...
-
-    async def get(self, token: str) -> str | None:
-        """The value under ``token``; None when unknown or expired."""
-        ...
-
-    async def aclose(self) -> None:
-        """Release connections."""
-        ...
-
-
-def _digest(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()[:32]
-
-
-class RedisButtons:
-    """Button values in Redis, readable by every bot process on the same URL."""
-
-    __slots__ = ("_prefix", "_redis")
-
-    def __init__(self, redis: RedisClient, prefix: str = "statebot:telegram:") -> None:
-        self._redis = redis
-        self._prefix = prefix
-
-    async def put(self, value: str) -> str:
-        """``SET button:<digest> <value> EX BUTTON_TTL``."""
-        token = _digest(value)
-        await self._redis.set(f"{self._prefix}button:{token}", value, ex=BUTTON_TTL)
-        return token
-
-    async def get(self, token: str) -> str | None:
-        """``GET button:<digest>``."""
-        raw = await self._redis.get(f"{self._prefix}button:{token}")
-        return raw.decode() if isinstance(raw, bytes) else raw
-
-    async def aclose(self) -> None:
-        """Close the connection pool."""
-        await self._redis.aclose()
-
-
-class MemoryButtons:
-    """Button values in one process's memory; expiry on the injected clock."""
-
-    __slots__ = ("_clock", "_items")
-
-    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
-        self._clock = clock
-        self._items: dict[str, tuple[float, str]] = {}
-
-    async def put(self, value: str) -> str:
-        """Keep the value until BUTTON_TTL has passed."""
-        token = _digest(value)
-        self._items[token] = (self._clock() + BUTTON_TTL, value)
-        return token
-
-    async def get(self, token: str) -> str | None:
-        """The value, unless unknown or expired."""
-        found = self._items.get(token)
-        return found[1] if found is not None and found[0] > self._clock() else None
-
-    async def aclose(self) -> None:
-        """Nothing to close."""
-
-
-def buttons_for(settings: Settings) -> RedisButtons | MemoryButtons:
-    """Redis-backed buttons when REDIS_URL is set (many processes), else in memory."""
-    if settings.redis_url:
-        return RedisButtons(connect(settings.redis_url))
-    return MemoryButtons()
+def buttons_for(settings: Settings) -> ButtonStore:
+    """Telegram's buttons: in Redis under ``statebot:telegram:button:`` when REDIS_URL is
+    set, else in this process's memory (:mod:`bots.chat.button_store`)."""
+    return shared_buttons_for(settings, prefix="statebot:telegram:", kind="button")
 
 
 async def approval_keyboard(store: ButtonStore, approval: Approval) -> InlineKeyboardMarkup:

@@ -30,11 +30,12 @@ from telegram import Bot
 from telegram.constants import ParseMode
 from telegram.error import BadRequest
 
-from bots.adapters.telegram.keyboards import CALLBACK, ButtonStore, card_keyboard, confirm_keyboard
+from bots.adapters.telegram.keyboards import CALLBACK, card_keyboard, confirm_keyboard
 from bots.adapters.telegram.parse import PLATFORM, Press
 from bots.adapters.telegram.render import card_markdown, render
 from bots.adapters.telegram.send import Where, send_reply
 from bots.chat.approvals import EXPIRED, Approval, Decision
+from bots.chat.button_store import ButtonStore
 from bots.chat.cards import decode_action
 from bots.chat.replies import Reply
 from bots.chat.service import ChatService

@@ -13,8 +13,8 @@ from typing import Any
 
 from telegram import Bot
 
-from bots.adapters.telegram.keyboards import ButtonStore
 from bots.adapters.telegram.send import Where, send_reply
+from bots.chat.button_store import ButtonStore
 from bots.chat.replies import Reply
 from bots.chat.schedules import Deliver
 

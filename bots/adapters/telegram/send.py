@@ -23,9 +23,10 @@ from telegram import Bot, InlineKeyboardMarkup, Message, ReplyParameters
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden
 
-from bots.adapters.telegram.keyboards import ButtonStore, approval_keyboard, card_keyboard
+from bots.adapters.telegram.keyboards import approval_keyboard, card_keyboard
 from bots.adapters.telegram.render import card_markdown, render
 from bots.adapters.telegram.traits import MESSAGE_LIMIT
+from bots.chat.button_store import ButtonStore
 from bots.chat.chunking import chunk_text
 from bots.chat.replies import Reply
 

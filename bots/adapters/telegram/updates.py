@@ -21,12 +21,12 @@ from telegram import Bot, Update
 from telegram.constants import ChatAction
 from telegram.error import TelegramError
 
-from bots.adapters.telegram.keyboards import ButtonStore
 from bots.adapters.telegram.parse import BotIdentity, Press, parse_press, parse_update
 from bots.adapters.telegram.presses import handle_press
 from bots.adapters.telegram.send import Where, send_reply
 from bots.adapters.telegram.stream import finish_stream, telegram_stream
 from bots.chat.admin_seam import BUILTIN_COMMANDS
+from bots.chat.button_store import ButtonStore
 from bots.chat.errors import STORE_DOWN, UNEXPECTED
 from bots.chat.replies import Reply
 from bots.chat.service import ChatService

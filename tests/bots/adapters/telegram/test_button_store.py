@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import redis.asyncio as aioredis
 
-from bots.adapters.telegram.keyboards import (
-    BUTTON_TTL,
-    CALLBACK,
-    MemoryButtons,
-    RedisButtons,
-    approval_keyboard,
-)
+from bots.adapters.telegram.keyboards import CALLBACK, approval_keyboard
 from bots.chat.approvals import Approval
+from bots.chat.button_store import BUTTON_TTL, MemoryButtons, RedisButtons
 
 APPROVAL = Approval("board", "telegram:7:-1001", "run-1", "telegram:7:111", ("call-1",))
 
@@ -20,8 +15,8 @@ async def test_a_value_put_by_one_process_is_read_by_another(
     redis_url: str, key_prefix: str
 ) -> None:
     """Two stores on one Redis: the digest one wrote, the other reads; with an expiry."""
-    writer = RedisButtons(aioredis.Redis.from_url(redis_url), key_prefix)
-    reader = RedisButtons(aioredis.Redis.from_url(redis_url), key_prefix)
+    writer = RedisButtons(aioredis.Redis.from_url(redis_url), key_prefix, "button")
+    reader = RedisButtons(aioredis.Redis.from_url(redis_url), key_prefix, "button")
     try:
         keyboard = await approval_keyboard(writer, APPROVAL)
         data = [b.callback_data for row in keyboard.inline_keyboard for b in row]

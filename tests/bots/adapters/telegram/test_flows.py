@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from bots.adapters.telegram.bot import make_bot
-from bots.adapters.telegram.keyboards import MemoryButtons
 from bots.adapters.telegram.scheduled import telegram_delivery
 from bots.adapters.telegram.send import PRIVATE_BLOCKED, PRIVATE_SENT
+from bots.chat.button_store import MemoryButtons
 from bots.chat.chunking import chunk_text
 from bots.chat.replies import Reply
 from bots.settings import Settings
