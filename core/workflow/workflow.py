@@ -31,6 +31,7 @@ from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
 from core.team.team import Team
 from core.tools.dependencies import resolve_dependencies
+from core.workflow.copying import deep_copy_workflow
 from core.workflow.execution import WorkflowRun
 from core.workflow.step import Step, as_step
 from core.workflow.stream_options import StreamDefaults
@@ -198,6 +199,10 @@ class Workflow(StreamDefaults, SessionStateApi):
             inner.keep_state(handle.final_state())
             observer.output = inner
         return StepOutput(content=content, step_type="workflow", steps=outputs)
+
+    def deep_copy(self, *, update: Mapping[str, Any] | None = None) -> Workflow:
+        """An isolated copy, ``update`` over its settings (:mod:`core.workflow.copying`)."""
+        return deep_copy_workflow(self, update)
 
     def run_metadata(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
         """A run's metadata: what the call passed, with this workflow's merged over it."""
