@@ -72,6 +72,8 @@ class SessionOwner(abc.ABC):
     #: whether a streamed run passes on the events of the agents and teams it runs
     #: (a workflow's ``stream_executor_events``); their terminal events always pass
     stream_executor_events: bool = True
+    #: the first run of every session this owner creates (core.agent.introduction)
+    introduction: str | None = None
 
     def __init__(
         self,
