@@ -5,7 +5,8 @@ The copy is built by the constructor from the workflow's current settings, with
 with their agents and teams, its ``session_state``, ``metadata`` and dependencies are
 deep copies, so changing one side never changes the other. What stands for an outside
 resource is shared, as in Agno: stores (a copy must see the same sessions), models
-(they hold HTTP clients) and budgets (limits counted in the store). An id derived from
+(they hold HTTP clients) and budgets (limits counted in the store); functions are
+kept by reference, bound methods with their objects. An id derived from
 the name follows the copy's name; an id the code gave is kept.
 """
 
@@ -24,8 +25,9 @@ from core.utils.ids import slug
 if TYPE_CHECKING:  # workflow.py imports this module
     from core.workflow.workflow import Workflow
 
-#: shared by the copy, never duplicated
-SHARED = (BaseDb, Model, Budget)
+#: shared by the copy, never duplicated; a bound method too (a step's function is
+#: kept by reference, as in Agno, not copied with its object)
+SHARED = (BaseDb, Model, Budget, types.MethodType)
 #: never walked into: they hold no store or model of their own
 _LEAVES = (str, bytes, int, float, bool, type(None), type, types.FunctionType, types.ModuleType)
 

@@ -105,3 +105,23 @@ def test_an_unknown_field_in_update_is_refused() -> None:
     base = Workflow(name="W", steps=[Step("s", executor=lambda: "x")])
     with pytest.raises(TypeError, match="no_such_field"):
         base.deep_copy(update={"no_such_field": 1})
+
+
+def test_a_method_step_keeps_its_object() -> None:
+    """A step's function is kept by reference, as in Agno: a bound method's object
+    (here holding a lock, which cannot be copied) is the original's."""
+    import threading
+
+    class Counter:
+        def __init__(self) -> None:
+            self.lock = threading.Lock()
+
+        def step(self) -> str:
+            return "counted"
+
+    counter = Counter()
+    base = Workflow(name="W", steps=[Step("count", executor=counter.step)])
+    copied = base.deep_copy()
+    assert copied.steps[0] is not base.steps[0]
+    assert copied.steps[0].executor == counter.step
+    assert copied.run("go").content == "counted"
