@@ -131,6 +131,7 @@ class Agent(
         max_tool_calls_from_history: int | None = None,
         additional_input: Sequence[Any] | None = None,
         tool_choice: str | dict[str, Any] | None = None,
+        introduction: str | None = None,
     ) -> None:
         """Build the agent (a template: runs never change it).
 
@@ -158,7 +159,8 @@ class Agent(
         ``max_tool_calls_from_history`` holds for any value: history here is each earlier
         run's question and answer, never its tool calls. ``additional_input``: messages
         (``Message``, ``{"role", "content"}`` or text, sent as the user's) put after the
-        system message in every model call, such as few-shot examples.
+        system message in every model call, such as few-shot examples. ``introduction``:
+        a new session's first run (:mod:`core.agent.introduction`).
         """
         super().__init__(
             name=name,
@@ -191,6 +193,7 @@ class Agent(
             in_context if in_context is not None else self.enable_user_memories
         )
         self.role = role
+        self.introduction = introduction
         self.add_history_to_context = add_history_to_context
         self.num_history_runs = check_history_runs(num_history_runs)
         self.read_chat_history = read_chat_history

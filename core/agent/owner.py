@@ -69,6 +69,11 @@ class SessionOwner(abc.ABC):
     catch_up: int | None = None
     #: writes the session's summary after each model run (None: no summaries)
     summaries: SessionSummaryManager | None = None
+    #: whether a streamed run passes on the events of the agents and teams it runs
+    #: (a workflow's ``stream_executor_events``); their terminal events always pass
+    stream_executor_events: bool = True
+    #: the first run of every session this owner creates (core.agent.introduction)
+    introduction: str | None = None
 
     def __init__(
         self,

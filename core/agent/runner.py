@@ -36,6 +36,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from core.agent.deadline import run_deadline
+from core.agent.introduction import introduce
 from core.agent.loop import ContentSink, Resume
 from core.agent.pause import resume_of
 from core.exceptions import RunError
@@ -100,6 +101,7 @@ async def execute(
             run_deadline(handle, owner.run_timeout),
         ):
             handle.origin = metadata or {}
+            introduce(owner, handle)  # a new session's first run; saved with this one
             budget = owner.budget
             if budget is not None:  # under the lease: a session's runs check in turn
                 await check_budget(

@@ -137,27 +137,50 @@ class EventSource:
         return self.event("error", content=str(exc), error_type=type(exc).__name__)
 
 
+_TERMINAL = (ev.RunCompletedEvent, ev.RunErrorEvent, ev.RunCancelledEvent)
+
+
 class EventStream:
-    """Where one streamed run's events go; ``lifecycle`` is ``stream_events``."""
+    """Where one streamed run's events go; ``lifecycle`` is ``stream_events``.
 
-    __slots__ = ("_put", "lifecycle", "root")
+    ``executors=False`` (a workflow's ``stream_executor_events=False``): the events of
+    agents and teams run inside a workflow are left out, except their completed, error
+    and cancelled events, as in Agno.
+    """
 
-    def __init__(self, put: Callable[[ev.RunOutputEvent], None], *, lifecycle: bool) -> None:
+    __slots__ = ("_put", "executors", "lifecycle", "root")
+
+    def __init__(
+        self,
+        put: Callable[[ev.RunOutputEvent], None],
+        *,
+        lifecycle: bool,
+        executors: bool = True,
+    ) -> None:
         self._put = put
         self.lifecycle = lifecycle
+        self.executors = executors
         #: the top run's source, set when it starts
         self.root: EventSource | None = None
 
     def content(self, chunk: str) -> None:
         """A text chunk from whichever run is producing it."""
         source = _source.get() or self.root
-        if source is not None:
+        if source is not None and not self._hidden(source):
             self._put(source.event("content", content=chunk))
 
     def emit(self, event: ev.RunOutputEvent) -> None:
         """A lifecycle event, sent only when ``stream_events`` was asked for."""
-        if self.lifecycle:
-            self._put(event)
+        if not self.lifecycle:
+            return
+        source = _source.get()
+        if source is not None and not isinstance(event, _TERMINAL) and self._hidden(source):
+            return
+        self._put(event)
+
+    def _hidden(self, source: EventSource) -> bool:
+        """Whether ``source`` is an agent or team inside a workflow whose events are off."""
+        return not self.executors and source.kind != "workflow"
 
 
 _stream: ContextVar[EventStream | None] = ContextVar("statebot_event_stream", default=None)
@@ -261,7 +284,7 @@ async def stream_run(
 ) -> AsyncIterator[ev.RunOutputEvent]:
     """Yield the run's events: chunks (and lifecycle with ``events``), then the final one."""
     queue: asyncio.Queue[Any] = asyncio.Queue()
-    stream = EventStream(queue.put_nowait, lifecycle=events)
+    stream = EventStream(queue.put_nowait, lifecycle=events, executors=owner.stream_executor_events)
 
     async def body() -> RunOutput:
         _stream.set(stream)  # this task's own context: the caller's is untouched

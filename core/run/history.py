@@ -152,10 +152,13 @@ class RunRecord:
         ``name_user``: prefix the question with who asked (a thread shared by several
         users), so the model can tell people apart.
         """
-        question = f"{self.user_id}: {self.input}" if name_user and self.user_id else self.input
-        if self.media:  # the model is told what was attached then; the bytes are gone
-            question = f"{question}\n{attached_note(self.media)}"
-        out = [Message("user", question, from_history=True)]
+        out: list[Message] = []
+        if self.input or self.media:  # an introduction run asked nothing: its answer only
+            asker = f"{self.user_id}: " if name_user and self.user_id else ""
+            question = f"{asker}{self.input}"
+            if self.media:  # the model is told what was attached then; the bytes are gone
+                question = f"{question}\n{attached_note(self.media)}"
+            out.append(Message("user", question, from_history=True))
         if self.output:
             out.append(Message("assistant", self.output, from_history=True))
         return out

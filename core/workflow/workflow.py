@@ -20,7 +20,6 @@ from core.agent.deadline import DEFAULT_RUN_TIMEOUT
 from core.agent.history_options import DEFAULT_HISTORY_RUNS, check_history_runs
 from core.agent.loop import ContentSink
 from core.agent.prompt import run_flags
-from core.agent.run_methods import RunMethods
 from core.agent.session_api import SessionStateApi
 from core.agent.streaming import observe_run
 from core.db.base import BaseDb
@@ -32,12 +31,14 @@ from core.state.schema import Migration, StateSchema
 from core.state.session import SessionHandle
 from core.team.team import Team
 from core.tools.dependencies import resolve_dependencies
+from core.workflow.copying import deep_copy_workflow
 from core.workflow.execution import WorkflowRun
 from core.workflow.step import Step, as_step
+from core.workflow.stream_options import StreamDefaults
 from core.workflow.types import StepInput, StepOutput
 
 
-class Workflow(RunMethods, SessionStateApi):
+class Workflow(StreamDefaults, SessionStateApi):
     """An Agno-compatible workflow whose steps share one session state."""
 
     kind = "workflow"
@@ -67,6 +68,9 @@ class Workflow(RunMethods, SessionStateApi):
         cache_session: bool = False,
         add_dependencies_to_context: bool | None = None,
         add_session_state_to_context: bool | None = None,
+        stream: bool | None = None,
+        stream_events: bool = False,
+        stream_executor_events: bool = True,
     ) -> None:
         """Build the workflow (a template: runs never change it).
 
@@ -79,7 +83,10 @@ class Workflow(RunMethods, SessionStateApi):
         process here, checked against the store on every run (core.state.cache), so
         both values read the same, current session. ``add_dependencies_to_context`` /
         ``add_session_state_to_context``: for every agent and team of its steps (None:
-        each its own; a run's own flags win).
+        each its own; a run's own flags win). ``stream`` / ``stream_events``: the
+        defaults of runs that do not pass them (:mod:`core.workflow.stream_options`);
+        ``stream_executor_events=False`` leaves the events of its agents and teams out of
+        streamed runs but for their completed, error and cancelled events.
         """
         entries = [steps] if callable(steps) else list(steps)
         if not entries:
@@ -107,6 +114,9 @@ class Workflow(RunMethods, SessionStateApi):
         self.cache_session = cache_session
         self.add_dependencies_to_context = add_dependencies_to_context
         self.add_session_state_to_context = add_session_state_to_context
+        self.stream = stream
+        self.stream_events = stream_events
+        self.stream_executor_events = stream_executor_events
         # ``functions`` stays empty: a workflow answers free text only
 
     async def arun_on_session(
@@ -189,6 +199,10 @@ class Workflow(RunMethods, SessionStateApi):
             inner.keep_state(handle.final_state())
             observer.output = inner
         return StepOutput(content=content, step_type="workflow", steps=outputs)
+
+    def deep_copy(self, *, update: Mapping[str, Any] | None = None) -> Workflow:
+        """An isolated copy, ``update`` over its settings (:mod:`core.workflow.copying`)."""
+        return deep_copy_workflow(self, update)
 
     def run_metadata(self, given: Mapping[str, Any] | None) -> dict[str, Any]:
         """A run's metadata: what the call passed, with this workflow's merged over it."""
