@@ -72,8 +72,9 @@ def message_turn(
                     images=images,
                     files=files,
                 )
-            return await agent.arun(
+            return await agent.arun(  # stream=False: not a workflow's own stream= default
                 question,
+                stream=False,
                 session_id=keys.session_id,
                 user_id=keys.user_id,
                 metadata=metadata,

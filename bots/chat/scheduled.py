@@ -50,7 +50,10 @@ async def run_scheduled(
                 metadata=metadata,
             )
         question = text if note is None else f"{text} {note}"
-        return await agent.arun(question, session_id=session_id, user_id=user_id, metadata=metadata)
+        # stream=False: a workflow's own stream= default must not turn the answer into events
+        return await agent.arun(
+            question, stream=False, session_id=session_id, user_id=user_id, metadata=metadata
+        )
 
     return await take_turn(
         Turn(

@@ -7,9 +7,12 @@ run's ``stream_events`` and the workflow's are or-ed.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import AsyncIterator, Coroutine, Iterator
+from typing import Any, Literal, overload
 
 from core.agent.run_methods import RunMethods
+from core.run.events import RunOutputEvent
+from core.run.output import RunOutput
 
 
 class StreamDefaults(RunMethods):
@@ -25,6 +28,37 @@ class StreamDefaults(RunMethods):
         events = stream_events if stream_events is not None else self.stream_events and streamed
         return streamed, events
 
+    # typed per ``stream``: omitted, the workflow's own default decides, so either
+    @overload  # type: ignore[override]
+    def run(
+        self,
+        input: str,
+        *,
+        stream: Literal[False],
+        stream_events: bool | None = None,
+        **options: Any,
+    ) -> RunOutput: ...
+
+    @overload
+    def run(
+        self,
+        input: str,
+        *,
+        stream: Literal[True],
+        stream_events: bool | None = None,
+        **options: Any,
+    ) -> Iterator[RunOutputEvent]: ...
+
+    @overload
+    def run(
+        self,
+        input: str,
+        *,
+        stream: bool | None = None,
+        stream_events: bool | None = None,
+        **options: Any,
+    ) -> RunOutput | Iterator[RunOutputEvent]: ...
+
     def run(
         self,
         input: str,
@@ -36,6 +70,36 @@ class StreamDefaults(RunMethods):
         """As :meth:`RunMethods.run`, with the workflow's defaults for the stream options."""
         streamed, events = self._stream_options(stream, stream_events)
         return super().run(input, stream=streamed, stream_events=events, **options)
+
+    @overload  # type: ignore[override]
+    def arun(
+        self,
+        input: str,
+        *,
+        stream: Literal[False],
+        stream_events: bool | None = None,
+        **options: Any,
+    ) -> Coroutine[Any, Any, RunOutput]: ...
+
+    @overload
+    def arun(
+        self,
+        input: str,
+        *,
+        stream: Literal[True],
+        stream_events: bool | None = None,
+        **options: Any,
+    ) -> AsyncIterator[RunOutputEvent]: ...
+
+    @overload
+    def arun(
+        self,
+        input: str,
+        *,
+        stream: bool | None = None,
+        stream_events: bool | None = None,
+        **options: Any,
+    ) -> Coroutine[Any, Any, RunOutput] | AsyncIterator[RunOutputEvent]: ...
 
     def arun(
         self,

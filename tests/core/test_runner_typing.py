@@ -24,11 +24,17 @@ USAGE = textwrap.dedent(
 
 
     async def check(agent: Agent, team: Team, workflow: Workflow) -> None:
-        for owner in (agent, team, workflow):
+        for owner in (agent, team):
             assert_type(owner.run("hi"), RunOutput)
             assert_type(owner.run("hi", stream=True), Iterator[RunOutputEvent])
             assert_type(await owner.arun("hi", session_id="s"), RunOutput)
             assert_type(owner.arun("hi", stream=True), AsyncIterator[RunOutputEvent])
+        # a workflow's own stream= default decides when a run does not say
+        assert_type(workflow.run("hi"), RunOutput | Iterator[RunOutputEvent])
+        assert_type(workflow.run("hi", stream=False), RunOutput)
+        assert_type(workflow.run("hi", stream=True), Iterator[RunOutputEvent])
+        assert_type(await workflow.arun("hi", stream=False), RunOutput)
+        assert_type(workflow.arun("hi", stream=True), AsyncIterator[RunOutputEvent])
         output = await agent.arun("hi")
         output.no_such_attribute
     """

@@ -27,3 +27,13 @@ async def test_pydantic_workflow_content_is_replied_as_json() -> None:
     flow = Workflow(name="summary", id="summary", db=db, steps=[Step("s", executor=summarize)])
     reply = await service_with(flow, db).handle_message(message("summary please"))
     assert reply is not None and '{"items":["milk"]}' in reply.text
+
+
+async def test_a_workflow_that_streams_by_default_still_answers_in_chat() -> None:
+    """Workflow(stream=True) is a default for its own callers; chat asks for the answer."""
+    db = InMemoryDb()
+    flow = Workflow(
+        name="summary", id="summary", db=db, steps=[Step("s", executor=summarize)], stream=True
+    )
+    reply = await service_with(flow, db).handle_message(message("summary please"))
+    assert reply is not None and '{"items":["milk"]}' in reply.text
