@@ -1,13 +1,13 @@
 # The two quick-start commands: `make run` (console bot, embedded defaults) and `make test`.
-# `make slack`, `make discord`, `make teams`, `make snapshotter` run the chat processes with the
-# same virtual environment; `statebot` itself lives in .venv/bin (not on PATH until you
-# `source .venv/bin/activate`). Extra options go in ARGS, e.g. make slack ARGS=--socket.
+# `make slack`, `make discord`, `make telegram`, `make teams` and `make snapshotter` run
+# the chat processes with the same virtual environment; `statebot` itself lives in
+# .venv/bin (not on PATH until you `source .venv/bin/activate`). Extra options go in ARGS, e.g. make slack ARGS=--socket.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run slack discord teams snapshotter test lint bench bench-quick clean
+.PHONY: run slack discord telegram teams snapshotter test lint bench bench-quick clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,9 @@ discord: $(STAMP)
 
 teams: $(STAMP)
 	$(BIN)/statebot teams $(ARGS)
+
+telegram: $(STAMP)
+	$(BIN)/statebot telegram $(ARGS)
 
 snapshotter: $(STAMP)
 	$(BIN)/statebot snapshotter $(ARGS)

@@ -35,7 +35,6 @@ BUILTIN: dict[str, str] = {
     "discord": "bots.adapters.discord.adapter",
     "console": "bots.adapters.console.adapter",
     "telegram": "bots.adapters.telegram.adapter",
-
     "teams": "bots.adapters.teams.adapter",
 }
 
