@@ -1,7 +1,8 @@
 # The two quick-start commands: `make run` (console bot, embedded defaults) and `make test`.
 # `make slack`, `make discord`, `make telegram`, `make teams` and `make snapshotter` run
 # the chat processes with the same virtual environment; `statebot` itself lives in
-# .venv/bin (not on PATH until you `source .venv/bin/activate`). Extra options go in ARGS, e.g. make slack ARGS=--socket.
+# .venv/bin (not on PATH until you `source .venv/bin/activate`). Extra options go in
+# ARGS, e.g. make slack ARGS=--socket.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
