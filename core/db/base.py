@@ -18,6 +18,7 @@ import sys
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from core.db.data_parts import DataParts
 from core.db.limits import StateLimits
 from core.db.locks import FifoLocks
 from core.db.maintenance import RekeyCounts, UserRewrite
@@ -123,6 +124,7 @@ class BaseDb(abc.ABC):
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
         data: str | None = None,
+        data_parts: DataParts | None = None,
         release: bool = False,
     ) -> int:
         """Write a delta atomically and return the new version.
@@ -133,9 +135,12 @@ class BaseDb(abc.ABC):
         ``lease.released``, so the lock's exit releases nothing; a failed save
         releases nothing (the lock's exit does, as usual). ``data`` replaces the
         session's data (a JSON object as text; None keeps it), in the same atomic
-        write. ``expected_version`` 0 creates the session. Raises StaleVersionError
-        when the stored version differs (nothing is written), StateLimitError when a
-        limit would be exceeded, StoreUnavailableError when the service is down.
+        write; ``data_parts``, when given, are that text's parts and how they follow
+        from the stored data (``core/db/data_parts.py``): a store that can append
+        sends only what is new, any other writes ``data``. ``expected_version`` 0
+        creates the session. Raises StaleVersionError when the stored version differs
+        (nothing is written), StateLimitError when a limit would be exceeded,
+        StoreUnavailableError when the service is down.
         """
 
     @abc.abstractmethod

@@ -17,6 +17,7 @@ from types import MappingProxyType
 
 from core.db.base import BaseDb
 from core.db.codec import decode_state, entry_bytes, state_bytes
+from core.db.data_parts import DataParts
 from core.db.limits import StateLimits
 from core.db.maintenance import RekeyCounts, UserRewrite
 from core.db.records import (
@@ -97,6 +98,7 @@ class InMemoryDb(BaseDb):
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
         data: str | None = None,
+        data_parts: DataParts | None = None,
         release: bool = False,
     ) -> int:
         self.limits.check_keys(session_id, changed)

@@ -15,7 +15,7 @@ from core.db.codec import entry_bytes, largest_keys, state_bytes, utf8_len
 from core.exceptions import InvalidIdError, StateLimitError
 
 # re-exported: the size rules live in core/db/codec.py
-__all__ = ["StateLimits", "dump_delta", "entry_bytes", "state_bytes"]
+__all__ = ["StateLimits", "dump_delta", "entry_bytes", "limits_of", "state_bytes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,3 +113,9 @@ class StateLimits:
             f"the limit is {self.max_state_bytes:,}. Largest keys: {named}. "
             "Nothing was written."
         )
+
+
+def limits_of(store: object) -> StateLimits:
+    """A store's limits (the defaults for a store that sets none)."""
+    limits = getattr(store, "limits", None)
+    return limits if isinstance(limits, StateLimits) else StateLimits()

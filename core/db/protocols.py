@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from core.db.base import BaseDb
+from core.db.data_parts import DataParts
 from core.db.records import (
     HistoryEntry,
     KnownVersion,
@@ -52,6 +53,7 @@ class SessionStore(Protocol):
         meta: SessionMeta = ...,
         lease: Lease | None = ...,
         data: str | None = ...,
+        data_parts: DataParts | None = ...,
         release: bool = ...,
     ) -> int:
         """Write a delta of key texts atomically; the new version."""

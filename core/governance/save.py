@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from core.db.base import BaseDb
-from core.db.limits import StateLimits
+from core.db.limits import limits_of
 from core.db.records import Lease, SessionMeta, SessionRecord
 from core.exceptions import SessionNotFoundError, StaleVersionError
 from core.run.history import SessionData
@@ -94,9 +94,3 @@ async def save_change(
         data=data.encode(limits),
     )
     return version, entry
-
-
-def limits_of(db: BaseDb) -> StateLimits:
-    """The store's limits (the defaults for a store that sets none)."""
-    limits = getattr(db, "limits", None)
-    return limits if isinstance(limits, StateLimits) else StateLimits()

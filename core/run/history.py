@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Protocol
 
+from core.db.data_parts import assemble
 from core.db.limits import StateLimits
 from core.models.base import Message
 from core.run.media_refs import attached_note as attached_note
@@ -37,9 +38,6 @@ from core.run.transcript import RESULT_CHARS as RESULT_CHARS
 from core.run.transcript import cut as _cut
 from core.run.transcript import message_from_dict as message_from_dict
 from core.run.transcript import message_to_dict as message_to_dict
-
-#: a newline inside a JSON string: what separates the audit entries' escaped texts
-_NEWLINE = "\\n"
 
 RunStatus = Literal["completed", "paused", "error", "cancelled", "pending", "running"]
 
@@ -284,13 +282,11 @@ class SessionData:
             rest = f'{rest},"summary":{dumps(self.summary)}'
         runs = _within(runs, room, cache)
         self.runs = [p[0] for p in runs]
-        text = f'{{"name":{name},"runs":[{",".join(p[1] for p in runs)}]{rest}'
         lines = self._bounded_audit(limits)
-        if lines:
-            text = f'{text},"audit":"{_NEWLINE.join(p[1] for p in lines)}"'
-        text += "}"
+        members = f'{{"name":{name}{rest}}}'
+        text = assemble(members, [p[1] for p in runs], [p[1] for p in lines])
         cache.keep(runs, lines)
-        self._encoded = DataPieces(text, f'{{"name":{name}{rest}}}', tuple(runs), tuple(lines))
+        self._encoded = DataPieces(text, members, tuple(runs), tuple(lines))
         return text
 
     def _bounded_audit(self, limits: StateLimits) -> list[tuple[str, str, int]]:

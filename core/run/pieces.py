@@ -19,12 +19,14 @@ immutable, so the next run of the session starts from them without decoding the 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from json.encoder import encode_basestring
 from typing import Generic, TypeVar
 
-__all__ = ["DataPieces", "PieceCache", "dumps", "escaped"]
+from core.db.data_parts import DataAppend, DataParts
+
+__all__ = ["DataPieces", "PieceCache", "dumps", "escaped", "parts_of"]
 
 T = TypeVar("T")
 
@@ -50,6 +52,9 @@ class DataPieces(Generic[T]):
     head: str
     runs: tuple[tuple[T, str, int], ...]
     audit: tuple[tuple[str, str, int], ...]
+    #: bytes a store that appends (core.db.data_parts) has appended since it last wrote
+    #: this data whole: what it holds besides the live data, about
+    appended: int = 0
 
     @property
     def size(self) -> int:
@@ -103,3 +108,68 @@ class PieceCache(Generic[T]):
     def fill(self, pieces: DataPieces[T]) -> None:
         """Know the pieces a data text was made of."""
         self.keep(list(pieces.runs), list(pieces.audit))
+
+
+#: below this many appended bytes a data is never written whole again just to compact it
+_MIN_APPENDED = 16_384
+
+
+def parts_of(
+    new: DataPieces[T] | None, base: DataPieces[T] | None
+) -> tuple[DataParts | None, DataPieces[T] | None]:
+    """The parts a save of ``new`` sends, appended to ``base`` (the pieces of the data
+    stored at the version the save expects; None: not known) when ``new`` follows from
+    it, and ``new`` with what its store will then hold appended.
+
+    Written whole instead once the appended bytes would outweigh the live data, so a
+    store that appends holds at most about twice the data (``core/db/redis/data_log.py``).
+    None for both when ``new`` is (the text was not this data's encode).
+    """
+    if new is None:
+        return None, None
+    runs = tuple(p[1] for p in new.runs)
+    audit = tuple(p[1] for p in new.audit)
+    append = _append_of(new, base) if base is not None else None
+    if append is not None and base is not None:
+        grown = base.appended + len(new.head) * append.head_changed + 4
+        grown += sum(p[2] + 2 for p in new.runs[len(new.runs) - append.new_runs :])
+        grown += sum(p[2] + 2 for p in new.audit[len(new.audit) - append.new_audit :])
+        if grown <= max(len(new.text), _MIN_APPENDED):
+            return DataParts(new.head, runs, audit, append), replace(new, appended=grown)
+    return DataParts(new.head, runs, audit), replace(new, appended=0) if new.appended else new
+
+
+def _append_of(new: DataPieces[T], base: DataPieces[T]) -> DataAppend | None:
+    """How ``new`` follows from ``base``: oldest runs and entries dropped, new ones
+    added after the rest; None when a kept one changed."""
+    runs = _kept(base.runs, new.runs)
+    audit = _kept(base.audit, new.audit)
+    if runs is None or audit is None:
+        return None
+    return DataAppend(
+        drop_runs=len(base.runs) - runs,
+        new_runs=len(new.runs) - runs,
+        drop_audit=len(base.audit) - audit,
+        new_audit=len(new.audit) - audit,
+        head_changed=new.head != base.head,
+    )
+
+
+def _kept(
+    old: Sequence[tuple[object, str, int]], new: Sequence[tuple[object, str, int]]
+) -> int | None:
+    """How many of ``old``'s last pieces start ``new``, unchanged (the rest of ``old``
+    was dropped, the rest of ``new`` is added); None when that is not how it changed."""
+    if not new or not old:
+        return 0
+    first = new[0][1]
+    start = next((i for i, p in enumerate(old) if p[1] is first), None)
+    if start is None:
+        start = next((i for i, p in enumerate(old) if p[1] == first), len(old))
+    kept = len(old) - start
+    if kept > len(new):
+        return None
+    for (_, a, _), (_, b, _) in zip(old[start:], new, strict=False):
+        if a is not b and a != b:
+            return None
+    return kept

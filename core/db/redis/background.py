@@ -26,6 +26,7 @@ import contextlib
 import threading
 
 from core.db.base import BaseDb
+from core.db.cipher import StateCipher
 from core.db.redis.client import RedisClients
 from core.db.redis.dirty import DirtyQueue
 from core.db.snapshot import DEFAULT_RETENTION_INTERVAL, RetentionPass, Snapshotter
@@ -40,6 +41,7 @@ class SnapshotThread:
         "_started",
         "_stopping",
         "_thread",
+        "cipher",
         "interval",
         "prefix",
         "retention",
@@ -59,8 +61,10 @@ class SnapshotThread:
         retention: RetentionPass | None = None,
         retention_interval: float = DEFAULT_RETENTION_INTERVAL,
         store_clients: RedisClients | None = None,
+        cipher: StateCipher | None = None,
     ) -> None:
         self.url = url
+        self.cipher = cipher
         self.prefix = prefix
         self.target = target
         self.interval = interval
@@ -119,7 +123,7 @@ class SnapshotThread:
                     await asyncio.wait_for(self._stopping.wait(), max(self.interval, 0.1))
                     return
             self._snapshotter = Snapshotter(
-                DirtyQueue(clients, self.prefix),
+                DirtyQueue(clients, self.prefix, self.cipher),
                 self.target,
                 retention=self.retention,
                 retention_interval=self.retention_interval,

@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Collection, Iterable
 from typing import Literal
 
+from core.db.cipher import StateCipher
 from core.db.records import QuarantineEntry, SessionRecord
 from core.db.redis import scripts
 from core.db.redis.batch import Call, Group, run_grouped, run_scripts
@@ -22,6 +23,8 @@ from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of, sess
 from core.db.redis.records import record_from_hashes
 from core.db.redis.scripts import LuaScript
 from core.db.snapshot import CleanResult
+from core.exceptions import StateDecryptError
+from core.utils.log import log_error
 
 # Read sessions of one bucket atomically, as ONE JSON text: [[state, meta, data], ...]
 # with state and meta as flat [field, value, ...] lists. KEYS: (state, meta, data) per
@@ -142,11 +145,14 @@ return cjson.encode(groups)
 class DirtyQueue:
     """Batches of dirty sessions and the compare-and-remove that retires them."""
 
-    __slots__ = ("_bases", "_buckets", "_clients", "_prefix", "_start")
+    __slots__ = ("_bases", "_buckets", "_cipher", "_clients", "_prefix", "_start")
 
-    def __init__(self, clients: RedisClients, prefix: str) -> None:
+    def __init__(
+        self, clients: RedisClients, prefix: str, cipher: StateCipher | None = None
+    ) -> None:
         self._clients = clients
         self._prefix = prefix
+        self._cipher = cipher  # reads sealed data logs (data_log.py)
         self._buckets = [BucketKeys(prefix, b) for b in range(BUCKETS)]
         # what a session's keys start with, per bucket (keys.py: "<tag>:s:<hash>:...")
         self._bases = [f"{bucket.tag}:s:" for bucket in self._buckets]
@@ -197,15 +203,13 @@ class DirtyQueue:
                     meta = {
                         f: v for f, v in zip(_META_FIELDS, values, strict=True) if v is not False
                     }
-                    # epoch: the incarnation that wrote it, which the durable store
-                    # checks against its claim (core/db/sql/epochs.py)
                     record = (
-                        record_from_hashes(
+                        _readable(
                             meta["id"],
                             _pairs(state) if state else {},
                             meta,
                             data,
-                            meta.get("ep", ""),
+                            self._cipher,
                         )
                         if "id" in meta
                         else None
@@ -245,7 +249,7 @@ class DirtyQueue:
         for hashes, reply in zip(groups, replies, strict=True):
             # an empty Lua table encodes as {}: no fields
             for h, (state, meta, data) in zip(hashes, json.loads(reply), strict=True):
-                record = _record(state, meta, data)
+                record = _record(state, meta, data, self._cipher)
                 if record is not None:
                     found[h] = record
         return found
@@ -360,14 +364,32 @@ _hash = functools.lru_cache(maxsize=1 << 16)(session_hash)
 _OUTCOMES: dict[int, Literal["clean", "moved", "deleted"]] = {1: "clean", 0: "moved", 2: "deleted"}
 
 
-def _record(state: list[str], meta_flat: list[str], data: str) -> SessionRecord | None:
+def _record(
+    state: list[str], meta_flat: list[str], data: str, cipher: StateCipher | None
+) -> SessionRecord | None:
     """A record from a packed reply's flat hashes (an empty Lua table encodes as ``{}``)."""
     meta = _pairs(meta_flat) if meta_flat else {}
     if "id" not in meta:
         return None
-    return record_from_hashes(
-        meta["id"], _pairs(state) if state else {}, meta, data, meta.get("ep", "")
-    )
+    return _readable(meta["id"], _pairs(state) if state else {}, meta, data, cipher)
+
+
+def _readable(
+    session_id: str,
+    state: dict[str, str],
+    meta: dict[str, str],
+    data: str,
+    cipher: StateCipher | None,
+) -> SessionRecord | None:
+    """The record to snapshot (epoch: the incarnation that wrote it, which the durable
+    store checks against its claim, core/db/sql/epochs.py); None, logged, when its
+    data log holds sealed lines this process has no key for: it stays dirty for a
+    process that has."""
+    try:
+        return record_from_hashes(session_id, state, meta, data, meta.get("ep", ""), cipher)
+    except StateDecryptError as exc:
+        log_error("snapshot_unreadable", session_id=session_id, error=str(exc))
+        return None
 
 
 def _pairs(flat: list[str]) -> dict[str, str]:

@@ -87,13 +87,13 @@ def _pairs(flat: list[str]) -> dict[str, str]:
     return dict(zip(flat[::2], flat[1::2], strict=True))
 
 
-def parse_load(keys: SessionKeys, reply: list[Any]) -> Loaded:
+def parse_load(keys: SessionKeys, reply: list[Any], cipher: StateCipher | None) -> Loaded:
     """A LOAD reply (layout in scripts.py) as a record with the epoch that served it."""
     status = int(reply[0])
     if status == ABSENT:
         return Loaded(ABSENT, None, epoch=str(reply[5]))
     record = record_from_hashes(
-        keys.session_id, _pairs(reply[1]), _pairs(reply[2]), reply[3], epoch=reply[5]
+        keys.session_id, _pairs(reply[1]), _pairs(reply[2]), reply[3], reply[5], cipher
     )
     return Loaded(status, record, bool(status == UNVERIFIED and int(reply[4])), str(reply[5]))
 
@@ -143,7 +143,7 @@ async def load_hot(db: RedisDb, keys: SessionKeys) -> Loaded:
             [keys.state, keys.meta, keys.bucket.dirty, keys.data],
             [keys.hashed, verify(db)],
         )
-    return parse_load(keys, reply)
+    return parse_load(keys, reply, db.cipher)
 
 
 def verify(db: RedisDb) -> str:

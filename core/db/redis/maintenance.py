@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.db.cipher import StateCipher
 from core.db.maintenance import UserRewrite
+from core.db.redis import data_log
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys
 from core.db.redis.scripts import LuaScript
 
@@ -44,6 +45,16 @@ local ttl = redis.call('PTTL', KEYS[1])
 redis.call('DEL', KEYS[1])
 if #ARGV > 2 then redis.call('RPUSH', KEYS[1], unpack(ARGV, 3)) end
 if ttl > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1
+"""
+)
+
+# Replace a session's data log by its compacted form if it is still what was read;
+# its expiry is kept. KEYS: data  ARGV: read compacted. Returns 1 written, 0 moved.
+_REPLACE_DATA = LuaScript(
+    r"""
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
 """
 )
@@ -120,7 +131,8 @@ def _scrub_undo_item(
             item["o"] = (texts if texts is not None else present) | absent
             changed = True
     if isinstance(item.get("d"), str):
-        data = rewrite.sealed_data(item["d"], session_id, cipher)
+        stored = data_log.stored_data(item["d"], session_id, cipher)
+        data = rewrite.sealed_data(stored, session_id, cipher)
         changed = changed or data != item["d"]
         item["d"] = data
     return json.dumps(item, ensure_ascii=False, separators=(",", ":")) if changed else raw
@@ -128,7 +140,8 @@ def _scrub_undo_item(
 
 async def scrub_extras(db: RedisDb, session_id: str, rewrite: UserRewrite) -> int:
     """Pseudonymise the user in a session's undo records, conflict copy and quarantine
-    entry (call under the session's lease, after the save); records rewritten."""
+    entry, and drop what its data log dropped (call under the session's lease, after
+    the save); records rewritten."""
     keys = SessionKeys(db.key_prefix, session_id)
     client = db._clients.get()
     rewritten = 0
@@ -143,6 +156,13 @@ async def scrub_extras(db: RedisDb, session_id: str, rewrite: UserRewrite) -> in
             if await _REPLACE_LIST(client, [keys.hist], args):
                 rewritten += changed
                 break
+        data = await client.get(keys.data)
+        if data and data_log.is_log(str(data)):
+            # dropped runs and entries stay in a data log until it is written anew
+            # (sealed ones cannot be searched): write it anew now, live lines only
+            live = data_log.compacted(str(data))
+            if live != data and await _REPLACE_DATA(client, [keys.data], [data, live]):
+                rewritten += 1
         conflict = await client.get(keys.conflict)
         if conflict and rewrite.mentions(str(conflict)):
             value, _ = rewrite.value(json.loads(conflict))

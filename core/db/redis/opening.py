@@ -58,6 +58,7 @@ async def open_run(
         if reply is None:  # handed over as the wait timed out: load on its own
             record = await self._load_stored(session_id)
         else:
-            record = await loading.resolve(self, keys, loading.parse_load(keys, reply[1:]))
+            loaded = loading.parse_load(keys, reply[1:], self.cipher)
+            record = await loading.resolve(self, keys, loaded)
         unchanged = known is not None and known.matches(record)
         yield OpenedRun(held, self._opened(record), unchanged=unchanged)

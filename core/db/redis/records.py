@@ -7,19 +7,28 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from core.db.cipher import StateCipher
 from core.db.codec import entry_bytes
 from core.db.records import HistoryEntry, SessionMeta, SessionRecord
+from core.db.redis import data_log
 from core.db.redis.keys import SessionKeys
 from core.exceptions import StoreError
 
 
 def record_from_hashes(
-    session_id: str, state: dict[str, str], meta: dict[str, str], data: str = "", epoch: str = ""
+    session_id: str,
+    state: dict[str, str],
+    meta: dict[str, str],
+    data: str = "",
+    epoch: str = "",
+    cipher: StateCipher | None = None,
 ) -> SessionRecord | None:
     """A record from the ``state`` and ``meta`` hashes; None when the session is absent.
 
-    The hash fields are the key texts as saved: they become the record's texts as is.
-    ``epoch``: the run id of the Redis that served them ("" when not known).
+    The hash fields are the key texts as saved: they become the record's texts as is;
+    ``data`` is the ``:data`` string, read as a data log (``data_log.stored_data``,
+    with ``cipher``). ``epoch``: the run id of the Redis that served them ("" when not
+    known).
     """
     if not meta or "v" not in meta:
         return None
@@ -35,7 +44,7 @@ def record_from_hashes(
         created_at=float(meta.get("created", 0.0)),
         updated_at=float(meta.get("updated", 0.0)),
         save_id=meta.get("save", ""),
-        data=data,
+        data=data_log.stored_data(data, session_id, cipher),
         epoch=epoch,
     )
 
@@ -78,6 +87,10 @@ def history_from_undo(
     return entries
 
 
+#: SAVE's has_data argument by (append, undoable)
+_DATA_MODES = {(False, False): "1", (False, True): "2", (True, False): "3", (True, True): "4"}
+
+
 def save_args(
     keys: SessionKeys,
     expected_version: int,
@@ -94,9 +107,11 @@ def save_args(
     verify: bool,
     data: str | None = None,
     undoable: bool = False,
+    append: bool = False,
 ) -> list[Any]:
     """ARGV of the SAVE script (layout documented there). ``undoable``: the save may be
-    undone (write-through), so its undo record keeps the previous data."""
+    undone (write-through), so its undo record keeps the previous data (or, ``append``:
+    ``data`` appends to the data log, its previous length)."""
     args: list[Any] = [
         expected_version,
         token,
@@ -114,7 +129,7 @@ def save_args(
         max_bytes,
         "1" if guard_dirty else "0",
         "1" if verify else "0",
-        "0" if data is None else "2" if undoable else "1",
+        "0" if data is None else _DATA_MODES[append, undoable],
         data or "",
         len(texts),
     ]

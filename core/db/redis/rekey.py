@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from core.db.cipher import StateCipher
 from core.db.maintenance import RekeyCounts
+from core.db.redis import data_log
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of
 from core.db.redis.scripts import LuaScript
 from core.exceptions import StateDecryptError
@@ -144,7 +145,7 @@ def _plan(cipher: StateCipher, keys: SessionKeys, read: list[Any]) -> _Plan | No
         if new is not None:
             fields[key] = new
             delta += len(new.encode()) - len(text.encode())
-    new_data = cipher.renewed(data, sid, None) if data else None
+    new_data = data_log.renewed(data, sid, cipher)
     undo_args: list[Any] = []
     for at, raw in enumerate(undo):
         renewed = _renewed_undo(cipher, sid, raw)
@@ -181,7 +182,7 @@ def _renewed_undo(cipher: StateCipher, session_id: str, raw: str) -> str | None:
                 changed = True
     previous_data = item.get("d")
     if previous_data:
-        new = cipher.renewed(previous_data, session_id, None)
+        new = data_log.renewed(previous_data, session_id, cipher)
         if new is not None:
             item["d"] = new
             changed = True

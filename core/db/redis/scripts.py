@@ -79,6 +79,9 @@ LOAD = LuaScript(
 # previous data in the undo record: only a write-through save may be undone
 # (``write_through.UNDO``), and copying the whole data (run history, audit trail) into
 # Redis on every other save cost each turn of a long-lived session its size again.
+# '3' append ARGV[18] to the data log (``data_log.py``), '4' append and keep the log's
+# previous length in the undo record; {-5, version} when the data is not a log (written
+# whole before it): nothing is written, the caller writes the log whole.
 # A new session after a delete continues from the deleted version (kept in ``gone``), so
 # a version number never names two different contents.
 SAVE_FUNCTION = r"""
@@ -100,6 +103,8 @@ if ARGV[2] ~= '' then
   if not holder then return {-4, version} end
   if holder ~= ARGV[2] then return {-1, version} end
 end
+local append = ARGV[17] == '3' or ARGV[17] == '4'
+if append and redis.call('GETRANGE', KEYS[8], 0, 0) ~= 'H' then return {-5, version} end
 local n = tonumber(ARGV[19])
 local prev_sum = redis.call('HGET', meta, 'sum') or '0'
 local sum = tonumber(prev_sum)
@@ -133,8 +138,11 @@ if max_bytes > 0 and size > max_bytes then return {-2, size} end
 local base = version
 if version == 0 then base = tonumber(redis.call('GET', KEYS[7]) or '0') or 0 end
 local prev_save = redis.call('HGET', meta, 'save') or ''
-local prev_data = false
-if ARGV[17] ~= '0' then
+local prev_data, prev_len = false, false
+if append then
+  if ARGV[17] == '4' then prev_len = redis.call('STRLEN', KEYS[8]) end
+  redis.call('APPEND', KEYS[8], ARGV[18])
+elseif ARGV[17] ~= '0' then
   if ARGV[17] == '2' then prev_data = redis.call('GET', KEYS[8]) or '' end
   if ARGV[18] == '' then redis.call('DEL', KEYS[8]) else redis.call('SET', KEYS[8], ARGV[18]) end
 end
@@ -158,6 +166,7 @@ local limit = tonumber(ARGV[5])
 if limit > 0 then
   local undo = {v = new_version, t = ARGV[3], o = old, s = prev_save, b = prev_sum}
   if prev_data then undo['d'] = prev_data end
+  if prev_len then undo['dl'] = prev_len end
   if version == 0 then undo['n'] = 1 end
   if ARGV[12] == '1' then undo['u'] = ARGV[11] end
   redis.call('LPUSH', KEYS[3], cjson.encode(undo))

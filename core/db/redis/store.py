@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 
 from core.db.base import BaseDb
 from core.db.cipher import StateCipher, refuse_sealed
+from core.db.data_parts import DataParts
 from core.db.limits import StateLimits
 from core.db.maintenance import RekeyCounts, UserRewrite, no_keys_error
 from core.db.records import (
@@ -106,7 +107,7 @@ class RedisDb(BaseDb):
         )
         self.lease_view = self.leases
         self.user_blocks = RedisUserBlocks(self._clients, self.key_prefix, lock_ttl=lock_ttl)
-        self.dirty = DirtyQueue(self._clients, self.key_prefix)
+        self.dirty = DirtyQueue(self._clients, self.key_prefix, self.cipher)
         self._memories = RedisMemories(self._clients, self.key_prefix)
         self._server_checked = False
         self._snapshot_thread: SnapshotThread | None = None
@@ -199,6 +200,7 @@ class RedisDb(BaseDb):
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
         data: str | None = None,
+        data_parts: DataParts | None = None,
         release: bool = False,
     ) -> int:
         return await writes.save(
@@ -210,6 +212,7 @@ class RedisDb(BaseDb):
             meta=meta,
             lease=lease,
             data=data,
+            data_parts=data_parts,
             release=release,
         )
 
@@ -301,6 +304,7 @@ class RedisDb(BaseDb):
             retention=retention,
             retention_interval=retention_interval,
             store_clients=self._clients,
+            cipher=self.cipher,
         )
         self._snapshot_thread.start()
 

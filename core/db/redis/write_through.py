@@ -44,7 +44,8 @@ from core.exceptions import OutcomeUnknownError, StoreUnavailableError
 from core.utils.log import log_error, log_warning
 
 # Undo one save, if it is still the current one. KEYS: state meta hist index dirty data
-# ARGV: version save_id hash. The newest undo record holds what the save replaced.
+# ARGV: version save_id hash. The newest undo record holds what the save replaced (an
+# appending save: the data log's length before it, ``data_log.py``).
 # Returns 1 undone, 0 the session moved on, -1 no undo record for that save.
 UNDO = LuaScript(
     r"""
@@ -68,6 +69,9 @@ for key, previous in pairs(undo['o']) do
 end
 if undo['d'] then
   if undo['d'] == '' then redis.call('DEL', KEYS[6]) else redis.call('SET', KEYS[6], undo['d']) end
+elseif undo['dl'] then  -- an append: the log as it was before it
+  if undo['dl'] == 0 then redis.call('DEL', KEYS[6])
+  else redis.call('SET', KEYS[6], redis.call('GETRANGE', KEYS[6], 0, undo['dl'] - 1)) end
 end
 redis.call('LPOP', KEYS[3])
 redis.call('HSET', meta, 'v', tonumber(ARGV[1]) - 1, 'save', undo['s'] or '',

@@ -7,12 +7,15 @@ removes Redis's keys in one script, then the durable copy.
 
 from __future__ import annotations
 
+import functools
 import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from core.db.cipher import StateCipher
+from core.db.data_parts import DataParts
 from core.db.records import KnownVersion, Lease, SessionMeta, SessionRecord
-from core.db.redis import lease_scripts, scripts
+from core.db.redis import data_log, lease_scripts, scripts
 from core.db.redis.eviction import lease_gone
 from core.db.redis.keys import SessionKeys
 from core.db.redis.loading import UNVERIFIED_SAVE
@@ -33,6 +36,14 @@ __all__ = ["delete", "run_save", "save", "upsert_snapshot"]
 
 #: SAVE's status when the run's lease was held by nobody (expired, or evicted)
 LEASE_GONE = -4
+#: SAVE's status when it was to append to a data that is not a log (``data_log.py``)
+NOT_A_LOG = -5
+#: where SAVE's has_data and data arguments are (records.save_args)
+_DATA_ARGS = slice(16, 18)
+
+
+def _seal_payload(cipher: StateCipher, session_id: str, text: str) -> str:
+    return cipher.seal(text, session_id, None)
 
 
 async def save(
@@ -45,6 +56,7 @@ async def save(
     meta: SessionMeta,
     lease: Lease | None,
     data: str | None,
+    data_parts: DataParts | None = None,
     release: bool,
 ) -> int:
     """``RedisDb.asave``: the new version, or the error saying why nothing was written."""
@@ -54,9 +66,16 @@ async def save(
     db.limits.check_data(session_id, data)
     gone = set(removed) - set(texts)
     db.limits.check_size(session_id, texts)  # the delta alone already too big
+    seal = None
     if db.cipher is not None:  # limits count plaintext; Redis holds it sealed
         texts = db.cipher.seal_texts(session_id, texts)
-        data = None if data is None else db.cipher.seal_data(session_id, data)
+        seal = functools.partial(_seal_payload, db.cipher, session_id)
+    parts = data_parts if data is not None else None
+    append = parts is not None and parts.append is not None
+    if parts is not None:  # the data log (data_log.py): its new lines, or written anew
+        data = data_log.appended(parts, seal) if append else data_log.whole(parts, seal)
+    elif data is not None and seal is not None:
+        data = seal(data)
     keys = SessionKeys(db.key_prefix, session_id)
     if expected_version == 0 and db.snapshot_to is not None:
         # an empty Redis must not start a session the durable store already has
@@ -79,18 +98,27 @@ async def save(
         verify=db.snapshot_to is not None,
         data=data,
         undoable=db.write_through,
+        append=append,
     )
     token = lease.token if lease is not None else ""
     # write-through may still undo this save if the durable store fails, so the
     # lease goes back only after it (the lock's exit), never with the save
     releasing = release and bool(token) and not db.write_through
-    status, value, epoch, released = await run_save(db, keys, args, releasing)
+
+    async def attempt() -> tuple[int, int, str, bool]:
+        reply = await run_save(db, keys, args, releasing)
+        if reply[0] == NOT_A_LOG and parts is not None:  # stored whole before the log
+            args[_DATA_ARGS] = ["2" if db.write_through else "1", data_log.whole(parts, seal)]
+            reply = await run_save(db, keys, args, releasing)
+        return reply
+
+    status, value, epoch, released = await attempt()
     # the session was opened at expected_version, and Redis no longer holds it
     vanished = status == 0 and value == -1 and expected_version > 0
     if db.snapshot_to is not None and (status == UNVERIFIED_SAVE or vanished):
         # expired, flushed or restarted while the run was busy: read back, try once more
         await db._load_stored(session_id)  # reads back or checks the durable copy
-        status, value, epoch, released = await run_save(db, keys, args, releasing)
+        status, value, epoch, released = await attempt()
     if (vanished and status in (0, -1, UNVERIFIED_SAVE) and not await _deleted(db, keys)) or (
         status in (-1, LEASE_GONE)  # a lease gone with a restarted Redis is its data lost
         and lease is not None

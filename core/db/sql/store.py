@@ -28,6 +28,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from core.db.base import BaseDb
 from core.db.cipher import StateCipher
+from core.db.data_parts import DataParts
 from core.db.limits import StateLimits
 from core.db.maintenance import RekeyCounts, UserRewrite, no_keys_error
 from core.db.records import (
@@ -235,6 +236,7 @@ class SqlDb(BaseDb):
         meta: SessionMeta = SessionMeta(),
         lease: Lease | None = None,
         data: str | None = None,
+        data_parts: DataParts | None = None,
         release: bool = False,
     ) -> int:
         self.limits.check_keys(session_id, changed)

@@ -17,11 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from core.db.base import BaseDb
-from core.db.limits import StateLimits
+from core.db.limits import StateLimits, limits_of
 from core.db.records import KnownVersion, Lease, SessionMeta
 from core.exceptions import RunTimeoutError
 from core.run.history import RunRecord, SessionData, bounded_summary
-from core.run.pieces import DataPieces
+from core.run.pieces import DataPieces, parts_of
 from core.run.run_input import RunMedia
 from core.state.cache import CachedSession, SessionCache
 from core.state.checkpoints import StateTexts
@@ -278,7 +278,7 @@ class SessionHandle:
     ) -> None:
         """Save a delta with its audit entry. ``live``: the live state still holds exactly
         ``changed`` (called right after ``delta()``), so the entry reads its values."""
-        limits = self._limits()
+        limits = limits_of(self.db)
         tools = list(self.tools)  # the tools this save covers (more may run meanwhile)
         entry = self._audit_entry(changed, removed, limits, tools, live=live)
         expected = self.version
@@ -330,8 +330,10 @@ class SessionHandle:
         self, changed: dict[str, str], removed: set[str], *, release: bool, limits: StateLimits
     ) -> None:
         data = self.data.encode(limits) if self._data_edits != self._data_saved else None
-        # taken now: the data may change while the save is under way
-        sent = None if data is None else (data, self.data.pieces(data), self._data_edits)
+        # taken now, as the data may change while the save is under way; the parts are
+        # what a store that appends sends (core.db.data_parts), from what it holds
+        parts, pieces = parts_of(self.data.pieces(data), self._pieces) if data else (None, None)
+        sent = None if data is None else (data, pieces, self._data_edits)
         with observe("store_call", op="save"):
             save = asyncio.ensure_future(
                 self.db.asave(
@@ -342,6 +344,7 @@ class SessionHandle:
                     meta=self.meta,
                     lease=self.lease,
                     data=data,
+                    data_parts=parts,
                     release=release,
                 )
             )
@@ -369,10 +372,6 @@ class SessionHandle:
         self.tracker.mark_saved(changed, removed)
         if sent is not None:
             self._data_text, self._pieces, self._data_saved = sent
-
-    def _limits(self) -> StateLimits:
-        limits = getattr(self.db, "limits", None)
-        return limits if isinstance(limits, StateLimits) else StateLimits()
 
     # -- the per-process cache ----------------------------------------------------------
     def cache_entry(self, cache: SessionCache) -> CachedSession | None:
