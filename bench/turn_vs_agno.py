@@ -151,11 +151,13 @@ async def one_repeat(
         for timed, _ in rotation:
             await timed()
     out = {"trips": db.round_trips.reset() / (2 * turns)}
+    for name in ("oy", "ol"):  # bytes a Statebot turn sends to Redis, each kind alone
+        out[f"{name}_bytes"] = await _bytes_into_redis(turn_of(name), BYTE_TURNS) / BYTE_TURNS
     aged = await ours.aget_session_state(sessions["ol"])
-    assert len(aged["tasks"]) == n + turns + 5, "one task per turn"
+    assert len(aged["tasks"]) == n + turns + 5 + BYTE_TURNS, "one task per turn"
     assert aged["visits"] == age
     young_tasks = [len((await ours.aget_session_state(s))["tasks"]) for s in pools["oy"]]
-    assert sum(young_tasks) == len(young_tasks) * (n + 1) + turns + 5
+    assert sum(young_tasks) == len(young_tasks) * (n + 1) + turns + 5 + BYTE_TURNS
     floor_wall, floor_cpu = _ms(wall["floor"]), _ms(cpu["floor"])
     out["floor"] = floor_wall
     for k in names[1:]:
@@ -165,6 +167,25 @@ async def one_repeat(
     await db.aclose()
     await remove_redis_keys(REDIS_URL, prefix)
     return out
+
+
+#: untimed turns after the rotation whose bytes into Redis are counted
+BYTE_TURNS = 10
+
+
+async def _bytes_into_redis(turn: Turn, turns: int) -> float:
+    """What Redis received over ``turns`` turns (its ``total_net_input_bytes``; the
+    snapshotter's reads of the same sessions included)."""
+    import redis.asyncio as aioredis
+
+    client = aioredis.from_url(REDIS_URL)
+    try:
+        before = (await client.info("stats"))["total_net_input_bytes"]
+        for _ in range(turns):
+            await turn()
+        return float((await client.info("stats"))["total_net_input_bytes"] - before)
+    finally:
+        await client.aclose()
 
 
 def _span(values: list[float]) -> str:
@@ -213,6 +234,12 @@ async def main() -> None:
             ]
             floors = ", ".join(f"{r['floor']:.2f}" for r in runs)
             print(f"|  | (floor ms per repeat: {floors}) | | | | | |", flush=True)
+            sent = {k: statistics.median(r[f"{k}_bytes"] for r in runs) for k in ("oy", "ol")}
+            print(
+                f"|  | (bytes into Redis per turn: young {sent['oy']:,.0f}, "
+                f"long-lived {sent['ol']:,.0f}) | | | | | |",
+                flush=True,
+            )
     print("\nStatebot long-lived ÷ young (CPU; wall):")
     for n, ratios in aged.items():
         half = len(ratios) // 2

@@ -18,6 +18,7 @@ from core.db.redis import RedisDb
 from core.db.sqlite import SqliteDb
 from tests.db.conftest import Backend
 from tests.db.test_conformance import *  # noqa: F403 - the contract, collected again here
+from tests.db.test_data_conformance import *  # noqa: F403 - and the data's, sealed
 from tests.db.test_encryption import K1, K2
 
 CIPHER = StateCipher([K2, K1])
