@@ -114,7 +114,7 @@ async def one_repeat(
     # a young session serves YOUNG turns, then the next one takes over: all are created
     # (one turn each) before the timing, so none is older than YOUNG + 1 runs
     pools = {
-        name: [f"{name}-{uuid.uuid4().hex}" for _ in range(-(-(turns + 5) // YOUNG))]
+        name: [f"{name}-{uuid.uuid4().hex}" for _ in range(-(-(turns + 5 + BYTE_TURNS) // YOUNG))]
         for name in ("oy", "ay")
     }
     agents = {"oy": ours, "ol": ours, "ay": theirs, "al": theirs}

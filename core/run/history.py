@@ -31,7 +31,7 @@ from core.db.data_parts import assemble
 from core.db.limits import StateLimits
 from core.models.base import Message
 from core.run.media_refs import attached_note as attached_note
-from core.run.pieces import DataPieces, PieceCache, dumps
+from core.run.pieces import DataPieces, PieceCache, bounded_audit, dumps
 from core.run.summary_bounds import SUMMARY_CHARS as SUMMARY_CHARS
 from core.run.summary_bounds import bounded_summary as bounded_summary
 from core.run.transcript import RESULT_CHARS as RESULT_CHARS
@@ -231,7 +231,7 @@ class SessionData:
             p[0] if p[0].paused is None else RunRecord.from_dict(json.loads(p[1]))
             for p in pieces.runs
         ]
-        data.audit = [p[0] for p in pieces.audit]
+        data.audit = list(pieces.audit)
         data._cache.fill(pieces)
         data._encoded = pieces
         return data
@@ -282,27 +282,15 @@ class SessionData:
             rest = f'{rest},"summary":{dumps(self.summary)}'
         runs = _within(runs, room, cache)
         self.runs = [p[0] for p in runs]
-        lines = self._bounded_audit(limits)
-        members = f'{{"name":{name}{rest}}}'
-        text = assemble(members, [p[1] for p in runs], [p[1] for p in lines])
-        cache.keep(runs, lines)
-        self._encoded = DataPieces(text, members, tuple(runs), tuple(lines))
-        return text
-
-    def _bounded_audit(self, limits: StateLimits) -> list[tuple[str, str, int]]:
-        """The audit entries within their own bound, with their escaped texts; trims them."""
-        lines = self.audit[-limits.max_audit_entries :] if limits.max_audit_entries > 0 else []
-        pieces = [self._cache.line(line) for line in lines]
-        room = limits.audit_bytes - len(',"audit":')
         # the member is the escaped entries, "\\n" (2 bytes) between them, in quotes
-        size = sum(p[2] for p in pieces) + 2 * len(pieces)
-        drop = 0
-        while drop < len(pieces) and size > room:  # rare: drop the oldest until it fits
-            size -= pieces[drop][2] + 2
-            drop += 1
-        pieces = pieces[drop:]
-        self.audit = [p[0] for p in pieces]
-        return pieces
+        room = limits.audit_bytes - len(',"audit":')
+        audit = bounded_audit(self.audit, self._encoded, limits.max_audit_entries, room)
+        self.audit = list(audit[0])
+        members = f'{{"name":{name}{rest}}}'
+        text = assemble(members, [p[1] for p in runs], audit[1])
+        cache.keep(runs)
+        self._encoded = DataPieces(text, members, tuple(runs), *audit)
+        return text
 
     def upsert(self, run: RunRecord) -> None:
         """Add a run, or replace the stored run with the same id (a resumed pause)."""

@@ -3,9 +3,11 @@
 A session's data text (:mod:`core.run.history`) is one JSON object; on a long-lived
 session nearly all of it is runs and audit entries an earlier save already encoded.
 Encoding them all again on every save cost a turn more than half a millisecond
-(bench/README.md), so each run's JSON text and each audit entry's escaped text is
-kept, by the identity of the (immutable) run record or entry string it was made from:
-code that replaces a run or drops an entry just misses and that piece is encoded anew.
+(bench/README.md), so each run's JSON text is kept by the identity of the (immutable)
+run record it was made from (code that replaces a run just misses, and that run is
+encoded anew), and the audit entries with their escaped texts and total size: a save
+that only added entries escapes just those (:func:`bounded_audit`), and a save's
+parts for a store that appends (:func:`parts_of`) are found by comparing tuples.
 
 JSON escapes a string character by character, so the audit member (the entries joined
 with a newline, as one JSON string) is the entries' escaped texts joined with ``\\n``:
@@ -19,14 +21,14 @@ immutable, so the next run of the session starts from them without decoding the 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from json.encoder import encode_basestring
 from typing import Generic, TypeVar
 
 from core.db.data_parts import DataAppend, DataParts
 
-__all__ = ["DataPieces", "PieceCache", "dumps", "escaped", "parts_of"]
+__all__ = ["DataPieces", "PieceCache", "bounded_audit", "dumps", "escaped", "parts_of"]
 
 T = TypeVar("T")
 
@@ -45,13 +47,16 @@ def escaped(line: str) -> str:
 @dataclass(frozen=True, slots=True)
 class DataPieces(Generic[T]):
     """A data text and what it was made of: its head (every member but runs and audit,
-    as a JSON object), each run with its JSON text, each audit entry with its escaped
-    text; sizes in UTF-8 bytes."""
+    as a JSON object), each run with its JSON text and size, the audit entries with
+    their escaped texts, and the audit member's size; sizes in UTF-8 bytes."""
 
     text: str
     head: str
     runs: tuple[tuple[T, str, int], ...]
-    audit: tuple[tuple[str, str, int], ...]
+    audit: tuple[str, ...] = ()
+    escaped: tuple[str, ...] = ()
+    #: the escaped entries' bytes, and two per entry (a separator, or the quotes)
+    audit_bytes: int = 0
     #: bytes a store that appends (core.db.data_parts) has appended since it last wrote
     #: this data whole: what it holds besides the live data, about
     appended: int = 0
@@ -63,17 +68,16 @@ class DataPieces(Generic[T]):
 
 
 class PieceCache(Generic[T]):
-    """Encoded texts of runs and audit entries, by the identity of what they encode.
+    """Encoded texts of runs, by the identity of the record they encode.
 
-    An entry holds its object, so the id it is filed under cannot be reused while it
-    is here; :meth:`keep` drops everything no longer in the data after a save.
+    An entry holds its record, so the id it is filed under cannot be reused while it
+    is here; :meth:`keep` drops every run no longer in the data after a save.
     """
 
-    __slots__ = ("lines", "runs")
+    __slots__ = ("runs",)
 
     def __init__(self) -> None:
         self.runs: dict[int, tuple[T, str, int]] = {}
-        self.lines: dict[int, tuple[str, str, int]] = {}
 
     def known(self, run: T) -> tuple[T, str, int] | None:
         """``run`` with its JSON text and size, if an encode made them."""
@@ -90,24 +94,44 @@ class PieceCache(Generic[T]):
         self.runs[id(run)] = piece
         return piece
 
-    def line(self, line: str) -> tuple[str, str, int]:
-        """An audit entry's text with its escaped form and that form's size."""
-        hit = self.lines.get(id(line))
-        if hit is not None and hit[0] is line:
-            return hit
-        text = escaped(line)
-        piece = (line, text, len(text) if text.isascii() else len(text.encode()))
-        self.lines[id(line)] = piece
-        return piece
-
-    def keep(self, runs: list[tuple[T, str, int]], lines: list[tuple[str, str, int]]) -> None:
-        """Forget every piece but these (the data as just encoded)."""
+    def keep(self, runs: list[tuple[T, str, int]]) -> None:
+        """Forget every run but these (the data as just encoded)."""
         self.runs = {id(p[0]): p for p in runs}
-        self.lines = {id(p[0]): p for p in lines}
 
     def fill(self, pieces: DataPieces[T]) -> None:
-        """Know the pieces a data text was made of."""
-        self.keep(list(pieces.runs), list(pieces.audit))
+        """Know the runs a data text was made of."""
+        self.keep(list(pieces.runs))
+
+
+def _utf8(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode())
+
+
+def bounded_audit(
+    lines: list[str], previous: DataPieces[T] | None, max_entries: int, room: int
+) -> tuple[tuple[str, ...], tuple[str, ...], int]:
+    """The newest audit entries within ``max_entries`` and ``room`` bytes, their escaped
+    texts and size. When ``lines`` start with the entries ``previous`` encoded (the usual
+    save: entries were only added), only the added ones are escaped and measured."""
+    if max_entries <= 0:
+        return (), (), 0
+    known = previous.audit if previous is not None else ()
+    if known and len(lines) >= len(known) and tuple(lines[: len(known)]) == known:
+        assert previous is not None
+        fresh = tuple(lines[len(known) :])
+        texts = previous.escaped + tuple(escaped(line) for line in fresh)
+        entries = known + fresh
+        size = previous.audit_bytes + sum(_utf8(t) + 2 for t in texts[len(known) :])
+    else:
+        entries = tuple(lines)
+        texts = tuple(escaped(line) for line in entries)
+        size = sum(_utf8(t) + 2 for t in texts)
+    drop = max(0, len(entries) - max_entries)
+    size -= sum(_utf8(t) + 2 for t in texts[:drop])
+    while drop < len(entries) and size > room:  # rare: drop the oldest until it fits
+        size -= _utf8(texts[drop]) + 2
+        drop += 1
+    return entries[drop:], texts[drop:], size
 
 
 #: below this many appended bytes a data is never written whole again just to compact it
@@ -128,48 +152,46 @@ def parts_of(
     if new is None:
         return None, None
     runs = tuple(p[1] for p in new.runs)
-    audit = tuple(p[1] for p in new.audit)
-    append = _append_of(new, base) if base is not None else None
+    append = _append_of(new, runs, base) if base is not None else None
     if append is not None and base is not None:
         grown = base.appended + len(new.head) * append.head_changed + 4
         grown += sum(p[2] + 2 for p in new.runs[len(new.runs) - append.new_runs :])
-        grown += sum(p[2] + 2 for p in new.audit[len(new.audit) - append.new_audit :])
+        grown += sum(_utf8(t) + 2 for t in new.escaped[len(new.escaped) - append.new_audit :])
         if grown <= max(len(new.text), _MIN_APPENDED):
-            return DataParts(new.head, runs, audit, append), replace(new, appended=grown)
-    return DataParts(new.head, runs, audit), replace(new, appended=0) if new.appended else new
+            return DataParts(new.head, runs, new.escaped, append), replace(new, appended=grown)
+    whole = DataParts(new.head, runs, new.escaped)
+    return whole, replace(new, appended=0) if new.appended else new
 
 
-def _append_of(new: DataPieces[T], base: DataPieces[T]) -> DataAppend | None:
+def _append_of(
+    new: DataPieces[T], runs: tuple[str, ...], base: DataPieces[T]
+) -> DataAppend | None:
     """How ``new`` follows from ``base``: oldest runs and entries dropped, new ones
     added after the rest; None when a kept one changed."""
-    runs = _kept(base.runs, new.runs)
-    audit = _kept(base.audit, new.audit)
-    if runs is None or audit is None:
+    old_runs = tuple(p[1] for p in base.runs)
+    kept_runs = _kept(old_runs, runs)
+    kept_audit = _kept(base.audit, new.audit)
+    if kept_runs is None or kept_audit is None:
         return None
     return DataAppend(
-        drop_runs=len(base.runs) - runs,
-        new_runs=len(new.runs) - runs,
-        drop_audit=len(base.audit) - audit,
-        new_audit=len(new.audit) - audit,
+        drop_runs=len(old_runs) - kept_runs,
+        new_runs=len(runs) - kept_runs,
+        drop_audit=len(base.audit) - kept_audit,
+        new_audit=len(new.audit) - kept_audit,
         head_changed=new.head != base.head,
     )
 
 
-def _kept(
-    old: Sequence[tuple[object, str, int]], new: Sequence[tuple[object, str, int]]
-) -> int | None:
-    """How many of ``old``'s last pieces start ``new``, unchanged (the rest of ``old``
+def _kept(old: tuple[str, ...], new: tuple[str, ...]) -> int | None:
+    """How many of ``old``'s last texts start ``new``, unchanged (the rest of ``old``
     was dropped, the rest of ``new`` is added); None when that is not how it changed."""
     if not new or not old:
         return 0
-    first = new[0][1]
-    start = next((i for i, p in enumerate(old) if p[1] is first), None)
-    if start is None:
-        start = next((i for i, p in enumerate(old) if p[1] == first), len(old))
+    try:
+        start = old.index(new[0])
+    except ValueError:
+        return 0
     kept = len(old) - start
-    if kept > len(new):
+    if kept > len(new) or old[start:] != new[:kept]:
         return None
-    for (_, a, _), (_, b, _) in zip(old[start:], new, strict=False):
-        if a is not b and a != b:
-            return None
     return kept
