@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from json.encoder import encode_basestring
 from typing import Generic, TypeVar
 
@@ -158,9 +158,15 @@ def parts_of(
         grown += sum(p[2] + 2 for p in new.runs[len(new.runs) - append.new_runs :])
         grown += sum(_utf8(t) + 2 for t in new.escaped[len(new.escaped) - append.new_audit :])
         if grown <= max(len(new.text), _MIN_APPENDED):
-            return DataParts(new.head, runs, new.escaped, append), replace(new, appended=grown)
+            return DataParts(new.head, runs, new.escaped, append), _with_appended(new, grown)
     whole = DataParts(new.head, runs, new.escaped)
-    return whole, replace(new, appended=0) if new.appended else new
+    return whole, _with_appended(new, 0) if new.appended else new
+
+
+def _with_appended(pieces: DataPieces[T], appended: int) -> DataPieces[T]:
+    # built directly: dataclasses.replace introspects the fields on every call
+    p = pieces
+    return DataPieces(p.text, p.head, p.runs, p.audit, p.escaped, p.audit_bytes, appended)
 
 
 def _append_of(
