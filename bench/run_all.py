@@ -44,6 +44,7 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
     "chat_latency": ([], ["--messages", "5"]),
     "teams_latency": ([], ["--messages", "5"]),
     "file_turns": ([], ["--turns", "3", "--size", "65536"]),
+    "sql_data_column": ([], ["--saves", "5"]),
 }
 
 
