@@ -28,6 +28,7 @@ from core.governance.rekey import rekey
 from core.models.scripted import ScriptedModel, tool_call
 from core.run.history import RunRecord, SessionData
 from core.run.pieces import DataPieces, parts_of
+from tests.core.test_data_pieces import bump
 
 K1 = Fernet.generate_key().decode()
 K2 = Fernet.generate_key().decode()
@@ -276,12 +277,6 @@ async def test_a_write_through_append_undone_restores_the_log(
     await durable.aclose()
 
 
-async def _bump(session_state: dict[str, Any]) -> str:
-    """Change one small key."""
-    session_state["n"] = session_state.get("n", 0) + 1
-    return "bumped"
-
-
 async def test_an_agent_s_turns_append(
     redis_url: str, key_prefix: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -299,8 +294,8 @@ async def test_an_agent_s_turns_append(
     db = RedisDb(db_url=redis_url, key_prefix=key_prefix)
     script: list[Any] = []
     for _ in range(8):
-        script += [tool_call("_bump"), "ok"]
-    agent = Agent(ScriptedModel(script), db=db, tools=[_bump], session_id="s")
+        script += [tool_call("bump"), "ok"]
+    agent = Agent(ScriptedModel(script), db=db, tools=[bump], session_id="s")
     for i in range(8):
         await agent.arun(f"turn {i}")
     assert len(appends) >= 7
