@@ -8,7 +8,8 @@ live in the same slot and one Lua script may touch them all::
 
     {prefix}{b<bucket>}:s:<hash>:state   hash   one field per top-level key (JSON text)
     {prefix}{b<bucket>}:s:<hash>:meta    hash   id, v, kind, owner, user, created, updated, ...
-    {prefix}{b<bucket>}:s:<hash>:data    string the session's own data: run history, name (JSON)
+    {prefix}{b<bucket>}:s:<hash>:data    string the session's own data (run history, audit, name)
+                                                as a log of lines a save appends to (data_log.py)
     {prefix}{b<bucket>}:s:<hash>:hist    list   recent saves (undo records), newest first
     {prefix}{b<bucket>}:s:<hash>:lease   string token of the run lease holder (PX lock_ttl)
     {prefix}{b<bucket>}:s:<hash>:queue   zset   waiting tickets by arrival number

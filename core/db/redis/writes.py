@@ -38,8 +38,6 @@ __all__ = ["delete", "run_save", "save", "upsert_snapshot"]
 LEASE_GONE = -4
 #: SAVE's status when it was to append to a data that is not a log (``data_log.py``)
 NOT_A_LOG = -5
-#: where SAVE's has_data and data arguments are (records.save_args)
-_DATA_ARGS = slice(16, 18)
 
 
 def _seal_payload(cipher: StateCipher, session_id: str, text: str) -> str:
@@ -83,32 +81,37 @@ async def save(
         if existing is not None:
             raise StaleVersionError(session_id, expected_version, existing.version)
     save_id = uuid.uuid4().hex
-    args = save_args(
-        keys,
-        expected_version,
-        texts,
-        gone,
-        meta,
-        lease.token if lease is not None else "",
-        save_id=save_id,
-        ttl_ms=db._ttl_ms,
-        history_limit=db.history_limit,
-        max_bytes=db.limits.max_state_bytes,
-        guard_dirty=db.snapshot_to is not None,
-        verify=db.snapshot_to is not None,
-        data=data,
-        undoable=db.write_through,
-        append=append,
-    )
     token = lease.token if lease is not None else ""
+
+    def args_for(data: str | None, append: bool) -> list[Any]:
+        return save_args(
+            keys,
+            expected_version,
+            texts,
+            gone,
+            meta,
+            token,
+            save_id=save_id,  # the same on a retry: it stays one save
+            ttl_ms=db._ttl_ms,
+            history_limit=db.history_limit,
+            max_bytes=db.limits.max_state_bytes,
+            guard_dirty=db.snapshot_to is not None,
+            verify=db.snapshot_to is not None,
+            data=data,
+            undoable=db.write_through,
+            append=append,
+        )
+
+    args = args_for(data, append)
     # write-through may still undo this save if the durable store fails, so the
     # lease goes back only after it (the lock's exit), never with the save
     releasing = release and bool(token) and not db.write_through
 
     async def attempt() -> tuple[int, int, str, bool]:
+        nonlocal args
         reply = await run_save(db, keys, args, releasing)
         if reply[0] == NOT_A_LOG and parts is not None:  # stored whole before the log
-            args[_DATA_ARGS] = ["2" if db.write_through else "1", data_log.whole(parts, seal)]
+            args = args_for(data_log.whole(parts, seal), False)
             reply = await run_save(db, keys, args, releasing)
         return reply
 
