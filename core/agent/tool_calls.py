@@ -11,7 +11,8 @@ private copy of the state, adopted into the live state only when the call return
 time. The copy decodes a key from its saved text only when the tool reads it, and only
 the keys the tool may have changed are adopted, so a call costs what it touches, not
 the size of the state. A sync tool declared ``inline`` (``@tool(inline=True)``: cheap,
-never blocking) runs on the loop against the live state instead, like an async one. A
+never blocking), or measured cheap (:mod:`core.tools.inline`), runs on the loop against
+the live state instead, like an async one. A
 call past its timeout is abandoned: its thread may go on changing its copy, which
 nothing reads or saves any more. Async tools work on the live state; a timeout cancels
 them.
@@ -280,7 +281,9 @@ async def execute_tool_call(
     try:
         try:
             async with scope:
-                result = await call_function(function, arguments, hooks, values, call_id=call_id)
+                result = await call_function(
+                    function, arguments, hooks, values, call_id=call_id, inline=inline
+                )
                 if inline and _overdue(scope):  # it could not be interrupted: time out now
                     raise TimeoutError
         except AgentRunException as exc:  # a signal, not a failure: the changes stand

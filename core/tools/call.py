@@ -35,8 +35,12 @@ async def call_function(
     injected: Mapping[str, Any],
     *,
     call_id: str | None = None,
+    inline: bool = False,
 ) -> Any:
-    """Run ``function`` with its options and the agent's ``hooks``; returns its result."""
+    """Run ``function`` with its options and the agent's ``hooks``; returns its result.
+
+    ``inline``: a sync tool runs on the event loop (the caller asked ``runs_inline``).
+    """
     fc = FunctionCall(function, dict(arguments), call_id)
     if function.pre_hook is not None:
         await _run_hook(function.pre_hook, fc, injected)
@@ -47,7 +51,7 @@ async def call_function(
     if cached is not MISS:
         fc.result = cached
     else:
-        fc.result = await run_tool_chain(function, fc.arguments, chain, injected)
+        fc.result = await run_tool_chain(function, fc.arguments, chain, injected, inline=inline)
         if cache is not None:
             cache.put(key, fc.result)
     if function.post_hook is not None:

@@ -97,6 +97,8 @@ def tool(
     ``inline=True`` (not an Agno option): a sync tool that is cheap and never blocks
     runs on the event loop against the live state, with no worker thread; it cannot be
     interrupted, so its timeout is only noticed when it returns (docs/runtime.md).
+    ``inline=False`` keeps it on a worker thread always; left out, the tool is measured
+    and runs on the loop once its calls have shown it cheap (:mod:`core.tools.inline`).
     The other options are Agno's; see the module docstring.
     """
     accepted = check_options(options)

@@ -18,6 +18,7 @@ import pydantic
 from core.exceptions import ToolArgumentError
 from core.run.context import RunContext
 from core.tools.cache import DEFAULT_CACHE_TTL, ResultCache
+from core.tools.inline import InlineRecord
 from core.tools.result import ToolResult as ToolResult  # Agno's path: agno.tools.function
 
 #: parameter names the runtime fills in; the model never sees them
@@ -72,6 +73,7 @@ class Function:
         "entrypoint",
         "injected",
         "inline",
+        "inline_record",
         "instructions",
         "internal",
         "is_async",
@@ -111,7 +113,7 @@ class Function:
         cache_dir: str | None = None,
         internal: bool = False,
         parameters: dict[str, Any] | None = None,
-        inline: bool = False,
+        inline: bool | None = None,
     ) -> None:
         """``parameters``: the JSON schema the model is shown, when the tool brings its
         own (an MCP server's tool); its arguments are then passed on unchecked here, for
@@ -152,9 +154,12 @@ class Function:
         #: not Agno's: code (a schedule, a direct call) runs it; the model is never
         #: offered it, and the chat layer takes it as no command
         self.internal = internal
-        #: not Agno's: a sync tool declared cheap and never blocking; it runs on the
-        #: event loop against the live state (see :meth:`runs_inline`)
+        #: not Agno's: True, a sync tool declared cheap and never blocking, runs on the
+        #: event loop against the live state (see :meth:`runs_inline`); False keeps it
+        #: on a worker thread; None (the default) decides by measuring its calls
         self.inline = inline
+        #: what this tool's calls have shown (core.tools.inline), for ``inline=None``
+        self.inline_record = InlineRecord()
         if inline and self.is_async:
             raise ValueError(f"tool {self.name!r}: inline=True is for sync tools only")
         self.pre_hook = pre_hook
@@ -194,13 +199,16 @@ class Function:
     def runs_inline(self, hooks: Sequence[Callable[..., Any]]) -> bool:
         """Whether a call, inside the agent's ``hooks``, runs on the event loop.
 
-        Only a sync tool declared ``inline`` with no sync hook around it (agent's, its
-        own, pre or post): a sync hook runs on a worker thread, and the call is then
-        isolated like any sync tool's. An inline call cannot be interrupted: its timeout
-        is noticed when it returns (its changes are then undone), so declare only tools
-        that never block.
+        Only a sync tool declared ``inline``, or measured cheap while undeclared
+        (:mod:`core.tools.inline`), with no sync hook around it (agent's, its own, pre
+        or post): a sync hook runs on a worker thread, and the call is then isolated like
+        any sync tool's. An inline call cannot be interrupted: its timeout is noticed
+        when it returns (its changes are then undone), so declare only tools that never
+        block.
         """
-        if not self.inline:
+        if self.is_async or self.inline is False:
+            return False
+        if self.inline is None and not self.inline_record.promoted:
             return False
         around = [*hooks, *self.tool_hooks, self.pre_hook, self.post_hook]
         return all(h is None or inspect.iscoroutinefunction(h) for h in around)

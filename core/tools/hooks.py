@@ -5,7 +5,8 @@ The first hook is outermost. A hook proceeds by calling ``function_call(**argume
 raises. Hooks and tools receive injected values (``session_state``, ``run_context``,
 ``agent``, ...) by parameter name, exactly as tools do.
 
-Sync code never runs on the event loop: a chain of only sync parts runs as a whole on
+Sync code runs off the event loop (but a tool declared or measured cheap, with no sync
+hook around it, see :mod:`core.tools.inline`): a chain of only sync parts runs as a whole on
 a worker thread (:mod:`core.tools.workers`), a sync tool under async hooks runs on one,
 and a sync hook around async code runs on one while its ``function_call`` hands the
 inner layers back to the loop. Cancelling the chain (a timeout) cancels the async
@@ -24,10 +25,12 @@ import concurrent.futures
 import contextlib
 import inspect
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from core.tools.function import Function
+from core.tools.inline import failed
 from core.tools.workers import run_in_worker
 
 
@@ -53,18 +56,25 @@ async def run_tool_chain(
     arguments: dict[str, Any],
     hooks: Sequence[Callable[..., Any]],
     injected: Mapping[str, Any],
+    *,
+    inline: bool,
 ) -> Any:
-    """Run the hooks around the tool, keeping sync code off the event loop."""
+    """Run the hooks around the tool, keeping sync code off the event loop.
+
+    ``inline``: the sync tool runs on the loop (``Function.runs_inline``, asked once by
+    the caller, whose choice of live state or private copy depends on the same answer).
+    """
     tool_kwargs = {k: v for k, v in injected.items() if k in function.injected}
 
     def call_tool_sync(**args: Any) -> Any:
         result = function.entrypoint(**args, **tool_kwargs)
         return join_chunks(result) if inspect.isgenerator(result) else result
 
-    inline = function.runs_inline(hooks)  # declared cheap, and only async hooks around it
+    measured = function.inline is None and not function.is_async
+    on_worker = function.inline_record.timed(call_tool_sync) if measured else call_tool_sync
     any_async = inline or function.is_async or any(inspect.iscoroutinefunction(h) for h in hooks)
     if not any_async:
-        sync_chain: Callable[..., Any] = call_tool_sync
+        sync_chain: Callable[..., Any] = on_worker
         for hook in reversed(hooks):
             sync_chain = _sync_layer(hook, function.name, sync_chain, injected)
         return await settle(await run_in_worker(sync_chain, **arguments))
@@ -72,14 +82,29 @@ async def run_tool_chain(
     async def call_tool_async(**args: Any) -> Any:
         if function.is_async:
             return await settle(function.entrypoint(**args, **tool_kwargs))
-        if inline:  # on the loop: no worker thread, no hop there and back
+        if inline and measured:  # on the loop while it stays cheap
+            return await settle(_on_loop(function, call_tool_sync, args))
+        if inline:  # declared: on the loop, no worker thread, no hop there and back
             return await settle(call_tool_sync(**args))
-        return await settle(await run_in_worker(call_tool_sync, **args))
+        return await settle(await run_in_worker(on_worker, **args))
 
     chain: Callable[..., Any] = call_tool_async
     for hook in reversed(hooks):
         chain = _async_layer(hook, function.name, chain, injected)
     return await chain(**arguments)
+
+
+def _on_loop(function: Function, call: Callable[..., Any], args: dict[str, Any]) -> Any:
+    """A measured-cheap tool's call on the loop, timed: one that fails or runs long demotes it."""
+    started = time.perf_counter()
+    try:
+        result = call(**args)
+    except BaseException as exc:
+        seconds = time.perf_counter() - started
+        function.inline_record.ran_on_loop(function.name, seconds, failed=failed(exc))
+        raise
+    function.inline_record.ran_on_loop(function.name, time.perf_counter() - started, failed=False)
+    return result
 
 
 def join_chunks(chunks: Iterable[object]) -> str:
