@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import openai
+
 from core.models.base import Message, ModelResponse, ToolCall, Usage
 from core.models.openai import OpenAIChat
 from core.models.openai.chat import OpenAIChat as OpenAIChatFromChat
@@ -144,3 +146,27 @@ def test_one_instance_serves_several_event_loops(server: FakeOpenAIServer) -> No
     third = asyncio.run(chat.ainvoke(question, []))
     run_sync(chat.aclose())
     assert [first.content, second.content, third.content] == ["one", "two", "three"]
+
+
+async def test_the_request_is_the_one_create_would_send(server: FakeOpenAIServer) -> None:
+    """The adapter posts without the client's parameter transform: the server gets the
+    same path, body and headers (bearer key included) as from ``chat.completions.create``."""
+    server.extend(["ok", "ok"])
+    chat = OpenAIChat(
+        id="m", base_url=server.base_url, api_key="k", temperature=0.3, extra_body={"seed": 7}
+    )
+    messages = [Message("system", "Be brief."), Message("user", "hi")]
+    await chat.ainvoke(messages, [ADD_ITEM])
+    await chat.aclose()
+    params = chat._params(messages, [ADD_ITEM])
+    extra = params.pop("extra_body")
+    client = openai.AsyncOpenAI(
+        base_url=server.base_url, api_key="k", timeout=chat.timeout, max_retries=chat.max_retries
+    )
+    await client.chat.completions.create(**params, extra_body=extra)
+    await client.close()
+    assert server.requests[0] == server.requests[1]
+    assert server.paths[0] == server.paths[1]
+    ours, theirs = server.headers
+    assert ours["authorization"] == "Bearer k"
+    assert ours == theirs

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import openai
+
 from core.models.base import Message, ModelResponse, ToolCall, Usage
 from core.models.openai import OpenAIChat
 from core.testing import FakeOpenAIServer, tool_call
@@ -78,3 +80,26 @@ async def test_streamed_raw_arguments_kept(server: FakeOpenAIServer, model: Open
     server.extend([tool_call("add_item", _raw_arguments='{"item": milk}')])
     _, final = await _collect(model)
     assert final.tool_calls == (ToolCall(final.tool_calls[0].id, "add_item", '{"item": milk}'),)
+
+
+async def test_the_stream_request_is_the_one_create_would_send(
+    server: FakeOpenAIServer, model: OpenAIChat
+) -> None:
+    """Streaming posts without the client's transform too: same body and headers."""
+    server.extend(["ok", "ok"])
+    await _collect(model)
+    client = openai.AsyncOpenAI(
+        base_url=server.base_url,
+        api_key=model.api_key,
+        timeout=model.timeout,
+        max_retries=model.max_retries,
+    )
+    stream = await client.chat.completions.create(
+        **model._params(QUESTION, []), stream=True, stream_options={"include_usage": True}
+    )
+    async with stream:
+        async for _ in stream:
+            pass
+    await client.close()
+    assert server.requests[0] == server.requests[1]
+    assert server.headers[0] == server.headers[1]
