@@ -4,7 +4,7 @@ Run (needs the benchmark's Agno environment, see bench/README.md):
 
     bench/.venv-agno/bin/python -m bench.turn_vs_agno
     bench/.venv-agno/bin/python -m bench.turn_vs_agno --turns 20 --repeats 1   # quick
-    bench/.venv-agno/bin/python -m bench.turn_vs_agno --inline   # @tool(inline=True)
+    bench/.venv-agno/bin/python -m bench.turn_vs_agno --tools worker   # @tool(inline=False)
 
 Four agents take turns, one turn each in round robin, so a load that drifts on a
 shared machine weighs on all alike: Statebot on RedisDb and Agno with no db, each on
@@ -73,7 +73,7 @@ def _ms(samples: list[float]) -> float:
 
 
 async def one_repeat(
-    tmp: str, n: int, turns: int, age: int, server: Any, inline: bool
+    tmp: str, n: int, turns: int, age: int, server: Any, placement: str
 ) -> dict[str, float]:
     """Median wall and CPU overhead (ms) per agent, and round trips per Statebot turn."""
     import openai
@@ -88,9 +88,10 @@ async def one_repeat(
         key_prefix=prefix,
         snapshot_to=SqliteDb(db_file=f"{tmp}/snap-{uuid.uuid4().hex}.db"),
     )
-    tools: list[Any] = [add_task, bump]
-    if inline:  # Statebot's own option (Agno has none): the same functions, declared cheap
-        tools = [Function(add_task, inline=True), Function(bump, inline=True)]
+    # Statebot's own option (Agno has none), on the same functions: undeclared (measured,
+    # the default), declared cheap, or kept on a worker thread
+    inline = {"measured": None, "declared": True, "worker": False}[placement]
+    tools = [Function(add_task, inline=inline), Function(bump, inline=inline)]
     ours = Agent(
         model=OpenAIChat(base_url=server.base_url, api_key="bench"),
         db=db,
@@ -199,12 +200,16 @@ async def main() -> None:
     parser.add_argument("--age", type=int, default=210, help="turns that age a long-lived session")
     parser.add_argument("--tasks", type=int, nargs="+", default=[10, 10_000])
     parser.add_argument(
-        "--inline", action="store_true", help="Statebot's tools declared @tool(inline=True)"
+        "--tools",
+        choices=["measured", "declared", "worker"],
+        default="measured",
+        help="Statebot's sync tools: undeclared (run on the loop once measured cheap), "
+        "declared @tool(inline=True), or @tool(inline=False) (always on a worker thread)",
     )
     args = parser.parse_args()
     from core.testing.openai_server import FakeOpenAIServer
 
-    print(f"load average at start: {os.getloadavg()}; inline tools: {args.inline}")
+    print(f"load average at start: {os.getloadavg()}; Statebot's tools: {args.tools}")
     print(
         "\n| tasks | session | Statebot RedisDb overhead ms | Agno no db overhead ms "
         "| wall ratio | CPU ratio | Redis round trips/turn |"
@@ -215,7 +220,7 @@ async def main() -> None:
         server.extend([server_turn] * 1_000_000)
         for n in args.tasks:
             runs = [
-                await one_repeat(tmp, n, args.turns, args.age, server, args.inline)
+                await one_repeat(tmp, n, args.turns, args.age, server, args.tools)
                 for _ in range(args.repeats)
             ]
             for label, ours, theirs in (("young", "oy", "ay"), ("long-lived", "ol", "al")):
