@@ -8,9 +8,10 @@ for it either way. So a tool declared neither ``inline=True`` nor ``inline=False
 timed on its worker thread, and once :data:`PROMOTE_AFTER` calls have each returned
 within :data:`FAST_WALL` seconds, busy on the CPU for at least :data:`BUSY_SHARE` of
 that time (it did not wait: no I/O, no lock, no hand-off to the loop it would block)
-and without failing, it runs on the loop like a declared one. A call that fails
-(raises anything but a refusal or a run signal) resets the count; a slow or waiting
-call is not counted.
+and without failing, it runs on the loop like a declared one. Decoding the private
+copy of the state a worker call reads is not counted: on the loop the call reads the
+live state. A call that fails (raises anything but a refusal or a run signal) resets
+the count; a slow or waiting call is not counted.
 
 A promoted tool whose call on the loop fails or takes longer than
 :data:`DEMOTE_WALL` is sent back to its worker thread for good, and a warning names
@@ -26,6 +27,7 @@ from typing import Any
 
 from core.db.values import StateValueError
 from core.exceptions import AgentRunException, ToolRefusedError
+from core.state.tracked import decoding_seconds
 from core.utils.log import logger
 
 #: calls measured on the worker before a tool may run on the loop
@@ -70,6 +72,7 @@ class InlineRecord:
 
         def measured(**args: Any) -> Any:
             wall, cpu = time.perf_counter(), time.thread_time()
+            copy_wall, copy_cpu = decoding_seconds()
             try:
                 result = call(**args)
             except BaseException as exc:
@@ -77,7 +80,11 @@ class InlineRecord:
                     with self._lock:
                         self._fast_calls = 0
                 raise
-            wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+            # decoding the private copy is the worker's cost, not the tool's: on the loop
+            # the call reads the live state, already decoded
+            decoded_wall, decoded_cpu = decoding_seconds()
+            wall = time.perf_counter() - wall - (decoded_wall - copy_wall)
+            cpu = time.thread_time() - cpu - (decoded_cpu - copy_cpu)
             if wall <= FAST_WALL and cpu >= BUSY_SHARE * wall:
                 with self._lock:
                     self._fast_calls += 1

@@ -71,6 +71,23 @@ async def test_a_cheap_tool_runs_on_the_loop_after_its_measured_calls() -> None:
     assert state == {"items": [f"i{i}" for i in range(PROMOTE_AFTER + 3)]}
 
 
+async def test_a_cheap_tool_on_a_large_state_is_measured_without_its_copy() -> None:
+    """On its worker the call first decodes its private copy of the key it reads (here
+    a 50,000-item list: milliseconds); on the loop it would not, so that is not counted."""
+    board = Board()
+    agent = Agent(
+        ScriptedModel([]),
+        db=InMemoryDb(),
+        tools=[board.add],
+        session_id="s",
+        session_state={"items": [f"old {i}" for i in range(50_000)]},
+    )
+    await _turns(agent, board, PROMOTE_AFTER + 2)
+    assert board.on_loop()[-2:] == [True, True]
+    state = await agent.aget_session_state("s")
+    assert state is not None and len(state["items"]) == 50_000 + PROMOTE_AFTER + 2
+
+
 async def test_a_waiting_tool_stays_on_its_worker_however_short_the_wait() -> None:
     """A call that sleeps (I/O, a lock, a hand-off to the loop) is never counted."""
     board = Board()
