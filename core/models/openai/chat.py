@@ -161,7 +161,7 @@ async def _post(client: openai.AsyncOpenAI, params: dict[str, Any], *, stream: b
     otherwise ``create``'s: the same path, body, bearer auth, retries, timeout, errors
     and response types.
     """
-    options: dict[str, Any] = {"security": {"bearer_auth": True}}
+    options: openai.RequestOptions = {"security": {"bearer_auth": True}}
     if "extra_body" in params:  # merged into the body by the client, as create does
         params = dict(params)
         options["extra_json"] = params.pop("extra_body")
@@ -169,7 +169,7 @@ async def _post(client: openai.AsyncOpenAI, params: dict[str, Any], *, stream: b
         "/chat/completions",
         body=params,
         cast_to=ChatCompletion,
-        options=options,  # type: ignore[arg-type]
+        options=options,
         stream=stream,
         stream_cls=openai.AsyncStream[ChatCompletionChunk],
     )
