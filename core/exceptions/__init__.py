@@ -120,6 +120,7 @@ from core.exceptions._state import (
     StateValueError,
 )
 from core.exceptions._storage import (
+    DamagedDataError,
     InvalidIdError,
     LeaseGoneError,
     LeaseLostError,
@@ -140,6 +141,7 @@ __all__ = [
     "AgentRunException",
     "BudgetExceededError",
     "CredentialsUnavailableError",
+    "DamagedDataError",
     "DependencyError",
     "EncryptionKeyError",
     "ErasureInProgressError",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "DamagedDataError",
     "InvalidIdError",
     "LeaseGoneError",
     "LeaseLostError",
@@ -22,6 +23,18 @@ __all__ = [
 
 class StoreError(Exception):
     """Base class of every storage error."""
+
+
+class DamagedDataError(StoreError):
+    """A session's run history and audit trail in Redis cannot be read as written (a
+    hand-edited or corrupted key): refused by name, never read as something else."""
+
+    def __init__(self, session_id: str, detail: str) -> None:
+        super().__init__(
+            f"session {session_id!r}: its run history and audit trail in Redis are damaged "
+            f"({detail}); its state values are not affected"
+        )
+        self.session_id = session_id
 
 
 class StoreUnavailableError(StoreError):

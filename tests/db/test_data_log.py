@@ -85,9 +85,9 @@ def test_a_log_reads_as_the_whole_text_after_every_step(steps: list[str]) -> Non
         parts, base = parts_of(pieces, base)
         assert parts.text == text
         log = log + data_log.appended(parts) if parts.append else data_log.whole(parts)
-        assert data_log.read(log, str) == text
+        assert data_log.read(log, str, "s") == text
         assert len(log) <= 2 * len(text) + 20_000
-        assert data_log.read(data_log.compacted(log), str) == text
+        assert data_log.read(data_log.compacted(log, "s"), str, "s") == text
 
 
 async def _raw(redis_url: str, key_prefix: str, session_id: str = "s") -> str:
@@ -202,7 +202,7 @@ async def test_rekey_seals_every_line_under_the_new_key(redis_url: str, key_pref
     db = RedisDb(db_url=redis_url, key_prefix=key_prefix, limits=LIMITS, cipher=new_cipher)
     await rekey(db)
     raw = await _raw(redis_url, key_prefix)
-    assert raw == data_log.compacted(raw)
+    assert raw == data_log.compacted(raw, "s")
     assert all(new_cipher.is_current(line[1:]) for line in raw.split("\n"))
     only_new = RedisDb(db_url=redis_url, key_prefix=key_prefix, cipher=StateCipher([K2]))
     assert (await only_new.aload("s")).data == text  # type: ignore[union-attr]

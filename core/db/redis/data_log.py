@@ -28,6 +28,7 @@ from collections.abc import Callable
 
 from core.db.cipher import MARKER, StateCipher, refuse_sealed
 from core.db.data_parts import DataParts, assemble
+from core.exceptions import DamagedDataError
 
 __all__ = ["appended", "compacted", "is_log", "read", "renewed", "stored_data", "whole"]
 
@@ -74,8 +75,12 @@ def _same(text: str) -> str:
     return text
 
 
-def live_lines(raw: str) -> tuple[str, list[str], list[str]]:
-    """The head line, run lines and audit lines a log reads as, payloads as stored."""
+def live_lines(raw: str, session_id: str) -> tuple[str, list[str], list[str]]:
+    """The head line, run lines and audit lines a log reads as, payloads as stored.
+
+    DamagedDataError for a line that is none of the five kinds (only a hand-edited or
+    corrupted key holds one: the store's own writes never do).
+    """
     head = ""
     runs: list[str] = []
     audit: list[str] = []
@@ -87,24 +92,22 @@ def live_lines(raw: str) -> tuple[str, list[str], list[str]]:
             audit.append(line)
         elif tag == HEAD:
             head = line
-        elif tag == DROP_RUNS:
-            del runs[: int(line[1:])]
-        elif tag == DROP_AUDIT:
-            del audit[: int(line[1:])]
+        elif tag in (DROP_RUNS, DROP_AUDIT) and line[1:].isdigit():
+            del (runs if tag == DROP_RUNS else audit)[: int(line[1:])]
         else:
-            raise ValueError(f"not a data log line: {line[:20]!r}")
+            raise DamagedDataError(session_id, f"not a data log line: {line[:20]!r}")
     return head, runs, audit
 
 
-def compacted(raw: str) -> str:
+def compacted(raw: str, session_id: str) -> str:
     """The log written anew from its live lines (no key needed: payloads as they are)."""
-    head, runs, audit = live_lines(raw)
+    head, runs, audit = live_lines(raw, session_id)
     return "\n".join([head, *runs, *audit])
 
 
-def read(raw: str, open_payload: Callable[[str], str]) -> str:
+def read(raw: str, open_payload: Callable[[str], str], session_id: str) -> str:
     """The data text a log reads as; ``open_payload`` opens a sealed payload."""
-    head, runs, audit = live_lines(raw)
+    head, runs, audit = live_lines(raw, session_id)
     return assemble(
         open_payload(head[1:]),
         [open_payload(line[1:]) for line in runs],
@@ -116,7 +119,8 @@ def stored_data(raw: str, session_id: str, cipher: StateCipher | None) -> str:
     """Redis's ``:data`` as the data text the rest of the store knows: a log read, and
     sealed whole when it held sealed lines; anything else as it is.
 
-    StateDecryptError when a line is sealed and there is no cipher to open it.
+    StateDecryptError when a line is sealed and there is no cipher to open it;
+    DamagedDataError when a line is none of a log's kinds.
     """
     if not is_log(raw):
         return raw
@@ -132,7 +136,7 @@ def stored_data(raw: str, session_id: str, cipher: StateCipher | None) -> str:
         assert cipher is not None
         return cipher.open(payload, session_id, None)
 
-    text = read(raw, open_payload)
+    text = read(raw, open_payload, session_id)
     return cipher.seal_data(session_id, text) if sealed and cipher is not None else text
 
 
@@ -141,7 +145,7 @@ def renewed(raw: str, session_id: str, cipher: StateCipher) -> str | None:
     key sealed again (rekey; a log comes back compacted); None when all of it already is."""
     if not is_log(raw):
         return cipher.renewed(raw, session_id, None) if raw else None
-    head, runs, audit = live_lines(raw)
+    head, runs, audit = live_lines(raw, session_id)
     changed = False
     lines = []
     for line in [head, *runs, *audit]:

@@ -23,7 +23,7 @@ from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of, sess
 from core.db.redis.records import record_from_hashes
 from core.db.redis.scripts import LuaScript
 from core.db.snapshot import CleanResult
-from core.exceptions import StateDecryptError
+from core.exceptions import DamagedDataError, StateDecryptError
 from core.utils.log import log_error
 
 # Read sessions of one bucket atomically, as ONE JSON text: [[state, meta, data], ...]
@@ -383,11 +383,12 @@ def _readable(
 ) -> SessionRecord | None:
     """The record to snapshot (epoch: the incarnation that wrote it, which the durable
     store checks against its claim, core/db/sql/epochs.py); None, logged, when its
-    data log holds sealed lines this process has no key for: it stays dirty for a
-    process that has."""
+    data log holds sealed lines this process has no key for (it stays dirty for a
+    process that has) or is damaged (it stays dirty, and the durable copy as it was,
+    rather than be overwritten with what could be read)."""
     try:
         return record_from_hashes(session_id, state, meta, data, meta.get("ep", ""), cipher)
-    except StateDecryptError as exc:
+    except (StateDecryptError, DamagedDataError) as exc:
         log_error("snapshot_unreadable", session_id=session_id, error=str(exc))
         return None
 

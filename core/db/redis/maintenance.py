@@ -160,7 +160,7 @@ async def scrub_extras(db: RedisDb, session_id: str, rewrite: UserRewrite) -> in
         if data and data_log.is_log(str(data)):
             # dropped runs and entries stay in a data log until it is written anew
             # (sealed ones cannot be searched): write it anew now, live lines only
-            live = data_log.compacted(str(data))
+            live = data_log.compacted(str(data), session_id)
             if live != data and await _REPLACE_DATA(client, [keys.data], [data, live]):
                 rewritten += 1
         conflict = await client.get(keys.conflict)

@@ -19,7 +19,7 @@ from core.db.maintenance import RekeyCounts
 from core.db.redis import data_log
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of
 from core.db.redis.scripts import LuaScript
-from core.exceptions import StateDecryptError
+from core.exceptions import DamagedDataError, StateDecryptError
 
 if TYPE_CHECKING:
     from core.db.redis.store import RedisDb
@@ -79,7 +79,7 @@ async def rekey_redis(db: RedisDb) -> RekeyCounts:
                         [keys.state, keys.meta, keys.data, keys.hist, keys.conflict],
                         plan.args,
                     )
-        except StateDecryptError as exc:
+        except (StateDecryptError, DamagedDataError) as exc:
             counts.failed.append(str(exc))
             continue
         if int(reply[0]) == 0:
