@@ -31,6 +31,7 @@ The hierarchy::
     │   ├── InvalidIdError (ValueError)   an id no durable store can hold
     │   ├── VersionConflictError          one version number, two contents
     │   ├── StaleSnapshotError            a snapshot read before Redis restarted
+    │   ├── DamagedDataError              a Redis data log with a line of no known kind
     │   ├── SessionNotFoundError (LookupError)  admin: no such session
     │   ├── VersionNotFoundError (LookupError)  admin: no such version in the history
     │   ├── ImportFileError (ValueError)  admin: an import file that cannot be used
