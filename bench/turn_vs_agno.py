@@ -17,7 +17,8 @@ while its board starts as large as the young ones'; it grows by one task per tur
 against one local OpenAI-compatible server. Overhead = turn minus two bare HTTP calls
 to that server (the floor, timed in the same rotation); CPU is this process's
 (``time.process_time``, the server thread included, and taken out again with the
-floor's). Each repeat builds fresh agents and sessions.
+floor's). Long-lived ÷ young is given for the overhead and for the whole turn (the
+floor's CPU added back to both). Each repeat builds fresh agents and sessions.
 """
 
 from __future__ import annotations
@@ -160,7 +161,7 @@ async def one_repeat(
     young_tasks = [len((await ours.aget_session_state(s))["tasks"]) for s in pools["oy"]]
     assert sum(young_tasks) == len(young_tasks) * (n + 1) + turns + 5 + BYTE_TURNS
     floor_wall, floor_cpu = _ms(wall["floor"]), _ms(cpu["floor"])
-    out["floor"] = floor_wall
+    out["floor"], out["floor_cpu"] = floor_wall, floor_cpu
     for k in names[1:]:
         out[f"{k}_wall"] = _ms(wall[k]) - floor_wall
         out[f"{k}_cpu"] = _ms(cpu[k]) - floor_cpu
@@ -234,9 +235,12 @@ async def main() -> None:
                     f"| {trips:.1f} |",
                     flush=True,
                 )
-            aged[n] = [r["ol_cpu"] / r["oy_cpu"] for r in runs] + [
-                r["ol_wall"] / r["oy_wall"] for r in runs
-            ]
+            aged[n] = (
+                [r["ol_cpu"] / r["oy_cpu"] for r in runs]
+                + [r["ol_wall"] / r["oy_wall"] for r in runs]
+                # the whole turn, the two model calls' own CPU included
+                + [(r["ol_cpu"] + r["floor_cpu"]) / (r["oy_cpu"] + r["floor_cpu"]) for r in runs]
+            )
             floors = ", ".join(f"{r['floor']:.2f}" for r in runs)
             print(f"|  | (floor ms per repeat: {floors}) | | | | | |", flush=True)
             sent = {k: statistics.median(r[f"{k}_bytes"] for r in runs) for k in ("oy", "ol")}
@@ -245,10 +249,11 @@ async def main() -> None:
                 f"long-lived {sent['ol']:,.0f}) | | | | | |",
                 flush=True,
             )
-    print("\nStatebot long-lived ÷ young (CPU; wall):")
+    print("\nStatebot long-lived ÷ young (overhead CPU; overhead wall; whole-turn CPU):")
     for n, ratios in aged.items():
-        half = len(ratios) // 2
-        print(f"- {n:,} tasks: CPU {_span(ratios[:half])}; wall {_span(ratios[half:])}")
+        third = len(ratios) // 3
+        cpu, wall, whole = ratios[:third], ratios[third : 2 * third], ratios[2 * third :]
+        print(f"- {n:,} tasks: CPU {_span(cpu)}; wall {_span(wall)}; whole turn {_span(whole)}")
     print(f"load average at end: {os.getloadavg()}")
 
 
