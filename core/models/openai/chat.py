@@ -13,7 +13,7 @@ Settings, credentials and clients are shared with ``OpenAIResponses``
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, Literal, overload
+from typing import Any
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
@@ -21,7 +21,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from core.exceptions import ModelError
 from core.models.base import Message, ModelResponse, ToolCall, Usage
 from core.models.env import PLACEHOLDER_API_KEY as PLACEHOLDER_API_KEY
-from core.models.openai.client import OpenAIModel
+from core.models.openai.client import OpenAIModel, post_plain
 from core.models.openai.errors import raise_model_error
 from core.models.openai.stream import ToolCallAssembler
 from core.models.tool_choice import chat_tool_choice
@@ -70,7 +70,13 @@ class OpenAIChat(OpenAIModel):
     ) -> ModelResponse:
         client, ctx = self._client()
         try:
-            completion = await _post(client, self._params(messages, tools, response_format))
+            completion = await post_plain(
+                client,
+                "/chat/completions",
+                self._params(messages, tools, response_format),
+                cast_to=ChatCompletion,
+                stream_cls=openai.AsyncStream[ChatCompletionChunk],
+            )
             return _to_response(completion)
         except ModelError:
             raise
@@ -90,7 +96,14 @@ class OpenAIChat(OpenAIModel):
         try:
             params = self._params(messages, tools, response_format)
             params |= {"stream": True, "stream_options": {"include_usage": True}}
-            stream = await _post(client, params, stream=True)
+            stream = await post_plain(
+                client,
+                "/chat/completions",
+                params,
+                cast_to=ChatCompletion,
+                stream_cls=openai.AsyncStream[ChatCompletionChunk],
+                stream=True,
+            )
             async with stream:
                 async for chunk in stream:
                     if chunk.usage is not None:
@@ -138,41 +151,6 @@ class OpenAIChat(OpenAIModel):
         if self.extra_body:
             params["extra_body"] = self.extra_body
         return params
-
-
-@overload
-async def _post(client: openai.AsyncOpenAI, params: dict[str, Any]) -> ChatCompletion: ...
-
-
-@overload
-async def _post(
-    client: openai.AsyncOpenAI, params: dict[str, Any], *, stream: Literal[True]
-) -> openai.AsyncStream[ChatCompletionChunk]: ...
-
-
-async def _post(client: openai.AsyncOpenAI, params: dict[str, Any], *, stream: bool = False) -> Any:
-    """``chat.completions.create`` without its parameter transform: the client's own post.
-
-    ``create`` walks every message and tool schema through the client's TypedDict
-    transform, which renames aliased keys and formats dates and files. Chat
-    Completions parameters have none of those, and ``_params`` builds plain JSON, so
-    the walk changes nothing; on a short turn it was the largest single cost
-    (bench/README.md, "Measured-cheap tools and the model call"). The request is
-    otherwise ``create``'s: the same path, body, bearer auth, retries, timeout, errors
-    and response types.
-    """
-    options: openai.RequestOptions = {"security": {"bearer_auth": True}}
-    if "extra_body" in params:  # merged into the body by the client, as create does
-        params = dict(params)
-        options["extra_json"] = params.pop("extra_body")
-    return await client.post(
-        "/chat/completions",
-        body=params,
-        cast_to=ChatCompletion,
-        options=options,
-        stream=stream,
-        stream_cls=openai.AsyncStream[ChatCompletionChunk],
-    )
 
 
 def _to_response(completion: Any) -> ModelResponse:

@@ -107,3 +107,31 @@ class OpenAIModel(Model):
     def _credentials(self) -> tuple[str | None, str | None]:
         """(api key, base URL): this model's arguments first, then the environment."""
         return openai_credentials(self.api_key, self.base_url)
+
+
+async def post_plain(
+    client: openai.AsyncOpenAI,
+    path: str,
+    params: dict[str, Any],
+    *,
+    cast_to: type[Any],
+    stream_cls: type[openai.AsyncStream[Any]],
+    stream: bool = False,
+) -> Any:
+    """An endpoint's ``create`` without its parameter transform: the client's own post.
+
+    ``chat.completions.create`` and ``responses.create`` walk every message, input
+    item and tool schema through the client's TypedDict transform, which renames
+    aliased keys and formats dates and files. Their parameters have none of those,
+    and the adapters build plain JSON, so the walk changes nothing; on a short turn it
+    was the largest single cost (bench/README.md, "Measured-cheap tools and the model
+    call"). The request is otherwise ``create``'s: the same path, body, bearer auth,
+    retries, timeout, errors and response types (``extra_body`` merged into the body).
+    """
+    options: openai.RequestOptions = {"security": {"bearer_auth": True}}
+    if "extra_body" in params:
+        params = dict(params)
+        options["extra_json"] = params.pop("extra_body")
+    return await client.post(
+        path, body=params, cast_to=cast_to, options=options, stream=stream, stream_cls=stream_cls
+    )

@@ -22,14 +22,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import openai
+from openai.types.responses import Response, ResponseStreamEvent
+
 from core.exceptions import ModelError
 from core.models.base import Message, ModelResponse, ToolCall, Usage
 from core.models.content import responses_parts
 from core.models.env import DEFAULT_MODEL_ID
-from core.models.openai.client import OpenAIModel
+from core.models.openai.client import OpenAIModel, post_plain
 from core.models.openai.errors import ErrorContext, raise_model_error
 from core.models.openai.stream import ToolCallAssembler
 from core.models.tool_choice import responses_tool_choice
+
+#: what a streamed ``/responses`` call yields (as ``responses.create`` gives it)
+_STREAM = openai.AsyncStream[ResponseStreamEvent]
 
 __all__ = ["OpenAIResponses"]
 
@@ -80,7 +86,9 @@ class OpenAIResponses(OpenAIModel):
         client, ctx = self._client()
         try:
             params = self._params(messages, tools, response_format)
-            response = await client.responses.create(**params)
+            response = await post_plain(
+                client, "/responses", params, cast_to=Response, stream_cls=_STREAM
+            )
             return _to_response(response, ctx)
         except ModelError:
             raise
@@ -106,7 +114,14 @@ class OpenAIResponses(OpenAIModel):
         usage = Usage()
         try:
             params = self._params(messages, tools, response_format)
-            stream = await client.responses.create(**params, stream=True)
+            stream = await post_plain(
+                client,
+                "/responses",
+                params | {"stream": True},
+                cast_to=Response,
+                stream_cls=_STREAM,
+                stream=True,
+            )
             async with stream:
                 async for event in stream:
                     kind = event.type

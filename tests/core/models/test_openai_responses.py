@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+import openai
 import pytest
 
 from core.models.base import Message, ModelError, ModelResponse, ModelTimeoutError, ToolCall, Usage
@@ -213,3 +214,36 @@ async def test_timeout_is_a_model_timeout_error(server: FakeOpenAIServer) -> Non
     with pytest.raises(ModelTimeoutError, match=r"did not answer within 0\.05s"):
         await model.ainvoke(QUESTION, [])
     await model.aclose()
+
+
+async def test_the_requests_are_the_ones_create_would_send(server: FakeOpenAIServer) -> None:
+    """The adapter posts without the client's parameter transform: whole and streamed,
+    the server gets the body and headers ``responses.create`` sends."""
+    server.extend(["ok", "ok", "ok", "ok"])
+    model = OpenAIResponses(
+        base_url=server.base_url, api_key="sk-test", temperature=0.3, extra_body={"seed": 7}
+    )
+    messages = [Message("system", "Be brief."), Message("user", "hi")]
+    await model.ainvoke(messages, [ADD_ITEM])
+    await _stream(model, messages, [ADD_ITEM])
+    await model.aclose()
+    params = model._params(messages, [ADD_ITEM], None)
+    extra = params.pop("extra_body")
+    client = openai.AsyncOpenAI(
+        base_url=server.base_url,
+        api_key="sk-test",
+        timeout=model.timeout,
+        max_retries=model.max_retries,
+    )
+    await client.responses.create(**params, extra_body=extra)
+    stream = await client.responses.create(**params, extra_body=extra, stream=True)
+    async with stream:
+        async for _ in stream:
+            pass
+    await client.close()
+    assert server.requests[0] == server.requests[2]
+    assert server.requests[1] == server.requests[3]
+    assert server.requests[1]["stream"] is True and "stream" not in server.requests[0]
+    assert server.headers[0] == server.headers[2]
+    assert server.headers[1] == server.headers[3]
+    assert server.headers[0]["authorization"] == "Bearer sk-test"
