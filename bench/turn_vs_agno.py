@@ -18,7 +18,8 @@ against one local OpenAI-compatible server. Overhead = turn minus two bare HTTP 
 to that server (the floor, timed in the same rotation); CPU is this process's
 (``time.process_time``, the server thread included, and taken out again with the
 floor's). Long-lived ÷ young is given for the overhead and for the whole turn (the
-floor's CPU added back to both). Each repeat builds fresh agents and sessions.
+floor's CPU added back to both), with Agno's own overhead ratio beside it. Each
+repeat builds fresh agents and sessions.
 """
 
 from __future__ import annotations
@@ -240,6 +241,8 @@ async def main() -> None:
                 + [r["ol_wall"] / r["oy_wall"] for r in runs]
                 # the whole turn, the two model calls' own CPU included
                 + [(r["ol_cpu"] + r["floor_cpu"]) / (r["oy_cpu"] + r["floor_cpu"]) for r in runs]
+                # Agno's own, for scale: its long-lived board grows alike
+                + [r["al_cpu"] / r["ay_cpu"] for r in runs]
             )
             floors = ", ".join(f"{r['floor']:.2f}" for r in runs)
             print(f"|  | (floor ms per repeat: {floors}) | | | | | |", flush=True)
@@ -249,11 +252,17 @@ async def main() -> None:
                 f"long-lived {sent['ol']:,.0f}) | | | | | |",
                 flush=True,
             )
-    print("\nStatebot long-lived ÷ young (overhead CPU; overhead wall; whole-turn CPU):")
+    print(
+        "\nStatebot long-lived ÷ young (overhead CPU; overhead wall; whole-turn CPU), "
+        "and Agno's overhead CPU ratio for scale:"
+    )
     for n, ratios in aged.items():
-        third = len(ratios) // 3
-        cpu, wall, whole = ratios[:third], ratios[third : 2 * third], ratios[2 * third :]
-        print(f"- {n:,} tasks: CPU {_span(cpu)}; wall {_span(wall)}; whole turn {_span(whole)}")
+        k = len(ratios) // 4
+        cpu, wall, whole, agno = (ratios[i * k : (i + 1) * k] for i in range(4))
+        print(
+            f"- {n:,} tasks: CPU {_span(cpu)}; wall {_span(wall)}; whole turn {_span(whole)}; "
+            f"Agno CPU {_span(agno)}"
+        )
     print(f"load average at end: {os.getloadavg()}")
 
 
