@@ -6,7 +6,7 @@ long-lived session nearly all of it is runs and audit entries an earlier save al
 wrote, and a save usually adds one run and one entry and drops the oldest. A save
 that hands the store the parts (:class:`DataParts`) and how they follow from the data
 stored at the version it expects (:class:`DataAppend`) lets a store that can append
-(RedisDb: ``core/db/redis/data_log.py``) send just the new lines; every other store
+(RedisDb: ``core/db/data_log.py``) send just the new lines; every other store
 writes the whole text, which is always given too, so the parts never change *what*
 is stored, only how much of it travels.
 

@@ -146,7 +146,7 @@ def parts_of(
     it, and ``new`` with what its store will then hold appended.
 
     Written whole instead once the appended bytes would outweigh the live data, so a
-    store that appends holds at most about twice the data (``core/db/redis/data_log.py``).
+    store that appends holds at most about twice the data (``core/db/data_log.py``).
     None for both when ``new`` is (the text was not this data's encode).
     """
     if new is None:

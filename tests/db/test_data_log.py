@@ -14,12 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core.agent import Agent
+from core.db import data_log
 from core.db.cipher import MARKER, StateCipher
 from core.db.codec import encode_delta as texts
 from core.db.data_parts import DataParts
 from core.db.limits import StateLimits
 from core.db.records import SessionRecord
-from core.db.redis import RedisDb, data_log
+from core.db.redis import RedisDb
 from core.db.redis.keys import SessionKeys
 from core.db.sqlite import SqliteDb
 from core.exceptions import StoreUnavailableError

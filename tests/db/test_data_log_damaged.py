@@ -9,9 +9,10 @@ import pytest
 import redis.asyncio as aioredis
 from cryptography.fernet import Fernet
 
+from core.db import data_log
 from core.db.cipher import StateCipher
 from core.db.codec import encode_delta as texts
-from core.db.redis import RedisDb, data_log
+from core.db.redis import RedisDb
 from core.db.redis.keys import SessionKeys
 from core.db.sqlite import SqliteDb
 from core.exceptions import DamagedDataError, StoreError

@@ -21,9 +21,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from core.db import data_log
 from core.db.cipher import StateCipher
 from core.db.maintenance import UserRewrite
-from core.db.redis import data_log
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys
 from core.db.redis.scripts import LuaScript
 

@@ -7,10 +7,10 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from core.db import data_log
 from core.db.cipher import StateCipher
 from core.db.codec import entry_bytes
 from core.db.records import HistoryEntry, SessionMeta, SessionRecord
-from core.db.redis import data_log
 from core.db.redis.keys import SessionKeys
 from core.exceptions import StoreError
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from core.db import data_log
 from core.db.cipher import StateCipher
 from core.db.maintenance import RekeyCounts
-from core.db.redis import data_log
 from core.db.redis.keys import BUCKETS, BucketKeys, SessionKeys, bucket_of
 from core.db.redis.scripts import LuaScript
 from core.exceptions import DamagedDataError, StateDecryptError

@@ -12,10 +12,11 @@ import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from core.db import data_log
 from core.db.cipher import StateCipher
 from core.db.data_parts import DataParts
 from core.db.records import KnownVersion, Lease, SessionMeta, SessionRecord
-from core.db.redis import data_log, lease_scripts, scripts
+from core.db.redis import lease_scripts, scripts
 from core.db.redis.eviction import lease_gone
 from core.db.redis.keys import SessionKeys
 from core.db.redis.loading import UNVERIFIED_SAVE

@@ -54,6 +54,7 @@ async def sessions_naming(db: SqlDb, rewrite: UserRewrite) -> set[str]:
                 s.c.user_id == user_id,
                 _contains(s.c.state, needles),
                 _contains(s.c.data, needles),
+                _contains(s.c.data_tail, needles),
             )
         ),
         sa.select(h.c.session_id).where(

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 import sqlalchemy as sa
 
-from core.db import codec
+from core.db import codec, data_log
 from core.db.cipher import StateCipher
 from core.db.maintenance import RekeyCounts
-from core.exceptions import StateDecryptError
+from core.exceptions import DamagedDataError, StateDecryptError
 
 if TYPE_CHECKING:
     from core.db.sql.store import SqlDb
@@ -57,7 +57,7 @@ async def rekey_sql(db: SqlDb, *, lock: bool) -> RekeyCounts:
                 held = db.session_lock(row.session_id) if lock else contextlib.nullcontext()
                 async with held:
                     outcome = await db._run(_rewrite_session, db, row.session_id)
-            except StateDecryptError as exc:
+            except (StateDecryptError, DamagedDataError) as exc:
                 counts.failed.append(str(exc))
                 continue
             if outcome is None:
@@ -74,15 +74,25 @@ def _needs(cipher: StateCipher, row: Any) -> bool:
     # the state column is an object of key texts: any text not under the newest key
     # makes a member whose value does not start with the current prefix
     texts = codec.split_object(row.state)
-    return any(not cipher.is_current(t) for t in texts.values()) or bool(
-        row.data and not cipher.is_current(row.data)
+    return any(not cipher.is_current(t) for t in texts.values()) or not _data_current(
+        cipher, row.data + row.data_tail
+    )
+
+
+def _data_current(cipher: StateCipher, raw: str) -> bool:
+    """Whether the stored data (a whole text, or a log's lines) is all under the newest key."""
+    if not data_log.is_log(raw):
+        return not raw or cipher.is_current(raw)
+    return all(
+        line[:1] in (data_log.DROP_RUNS, data_log.DROP_AUDIT) or cipher.is_current(line[1:])
+        for line in raw.split("\n")
     )
 
 
 def _session_page(db: SqlDb, after: str) -> list[Any]:
     s = db._tables.sessions
     query = (
-        sa.select(s.c.session_id, s.c.state, s.c.data)
+        sa.select(s.c.session_id, s.c.state, s.c.data, s.c.data_tail)
         .where(s.c.session_id > after)
         .order_by(s.c.session_id)
         .limit(_PAGE)
@@ -97,7 +107,7 @@ def _rewrite_session(db: SqlDb, session_id: str) -> tuple[int, int] | None:
     s = db._tables.sessions
     with db._writer.begin() as conn:
         row = conn.execute(
-            sa.select(s.c.version, s.c.save_id, s.c.state, s.c.data).where(
+            sa.select(s.c.version, s.c.save_id, s.c.state, s.c.data, s.c.data_tail).where(
                 s.c.session_id == session_id
             )
         ).first()
@@ -105,12 +115,13 @@ def _rewrite_session(db: SqlDb, session_id: str) -> tuple[int, int] | None:
             return None
         texts = codec.split_object(row.state)
         renewed = renewed_texts(db.cipher, session_id, texts)
-        data = db.cipher.renewed(row.data, session_id, None) if row.data else None
+        # a log comes back compacted, its appended lines in it
+        data = data_log.renewed(row.data + row.data_tail, session_id, db.cipher)
         if not renewed and data is None:
             return 0, 0
         values: dict[str, Any] = {"state": codec.object_text({**texts, **renewed})}
         if data is not None:
-            values["data"] = data
+            values |= {"data": data, "data_tail": ""}
         result = conn.execute(
             sa.update(s)
             .where(

@@ -9,16 +9,18 @@ from typing import Any
 from core.db import codec
 from core.db.cipher import MARKER, StateCipher, refuse_sealed
 from core.db.records import HistoryEntry, SessionRecord, UserMemory
+from core.db.sql.data_column import stored_text
 
 __all__ = ["read_history", "read_memory", "read_record"]
 
 
 def read_record(row: Any, cipher: StateCipher | None) -> SessionRecord:
-    """A sessions-table row as a record (plaintext texts and data)."""
-    record = _record(row)
+    """A sessions-table row as a record (plaintext texts and data; the data column and
+    the lines appended to it read as one text, core/db/sql/data_column.py)."""
+    record = _record(row, stored_text(row.session_id, row.data, row.data_tail, cipher))
     if cipher is not None:
         return cipher.opened_record(record)
-    if MARKER in row.state or row.data.startswith(MARKER):  # one C scan: rarely true
+    if MARKER in row.state or record.data.startswith(MARKER):  # one C scan: rarely true
         refuse_sealed(record.session_id, record.texts, record.data)
     return record
 
@@ -34,7 +36,7 @@ def read_history(row: Any, cipher: StateCipher | None) -> HistoryEntry:
     return HistoryEntry(row.session_id, row.version, state, row.user_id, row.saved_at)
 
 
-def _record(row: Any) -> SessionRecord:
+def _record(row: Any, data: str) -> SessionRecord:
     return SessionRecord(
         session_id=row.session_id,
         texts=codec.split_object(row.state),
@@ -45,7 +47,7 @@ def _record(row: Any) -> SessionRecord:
         created_at=row.created_at,
         updated_at=row.updated_at,
         save_id=row.save_id,
-        data=row.data,
+        data=data,
     )
 
 

@@ -59,6 +59,7 @@ _COLUMNS = (
     "updated_at",
     "save_id",
     "data",
+    "data_tail",  # a snapshot writes the data whole: nothing appended after it
     "epoch",
 )
 #: what an update of a stored row sets: everything but the id and the claim (epochs.py)
@@ -70,7 +71,8 @@ _STAGING = "pg_temp.statebot_snapshot_staging"
 _STAGING_DDL = (
     f"CREATE TEMPORARY TABLE IF NOT EXISTS {_STAGING} (session_id text, kind text, "
     "owner_id text, user_id text, state text, version bigint, created_at float8, "
-    "updated_at float8, save_id text, data text, epoch text) ON COMMIT DELETE ROWS"
+    "updated_at float8, save_id text, data text, data_tail text, epoch text) "
+    "ON COMMIT DELETE ROWS"
 )
 
 
@@ -175,6 +177,7 @@ def _merge(
                             r.updated_at,
                             r.save_id,
                             r.data,
+                            "",
                             r.epoch,
                         )
                     )
@@ -325,6 +328,7 @@ def session_row(record: SessionRecord, text: str) -> dict[str, Any]:
         "updated_at": record.updated_at,
         "save_id": record.save_id,
         "data": record.data,
+        "data_tail": "",
         "epoch": record.epoch,
     }
 

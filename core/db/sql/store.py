@@ -40,6 +40,7 @@ from core.db.records import (
     UserMemory,
 )
 from core.db.sql import epochs, maintenance, rows, writes
+from core.db.sql.data_column import data_write
 from core.db.sql.engine import LOCKED_RETRY, relaxed_writer, unavailable_as_store_error
 from core.db.sql.lease import SqlLeases, wake_next
 from core.db.sql.lease_sql import LeaseStatements
@@ -242,9 +243,10 @@ class SqlDb(BaseDb):
         self.limits.check_keys(session_id, changed)
         self.limits.check_ids(session_id, meta.user_id, meta.owner_id, meta.kind)
         self.limits.check_data(session_id, data)
-        if self.cipher is not None:  # limits count plaintext; the store holds it sealed
+        # limits count plaintext; the store holds it sealed
+        write = None if data is None else data_write(self, session_id, data, data_parts)
+        if self.cipher is not None:
             changed = self.cipher.seal_texts(session_id, changed)
-            data = None if data is None else self.cipher.seal_data(session_id, data)
         token = lease.token if lease is not None else ""
         # the lease goes back in the save's transaction; a private database holds an
         # in-process lock instead, given back once the save committed
@@ -258,7 +260,7 @@ class SqlDb(BaseDb):
             set(removed),
             meta,
             token,
-            data,
+            write,
             in_db,
         )
         if lease is not None:

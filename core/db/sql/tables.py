@@ -80,6 +80,8 @@ def build_tables(names: TableNames) -> Tables:
         sa.Column("updated_at", sa.Double, nullable=False),
         sa.Column("save_id", sa.Text, nullable=False, server_default=""),
         sa.Column("data", sa.Text, nullable=False, server_default=""),
+        # lines saves appended to the data (migration 0011, core/db/sql/data_column.py)
+        sa.Column("data_tail", sa.Text, nullable=False, server_default=""),
         # the Redis incarnation that last claimed the session (migration 0010)
         sa.Column("epoch", sa.Text, nullable=False, server_default=""),
     )

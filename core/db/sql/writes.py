@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
-from core.db import codec
+from core.db import codec, data_log
 from core.db.records import SessionMeta, SessionRecord
+from core.db.sql.data_column import DataWrite
 from core.db.sql.engine import UNAVAILABLE_ERRORS
 from core.db.sql.epochs import refusal
 from core.db.sql.lease import lease_waiters_here
@@ -45,7 +46,7 @@ def save(
     removed: set[str],
     meta: SessionMeta,
     token: str,
-    data: str | None,
+    data: DataWrite | None,
     release: bool,
 ) -> tuple[int, str, str | None]:
     s = db._tables.sessions
@@ -56,7 +57,9 @@ def save(
             if token and not db._lease_sql.holds(conn, session_id, token):
                 raise LeaseLostError(session_id, expected)
             row = conn.execute(
-                sa.select(s.c.version, s.c.state, s.c.owner_id).where(s.c.session_id == session_id)
+                sa.select(
+                    s.c.version, s.c.state, s.c.owner_id, sa.func.substr(s.c.data, 1, 1)
+                ).where(s.c.session_id == session_id)
             ).first()
             actual = row.version if row is not None else 0
             if actual != expected:
@@ -72,14 +75,15 @@ def save(
             if owner is None and row is not None:
                 owner = row.owner_id  # a save without an owner keeps the stored one
             save_id = uuid.uuid4().hex
-            fields = {
+            fields: dict[str, object] = {
                 "kind": meta.kind,
                 "owner_id": owner,
                 "user_id": meta.user_id,
                 "save_id": save_id,
             }
             if data is not None:
-                fields["data"] = data
+                is_log = row is not None and data_log.is_log(row[3])
+                fields |= _data_fields(s, data, appendable=is_log)
             if row is None:
                 conn.execute(
                     sa.insert(s).values(
@@ -107,6 +111,14 @@ def save(
     except sa.exc.IntegrityError as exc:  # two creators raced; the other one won
         raise StaleVersionError(session_id, expected, None) from exc
     return expected + 1, save_id, head
+
+
+def _data_fields(s: sa.Table, data: DataWrite, *, appendable: bool) -> dict[str, object]:
+    """The data's columns: the tail appended to where the stored data is a log this
+    save's lines follow from (checked in its transaction), else ``data`` whole."""
+    if data.tail is not None and appendable:
+        return {"data_tail": s.c.data_tail + data.tail}
+    return {"data": data.whole(), "data_tail": ""}
 
 
 def checked_text(db: SqlDb, session_id: str, texts: Mapping[str, str]) -> str:

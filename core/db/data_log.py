@@ -1,9 +1,10 @@
-"""How RedisDb keeps a session's data: a log of lines a save appends to.
+"""How the stores keep a session's data: a log of lines a save appends to.
 
 A session's data (``core/db/data_parts.py``) is mostly runs and audit entries an
 earlier save already wrote. Sending the whole text with every save cost a long-lived
-session's turn its size again (about 60 KB), so the ``:data`` string holds lines, one
-part each, and a save that only adds and drops parts APPENDs a few lines::
+session's turn its size again (about 60 KB), so RedisDb's ``:data`` string and the SQL
+stores' ``data`` column followed by ``data_tail`` hold lines, one part each, and a save
+that only adds and drops parts appends a few lines::
 
     H<head>        the head (name, summary, ...): replaces the one before
     R<run>         a run's JSON text, added after the others
@@ -19,7 +20,8 @@ save does once what it appended would outweigh the live data
 (``core.run.pieces.parts_of``), and erasure does when a dropped line names the user.
 
 Data written before the log (one JSON text, plain or sealed whole) is read as it is; a
-save never appends to it (the SAVE script refuses and the save writes the log whole).
+save never appends to it (RedisDb's SAVE script refuses, a SQL save sees it in its
+transaction, and the save writes the log whole).
 """
 
 from __future__ import annotations
