@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from core.agent import Agent
 from core.db import data_log
+from core.db.base import BaseDb
 from core.db.cipher import MARKER, StateCipher
 from core.db.codec import encode_delta as texts
 from core.db.data_parts import DataParts
@@ -107,7 +108,7 @@ async def _set_raw(redis_url: str, key_prefix: str, value: str) -> None:
         await client.aclose()
 
 
-async def _turns(db: RedisDb, writer: Writer, first: int, last: int, **kw: Any) -> str:
+async def _turns(db: BaseDb, writer: Writer, first: int, last: int, **kw: Any) -> str:
     text = ""
     for i in range(first, last):
         text, parts = writer.turn(i, **kw)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -22,7 +21,7 @@ from core.db.sqlite import SqliteDb
 from core.governance.erasure import erase_user
 from core.governance.rekey import rekey
 from core.run.history import SessionData
-from tests.db.test_data_log import LIMITS, Writer
+from tests.db.test_data_log import LIMITS, Writer, _turns
 
 K1 = Fernet.generate_key().decode()
 K2 = Fernet.generate_key().decode()
@@ -52,16 +51,6 @@ def _raw(db: SqlDb, session_id: str = "s") -> tuple[str, str]:
             sa.select(s.c.data, s.c.data_tail).where(s.c.session_id == session_id)
         ).one()
     return row.data, row.data_tail
-
-
-async def _turns(db: SqlDb, writer: Writer, first: int, last: int, **kw: Any) -> str:
-    text = ""
-    for i in range(first, last):
-        text, parts = writer.turn(i, **kw)
-        await db.asave(
-            "s", expected_version=i, changed=texts({"n": i}), data=text, data_parts=parts
-        )
-    return text
 
 
 async def test_saves_append_to_the_tail_and_read_back_whole(db: SqlDb, make: Make) -> None:
