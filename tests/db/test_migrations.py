@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
+from alembic import command
 
 from core.db.codec import encode_delta as texts
 from core.db.postgres import PostgresDb
+from core.db.sql import migrate
 from core.db.sql.migrate import current_revision, head_revision, upgrade_to_head
 from core.db.sql.tables import TableNames
 from core.db.sqlite import SqliteDb
+from core.exceptions import StoreError
 from core.storage.sqlite import SqliteStorage
 
 
@@ -111,3 +115,51 @@ async def test_stores_migrating_at_once_on_their_threads_do_not_mix(tmp_path: Pa
         finally:
             for store in stores:
                 await store.aclose()
+
+
+def test_a_database_migrated_by_newer_code_is_refused_in_one_line(tmp_path: Path) -> None:
+    """Code older than the tables (a rollback after a newer version migrated them) says
+    so, naming both revisions, and changes nothing."""
+    engine = sa.create_engine(f"sqlite:///{tmp_path / 'newer.db'}")
+    names = TableNames.for_session_table(None)
+    with engine.begin() as conn:
+        upgrade_to_head(conn, names)
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = '0999'"))
+    with engine.begin() as conn, pytest.raises(StoreError) as caught:
+        upgrade_to_head(conn, names)
+    message = str(caught.value)
+    assert "\n" not in message and "0999" in message and head_revision() in message
+    with engine.connect() as conn:
+        assert current_revision(conn, names) == "0999"
+    engine.dispose()
+
+
+async def test_data_stored_at_0010_reads_the_same_after_0011(tmp_path: Path) -> None:
+    """A row written before ``data_tail`` existed is migrated with an empty tail and
+    reads back as it was."""
+    path = tmp_path / "old.db"
+    engine = sa.create_engine(f"sqlite:///{path}")
+    names = TableNames.for_session_table(None)
+    config = migrate._config()
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        config.attributes["table_names"] = names
+        command.upgrade(config, "0010")
+        conn.execute(
+            sa.text(
+                "INSERT INTO sessions (session_id, kind, state, version, created_at, "
+                "updated_at, save_id, data, epoch) VALUES ('s', 'agent', :state, 3, 1, "
+                "1, 'x', :data, '')"
+            ),
+            {"state": '{"a":1}', "data": '{"name":"old","runs":[]}'},
+        )
+    engine.dispose()
+    db = SqliteDb(db_file=path)
+    try:
+        record = await db.aload("s")
+        assert record is not None and record.version == 3
+        assert record.data == '{"name":"old","runs":[]}' and record.state == {"a": 1}
+        with db.connection() as conn:
+            assert current_revision(conn, names) == head_revision()
+    finally:
+        await db.aclose()

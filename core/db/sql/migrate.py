@@ -11,8 +11,10 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util import CommandError
 
 from core.db.sql.tables import TableNames
+from core.exceptions import StoreError
 
 SCRIPT_LOCATION = Path(__file__).resolve().parent.parent / "migrations"
 
@@ -40,6 +42,14 @@ def current_revision(conn: sa.Connection, names: TableNames) -> str | None:
     return context.get_current_revision()
 
 
+def _known(revision: str) -> bool:
+    """Whether ``revision`` is one of the migrations shipped with this package."""
+    try:
+        return ScriptDirectory.from_config(_config()).get_revision(revision) is not None
+    except CommandError:  # Alembic's word for "no such revision" here
+        return False
+
+
 #: Alembic runs migration scripts through one global ``context`` proxy, so two threads
 #: migrating at once (two store objects over one database, each on its worker thread)
 #: would run each other's steps on the wrong connection: one migration at a time per process
@@ -47,10 +57,21 @@ _ALEMBIC_LOCK = threading.Lock()
 
 
 def upgrade_to_head(conn: sa.Connection, names: TableNames) -> bool:
-    """Migrate on ``conn`` (inside the caller's transaction); True when anything ran."""
+    """Migrate on ``conn`` (inside the caller's transaction); True when anything ran.
+
+    StoreError, changing nothing, when the tables are at a revision this code does not
+    ship: newer code migrated them, and this older code cannot read what it writes.
+    """
     with _ALEMBIC_LOCK:
-        if current_revision(conn, names) == head_revision():
+        current = current_revision(conn, names)
+        if current == head_revision():
             return False
+        if current is not None and not _known(current):
+            raise StoreError(
+                f"the {names.sessions!r} tables are at schema revision {current}, which "
+                f"this version of Statebot does not know (its newest is {head_revision()}): "
+                "a newer version migrated them; run that version or a later one"
+            )
         config = _config()
         config.attributes["connection"] = conn
         config.attributes["table_names"] = names
