@@ -18,8 +18,9 @@ against one local OpenAI-compatible server. Overhead = turn minus two bare HTTP 
 to that server (the floor, timed in the same rotation); CPU is this process's
 (``time.process_time``, the server thread included, and taken out again with the
 floor's). Long-lived ÷ young is given for the overhead and for the whole turn (the
-floor's CPU added back to both), with Agno's own overhead ratio beside it. Each
-repeat builds fresh agents and sessions.
+floor's CPU added back to both), against young sessions whose board starts as large as
+the long-lived one's is at mid-timing (so the two differ by age alone), and with
+Agno's own overhead ratio beside it. Each repeat builds fresh agents and sessions.
 """
 
 from __future__ import annotations
@@ -100,6 +101,14 @@ async def one_repeat(
         tools=tools,
         session_state=initial_state(n),
     )
+    # young sessions whose board is as large as the long-lived session's at mid-timing
+    # (it grows by one task a turn): the two then differ by age alone
+    ours_big = Agent(
+        model=OpenAIChat(base_url=server.base_url, api_key="bench"),
+        db=db,
+        tools=tools,
+        session_state=initial_state(n + 2 + turns // 2),
+    )
     theirs = AgnoAgent(
         model=AgnoOpenAIChat(id="m", base_url=server.base_url, api_key="bench"),
         tools=[add_task, bump],
@@ -118,16 +127,16 @@ async def one_repeat(
     # (one turn each) before the timing, so none is older than YOUNG + 1 runs
     pools = {
         name: [f"{name}-{uuid.uuid4().hex}" for _ in range(-(-(turns + 5 + BYTE_TURNS) // YOUNG))]
-        for name in ("oy", "ay")
+        for name in ("oy", "ob", "ay")
     }
-    agents = {"oy": ours, "ol": ours, "ay": theirs, "al": theirs}
+    agents = {"oy": ours, "ol": ours, "ob": ours_big, "ay": theirs, "al": theirs}
     for name in ("ol", "al"):  # age the long-lived sessions without growing their boards
         for _ in range(age):
             await agents[name].arun("bump", session_id=sessions[name])
     for name, pool in pools.items():
         for session in pool:
             await agents[name].arun("add", session_id=session)
-    names = ["floor", "oy", "ol", "ay", "al"]
+    names = ["floor", "oy", "ol", "ob", "ay", "al"]
     wall: dict[str, list[float]] = {k: [] for k in names}
     cpu: dict[str, list[float]] = {k: [] for k in names}
     used = dict.fromkeys(pools, 0)
@@ -153,7 +162,7 @@ async def one_repeat(
     for _ in range(turns):
         for timed, _ in rotation:
             await timed()
-    out = {"trips": db.round_trips.reset() / (2 * turns)}
+    out = {"trips": db.round_trips.reset() / (3 * turns)}
     for name in ("oy", "ol"):  # bytes a Statebot turn sends to Redis, each kind alone
         out[f"{name}_bytes"] = await _bytes_into_redis(turn_of(name), BYTE_TURNS) / BYTE_TURNS
     aged = await ours.aget_session_state(sessions["ol"])
@@ -217,7 +226,7 @@ async def main() -> None:
         "| wall ratio | CPU ratio | Redis round trips/turn |"
     )
     print("|---:|---|---:|---:|---:|---:|---:|")
-    aged: dict[int, list[float]] = {}
+    aged: dict[int, dict[str, list[float]]] = {}
     with FakeOpenAIServer() as server, tempfile.TemporaryDirectory() as tmp:
         server.extend([server_turn] * 1_000_000)
         for n in args.tasks:
@@ -236,14 +245,18 @@ async def main() -> None:
                     f"| {trips:.1f} |",
                     flush=True,
                 )
-            aged[n] = (
-                [r["ol_cpu"] / r["oy_cpu"] for r in runs]
-                + [r["ol_wall"] / r["oy_wall"] for r in runs]
+            aged[n] = {
+                "CPU": [r["ol_cpu"] / r["oy_cpu"] for r in runs],
+                "wall": [r["ol_wall"] / r["oy_wall"] for r in runs],
                 # the whole turn, the two model calls' own CPU included
-                + [(r["ol_cpu"] + r["floor_cpu"]) / (r["oy_cpu"] + r["floor_cpu"]) for r in runs]
+                "whole turn": [
+                    (r["ol_cpu"] + r["floor_cpu"]) / (r["oy_cpu"] + r["floor_cpu"]) for r in runs
+                ],
+                # against young sessions with the long-lived board's size: age alone
+                "same board, CPU": [r["ol_cpu"] / r["ob_cpu"] for r in runs],
                 # Agno's own, for scale: its long-lived board grows alike
-                + [r["al_cpu"] / r["ay_cpu"] for r in runs]
-            )
+                "Agno CPU": [r["al_cpu"] / r["ay_cpu"] for r in runs],
+            }
             floors = ", ".join(f"{r['floor']:.2f}" for r in runs)
             print(f"|  | (floor ms per repeat: {floors}) | | | | | |", flush=True)
             sent = {k: statistics.median(r[f"{k}_bytes"] for r in runs) for k in ("oy", "ol")}
@@ -253,16 +266,11 @@ async def main() -> None:
                 flush=True,
             )
     print(
-        "\nStatebot long-lived ÷ young (overhead CPU; overhead wall; whole-turn CPU), "
-        "and Agno's overhead CPU ratio for scale:"
+        "\nStatebot long-lived ÷ young: overhead CPU and wall, whole-turn CPU, overhead CPU "
+        "against young sessions with the long-lived board's size; Agno's own for scale:"
     )
     for n, ratios in aged.items():
-        k = len(ratios) // 4
-        cpu, wall, whole, agno = (ratios[i * k : (i + 1) * k] for i in range(4))
-        print(
-            f"- {n:,} tasks: CPU {_span(cpu)}; wall {_span(wall)}; whole turn {_span(whole)}; "
-            f"Agno CPU {_span(agno)}"
-        )
+        print(f"- {n:,} tasks: " + "; ".join(f"{k} {_span(v)}" for k, v in ratios.items()))
     print(f"load average at end: {os.getloadavg()}")
 
 
