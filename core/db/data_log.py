@@ -118,8 +118,9 @@ def read(raw: str, open_payload: Callable[[str], str], session_id: str) -> str:
 
 
 def stored_data(raw: str, session_id: str, cipher: StateCipher | None) -> str:
-    """Redis's ``:data`` as the data text the rest of the store knows: a log read, and
-    sealed whole when it held sealed lines; anything else as it is.
+    """Stored data (Redis's ``:data``, a SQL row's ``data`` and ``data_tail``) as the
+    data text the rest of the store knows: a log read, and sealed whole when it held
+    sealed lines; anything else as it is.
 
     StateDecryptError when a line is sealed and there is no cipher to open it;
     DamagedDataError when a line is none of a log's kinds.
